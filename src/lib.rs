@@ -1,1 +1,16 @@
+//! turnpost: a play-by-web server for Euro board games.
+//!
+//! - [`games`]: the pure rule engines, one folder per game, behind one trait.
+//! - [`store`]: the event store and the rest of the persistence (the only SQL).
+//! - [`service`]: what the API does with a game: fold its log, decide, append.
+//! - [`api`]: the HTTP handlers and the OpenAPI document.
+//! - [`auth`], [`config`], [`error`], [`server`]: the plumbing around them.
+
+pub mod api;
+pub mod auth;
+pub mod config;
+pub mod error;
 pub mod games;
+pub mod server;
+pub mod service;
+pub mod store;

@@ -1,1 +1,54 @@
-fn main() {}
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+use turnpost::config::{Cli, Command};
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    if let Some(Command::Openapi) = cli.command {
+        print!("{}", turnpost::api::docs::spec_json());
+        return std::process::ExitCode::SUCCESS;
+    }
+    let config = cli.config;
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
+    let system = actix_web::rt::System::new();
+    let result = system.block_on(async {
+        let running = turnpost::server::start(&config)?;
+        tracing::info!(
+            address = %running.address,
+            database = %redact_credentials(&config.database_url()),
+            "turnpost is listening; API docs at http://{}/docs",
+            running.address
+        );
+        running
+            .server
+            .await
+            .map_err(|source| turnpost::server::StartError::Bind {
+                address: config.bind.clone(),
+                source,
+            })
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "turnpost stopped");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `postgres://user:secret@host/db` -> `postgres://user:***@host/db`, for the log.
+fn redact_credentials(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let credentials = &url[scheme_end + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}

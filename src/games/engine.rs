@@ -93,7 +93,7 @@ pub trait Engine: 'static {
     /// Options chosen at game creation (e.g. a variant). `{}` must deserialize to the default.
     type Options: Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + ToSchema;
     /// Full state including every secret. Must round-trip through JSON unchanged.
-    type State: Serialize + DeserializeOwned + Clone + Debug + PartialEq;
+    type State: Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync;
     /// What a seat asks to do. Tagged JSON, e.g. `{"type":"end_turn"}`.
     type Action: Serialize + DeserializeOwned + Clone + Debug + PartialEq + ToSchema;
     /// What happened. Carries every random outcome. Must round-trip through JSON unchanged.

@@ -1,0 +1,5 @@
+DROP TABLE actions;
+DROP TABLE events;
+DROP TABLE seats;
+DROP TABLE games;
+DROP TABLE accounts;

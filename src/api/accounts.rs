@@ -1,0 +1,151 @@
+//! Accounts and the bearer tokens that prove them.
+
+use actix_web::{post, web, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::blocking;
+use crate::auth::{hash_password, verify_password, AuthUser, TokenKeys};
+use crate::error::{ApiError, Problem};
+use crate::service::{format_time, random_id};
+use crate::store::{self, now_millis, Account, Db, StoreError};
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Credentials {
+    /// 1 to 32 characters: letters, digits, `_`, `-` and `.`; unique regardless of case.
+    #[schema(example = "alice")]
+    pub name: String,
+    /// 8 to 128 characters.
+    #[schema(example = "correct horse battery")]
+    pub password: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct AccountCreated {
+    pub id: String,
+    pub name: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct TokenIssued {
+    /// Send as `Authorization: Bearer <token>`.
+    pub token: String,
+    /// Always `Bearer`.
+    pub token_type: String,
+    /// Unix seconds after which the token is refused.
+    pub expires_at: u64,
+    pub account: super::models::AccountRef,
+}
+
+fn validate(credentials: &Credentials) -> Result<(), ApiError> {
+    let name = &credentials.name;
+    let name_ok = (1..=32).contains(&name.chars().count())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !name_ok {
+        return Err(ApiError::unprocessable(
+            "invalid_name",
+            "a name has 1 to 32 characters: letters, digits, `_`, `-` and `.`",
+        ));
+    }
+    if !(8..=128).contains(&credentials.password.chars().count()) {
+        return Err(ApiError::unprocessable(
+            "invalid_password",
+            "a password has 8 to 128 characters",
+        ));
+    }
+    Ok(())
+}
+
+/// Create an account.
+///
+/// No token needed. Then get a token with `POST /v1/tokens`.
+#[utoipa::path(
+    post, path = "/v1/accounts", tag = "accounts", security(()),
+    request_body = Credentials,
+    responses(
+        (status = 201, description = "The account was created", body = AccountCreated),
+        (status = 409, description = "`name_taken`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_name`, `invalid_password`, `invalid_request`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/accounts")]
+pub async fn create_account(
+    db: web::Data<Db>,
+    body: web::Json<Credentials>,
+) -> Result<HttpResponse, ApiError> {
+    let credentials = body.into_inner();
+    validate(&credentials)?;
+    let account = blocking(move || {
+        let account = Account {
+            id: random_id(12),
+            name_key: credentials.name.to_lowercase(),
+            name: credentials.name,
+            password_hash: hash_password(&credentials.password)?,
+            created_at: now_millis(),
+        };
+        db.write(|conn| store::insert_account(conn, &account))
+            .map_err(|error| match error {
+                StoreError::Duplicate => {
+                    ApiError::conflict("name_taken", "that name is taken; pick another")
+                }
+                other => other.into(),
+            })?;
+        Ok(account)
+    })
+    .await?;
+    Ok(HttpResponse::Created().json(AccountCreated {
+        id: account.id,
+        name: account.name,
+        created_at: format_time(account.created_at),
+    }))
+}
+
+/// Sign in: trade a name and password for a bearer token.
+#[utoipa::path(
+    post, path = "/v1/tokens", tag = "accounts", security(()),
+    request_body = Credentials,
+    responses(
+        (status = 200, description = "A fresh token", body = TokenIssued),
+        (status = 401, description = "`invalid_credentials`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/tokens")]
+pub async fn create_token(
+    db: web::Data<Db>,
+    keys: web::Data<TokenKeys>,
+    body: web::Json<Credentials>,
+) -> Result<HttpResponse, ApiError> {
+    let credentials = body.into_inner();
+    let user = blocking(move || {
+        let account = db.read(|conn| store::find_account_by_name(conn, &credentials.name))?;
+        match account {
+            Some(account) if verify_password(&credentials.password, &account.password_hash) => {
+                Ok(AuthUser {
+                    account_id: account.id,
+                    name: account.name,
+                })
+            }
+            _ => Err(ApiError::unauthorized(
+                "invalid_credentials",
+                "no account has that name and password",
+            )),
+        }
+    })
+    .await?;
+    let now = (now_millis() / 1000) as u64;
+    let issued = keys.issue(&user, now)?;
+    Ok(HttpResponse::Ok().json(TokenIssued {
+        token: issued.token,
+        token_type: "Bearer".to_owned(),
+        expires_at: issued.expires_at,
+        account: super::models::AccountRef {
+            id: user.account_id,
+            name: user.name,
+        },
+    }))
+}

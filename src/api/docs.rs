@@ -1,0 +1,158 @@
+//! The OpenAPI document (served, and committed as `openapi/openapi.json`) and the
+//! interactive docs, which work offline because Swagger UI is vendored.
+
+use std::sync::OnceLock;
+
+use actix_web::{get, http::header, HttpResponse};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::games::all_games;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "turnpost",
+        description = "Play-by-web server for Euro board games: Tikal, Java and Eternal Palace.\n\n\
+Every game is an append-only log of events folded through a pure rule engine. Register with \
+`POST /v1/accounts`, get a bearer token from `POST /v1/tokens`, create or join a game, then \
+loop: `GET /v1/games/{id}/legal-actions` and post one of them verbatim to \
+`POST /v1/games/{id}/actions` with the `seq` you saw as `expected_seq`.\n\n\
+Every error is `application/problem+json` (RFC 9457) with a stable `code`. Each game kind's \
+actions, events, views and options are described by the `<Kind>Action`, `<Kind>Event`, \
+`<Kind>View` and `<Kind>Options` schemas.",
+        license(name = "MIT"),
+    ),
+    paths(
+        super::health::healthz,
+        super::health::readyz,
+        super::accounts::create_account,
+        super::accounts::create_token,
+        super::kinds::list_game_kinds,
+        super::games::create_game,
+        super::games::list_games,
+        super::games::get_game,
+        super::games::join_game,
+        super::play::get_view,
+        super::play::get_legal_actions,
+        super::play::post_action,
+        super::play::list_events,
+        super::play::export_game,
+    ),
+    components(schemas(crate::error::Problem)),
+    modifiers(&BearerSecurity),
+    security(("bearer" = [])),
+    tags(
+        (name = "accounts", description = "Accounts and bearer tokens"),
+        (name = "games", description = "Game kinds, the lobby and seats"),
+        (name = "play", description = "Views, legal actions, acting, the log and exports"),
+        (name = "health", description = "Probes"),
+    )
+)]
+struct ApiDoc;
+
+struct BearerSecurity;
+
+impl Modify for BearerSecurity {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        openapi
+            .components
+            .get_or_insert_with(Default::default)
+            .add_security_scheme(
+                "bearer",
+                SecurityScheme::Http(
+                    HttpBuilder::new()
+                        .scheme(HttpAuthScheme::Bearer)
+                        .bearer_format("JWT")
+                        .build(),
+                ),
+            );
+    }
+}
+
+/// `tikal` -> `Tikal`, `eternal_palace` -> `EternalPalace`: the prefix of a kind's schemas.
+pub fn schema_prefix(kind: &str) -> String {
+    kind.split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|first| first.to_uppercase().chain(chars).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The whole document: the routes plus every game kind's schemas.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let mut doc = ApiDoc::openapi();
+    doc.info.version = env!("CARGO_PKG_VERSION").to_owned();
+    let components = doc.components.get_or_insert_with(Default::default);
+    for rules in all_games() {
+        for (name, schema) in rules.schemas(&schema_prefix(rules.kind())) {
+            components.schemas.insert(name, schema);
+        }
+    }
+    doc
+}
+
+/// The document as served and committed, byte for byte.
+pub fn spec_json() -> &'static str {
+    static SPEC: OnceLock<String> = OnceLock::new();
+    SPEC.get_or_init(|| {
+        let mut text = serde_json::to_string_pretty(&openapi()).unwrap_or_default();
+        text.push('\n');
+        text
+    })
+}
+
+/// The OpenAPI document.
+#[get("/openapi.json")]
+pub async fn openapi_json() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(spec_json())
+}
+
+#[get("/docs")]
+pub async fn docs_redirect() -> HttpResponse {
+    HttpResponse::PermanentRedirect()
+        .insert_header((header::LOCATION, "/docs/"))
+        .finish()
+}
+
+pub fn swagger_ui() -> SwaggerUi {
+    SwaggerUi::new("/docs/{_:.*}").config(utoipa_swagger_ui::Config::new(["/openapi.json"]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_become_schema_prefixes() {
+        assert_eq!(schema_prefix("tikal"), "Tikal");
+        assert_eq!(schema_prefix("eternal_palace"), "EternalPalace");
+    }
+
+    #[test]
+    fn no_two_games_define_one_schema_name_differently() {
+        let mut seen: std::collections::BTreeMap<String, (String, serde_json::Value)> =
+            Default::default();
+        for rules in all_games() {
+            for (name, schema) in rules.schemas(&schema_prefix(rules.kind())) {
+                let schema = serde_json::to_value(schema).unwrap();
+                if let Some((other_kind, other)) = seen.get(&name) {
+                    assert_eq!(
+                        other,
+                        &schema,
+                        "{} and {other_kind} both define schema {name}",
+                        rules.kind()
+                    );
+                }
+                seen.insert(name, (rules.kind().to_owned(), schema));
+            }
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! The lobby: create games, list them, take seats.
+
+use actix_web::{get, post, web, HttpResponse};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+
+use super::blocking;
+use super::models::{GameStatus, GameSummary};
+use crate::auth::AuthUser;
+use crate::error::{ApiError, Problem};
+use crate::service::lobby::{self, NewGame};
+use crate::service::{LoadedGame, STATUS_RUNNING};
+use crate::store::{self, now_millis, Db, GameFilter};
+
+/// A game id from the path. Anything that cannot be an id is a game that does not exist.
+pub fn game_id(path: web::Path<String>) -> Result<String, ApiError> {
+    let id = path.into_inner();
+    if id.is_empty() || id.len() > 32 || !id.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return Err(ApiError::game_not_found(&id));
+    }
+    Ok(id)
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateGame {
+    /// A kind from `GET /v1/game-kinds`.
+    #[schema(example = "tikal")]
+    pub kind: String,
+    /// Number of seats (players), within the kind's player counts.
+    #[schema(example = 3)]
+    pub seats: u8,
+    /// The kind's options (see `options_schema` in `GET /v1/game-kinds`); omitted fields
+    /// take their defaults.
+    #[serde(default = "empty_object")]
+    #[schema(value_type = Object, example = json!({"auction": false}))]
+    pub options: Value,
+    /// The seat the creator takes; default 0 (seat 0 moves first).
+    #[serde(default)]
+    pub seat: Option<u8>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+/// Create a game; the creator takes a seat.
+///
+/// The game starts (its opening events are appended) when every seat is taken.
+#[utoipa::path(post, path = "/v1/games", tag = "games",
+    request_body = CreateGame,
+    responses(
+        (status = 201, description = "The game, open for others to join", body = GameSummary),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_kind`, `invalid_seat_count`, `invalid_options`, `invalid_seat`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/games")]
+pub async fn create_game(
+    db: web::Data<Db>,
+    user: AuthUser,
+    body: web::Json<CreateGame>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let request = NewGame {
+        kind: body.kind,
+        seats: body.seats,
+        options: body.options,
+        creator_seat: body.seat,
+    };
+    lobby::validate_new_game(&request)?;
+    let summary = blocking(move || {
+        db.write(|conn| {
+            let id = lobby::create_game(conn, &user, &request, now_millis())?;
+            Ok(GameSummary::of(&LoadedGame::load(conn, &id)?, &user))
+        })
+    })
+    .await?;
+    Ok(HttpResponse::Created().json(summary))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct GameListQuery {
+    /// Only games the caller has a seat in.
+    #[serde(default)]
+    pub mine: bool,
+    /// Only games whose status is this.
+    pub status: Option<GameStatus>,
+    /// Only games where the caller must act now (implies `mine` and `status=running`).
+    #[serde(default)]
+    pub my_turn: bool,
+    /// Only games of this kind.
+    pub kind: Option<String>,
+    /// At most this many games (1 to 200, default 50), most recently active first.
+    pub limit: Option<i64>,
+    /// Skip this many games.
+    pub offset: Option<i64>,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct GameList {
+    pub games: Vec<GameSummary>,
+}
+
+/// List games, most recently active first.
+#[utoipa::path(get, path = "/v1/games", tag = "games", params(GameListQuery),
+    responses(
+        (status = 200, body = GameList),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/games")]
+pub async fn list_games(
+    db: web::Data<Db>,
+    user: AuthUser,
+    query: web::Query<GameListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query.into_inner();
+    let limit = query.limit.unwrap_or(50);
+    if !(1..=200).contains(&limit) || query.offset.is_some_and(|offset| offset < 0) {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "`limit` must be 1 to 200 and `offset` at least 0",
+        ));
+    }
+    let offset = query.offset.unwrap_or(0);
+    let games = blocking(move || {
+        db.read(|conn| {
+            let filter = GameFilter {
+                member: (query.mine || query.my_turn).then(|| user.account_id.clone()),
+                status: if query.my_turn {
+                    Some(STATUS_RUNNING.to_owned())
+                } else {
+                    query.status.map(status_text)
+                },
+                kind: query.kind.clone(),
+                // "my turn" is decided per row below, so it pages after filtering.
+                limit: if query.my_turn { i64::MAX } else { limit },
+                offset: if query.my_turn { 0 } else { offset },
+            };
+            let mut summaries = Vec::new();
+            for row in store::list_games(conn, &filter)? {
+                let game = LoadedGame::load(conn, &row.id)?;
+                summaries.push(GameSummary::of(&game, &user));
+            }
+            Ok(summaries)
+        })
+    })
+    .await?;
+    let games = if query.my_turn {
+        games
+            .into_iter()
+            .filter(|game| game.your_turn)
+            .skip(offset as usize)
+            .take(limit as usize)
+            .collect()
+    } else {
+        games
+    };
+    Ok(HttpResponse::Ok().json(GameList { games }))
+}
+
+fn status_text(status: GameStatus) -> String {
+    match status {
+        GameStatus::Open => crate::service::STATUS_OPEN,
+        GameStatus::Running => crate::service::STATUS_RUNNING,
+        GameStatus::Finished => crate::service::STATUS_FINISHED,
+    }
+    .to_owned()
+}
+
+/// A game's summary: kind, seats, status, current seq, who must act, the outcome.
+#[utoipa::path(get, path = "/v1/games/{id}", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, body = GameSummary),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/games/{id}")]
+pub async fn get_game(
+    db: web::Data<Db>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let summary =
+        blocking(move || db.read(|conn| Ok(GameSummary::of(&LoadedGame::load(conn, &id)?, &user))))
+            .await?;
+    Ok(HttpResponse::Ok().json(summary))
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JoinGame {
+    /// The seat to take; default: the lowest open seat.
+    #[serde(default)]
+    pub seat: Option<u8>,
+}
+
+/// Take a seat. Taking the last open seat starts the game.
+#[utoipa::path(post, path = "/v1/games/{id}/seats", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    request_body(content = Option<JoinGame>, description = "Optional; `{}` takes the lowest open seat"),
+    responses(
+        (status = 200, description = "Seated; the game's new summary", body = GameSummary),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_open`, `already_seated`, `seat_taken`, `game_full`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_seat`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/games/{id}/seats")]
+pub async fn join_game(
+    db: web::Data<Db>,
+    user: AuthUser,
+    path: web::Path<String>,
+    body: Option<web::Json<JoinGame>>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let seat = body.and_then(|body| body.into_inner().seat);
+    let summary = blocking(move || {
+        db.write(|conn| {
+            lobby::join_game(conn, &id, &user, seat, now_millis())?;
+            Ok(GameSummary::of(&LoadedGame::load(conn, &id)?, &user))
+        })
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(summary))
+}

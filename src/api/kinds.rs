@@ -1,0 +1,73 @@
+//! The games this server hosts.
+
+use actix_web::{get, HttpResponse};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::auth::AuthUser;
+use crate::error::Problem;
+use crate::games::all_games;
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct GameKind {
+    /// Identifier used in `POST /v1/games`, e.g. `tikal`.
+    pub kind: String,
+    pub name: String,
+    pub min_players: u8,
+    pub max_players: u8,
+    /// Version of the rules new games start with.
+    pub rules_version: u32,
+    /// Version of the JSON shape of this kind's events.
+    pub event_schema_version: u32,
+    /// The options object new games take, as JSON Schema.
+    #[schema(value_type = Object)]
+    pub options_schema: Value,
+    /// The options a game gets when `options` is omitted.
+    #[schema(value_type = Object)]
+    pub default_options: Value,
+    /// Names of this kind's schemas in the OpenAPI document.
+    pub schemas: KindSchemas,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct KindSchemas {
+    pub action: String,
+    pub event: String,
+    pub view: String,
+    pub options: String,
+}
+
+/// Every game kind with its player counts, options and rules version.
+#[utoipa::path(get, path = "/v1/game-kinds", tag = "games",
+    responses(
+        (status = 200, body = Vec<GameKind>),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/game-kinds")]
+pub async fn list_game_kinds(_user: AuthUser) -> HttpResponse {
+    let kinds: Vec<GameKind> = all_games()
+        .iter()
+        .map(|rules| {
+            let counts = rules.player_counts();
+            let prefix = crate::api::docs::schema_prefix(rules.kind());
+            GameKind {
+                kind: rules.kind().to_owned(),
+                name: rules.name().to_owned(),
+                min_players: *counts.start(),
+                max_players: *counts.end(),
+                rules_version: rules.rules_version(),
+                event_schema_version: rules.event_schema_version(),
+                options_schema: serde_json::to_value(rules.options_schema()).unwrap_or_default(),
+                default_options: rules.default_options(),
+                schemas: KindSchemas {
+                    action: format!("{prefix}Action"),
+                    event: format!("{prefix}Event"),
+                    view: format!("{prefix}View"),
+                    options: format!("{prefix}Options"),
+                },
+            }
+        })
+        .collect();
+    HttpResponse::Ok().json(kinds)
+}

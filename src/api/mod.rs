@@ -1,0 +1,142 @@
+//! The HTTP API: thin handlers that extract, authorise, call the service layer in a blocking
+//! task and map the result to JSON. Every error leaves as problem+json.
+
+pub mod accounts;
+pub mod docs;
+pub mod games;
+pub mod health;
+pub mod kinds;
+pub mod models;
+pub mod play;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::ServiceResponse;
+use actix_web::http::header;
+use actix_web::middleware::ErrorHandlerResponse;
+use actix_web::{error, web, HttpRequest, HttpResponse};
+
+use crate::error::ApiError;
+
+/// Largest request body accepted (actions are small; this leaves room for long names).
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// Registers every route.
+pub fn configure(config: &mut web::ServiceConfig) {
+    config
+        .app_data(json_config())
+        .app_data(
+            web::PathConfig::default().error_handler(|error, _| {
+                ApiError::not_found("not_found", error.to_string()).into()
+            }),
+        )
+        .app_data(web::QueryConfig::default().error_handler(|error, _| {
+            ApiError::bad_request("invalid_query", error.to_string()).into()
+        }))
+        .service(health::healthz)
+        .service(health::readyz)
+        .service(docs::openapi_json)
+        .service(docs::docs_redirect)
+        .service(docs::swagger_ui())
+        .service(accounts::create_account)
+        .service(accounts::create_token)
+        .service(kinds::list_game_kinds)
+        .service(games::create_game)
+        .service(games::list_games)
+        .service(games::get_game)
+        .service(games::join_game)
+        .service(play::get_view)
+        .service(play::get_legal_actions)
+        .service(play::post_action)
+        .service(play::list_events)
+        .service(play::export_game)
+        .default_service(web::to(route_not_found));
+}
+
+fn json_config() -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(MAX_BODY_BYTES)
+        .error_handler(|error, _| {
+            let api_error = match &error {
+                error::JsonPayloadError::Overflow { .. }
+                | error::JsonPayloadError::OverflowKnownLength { .. } => {
+                    ApiError::PayloadTooLarge {
+                        detail: format!("request bodies are limited to {MAX_BODY_BYTES} bytes"),
+                    }
+                }
+                error::JsonPayloadError::ContentType => ApiError::bad_request(
+                    "expected_json",
+                    "send the body as JSON with Content-Type: application/json",
+                ),
+                error::JsonPayloadError::Deserialize(inner) if inner.is_data() => {
+                    ApiError::unprocessable("invalid_request", inner.to_string())
+                }
+                other => ApiError::bad_request("invalid_json", other.to_string()),
+            };
+            api_error.into()
+        })
+}
+
+async fn route_not_found(request: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::not_found(
+        "route_not_found",
+        format!(
+            "no route {} {}; see /docs",
+            request.method(),
+            request.path()
+        ),
+    ))
+}
+
+/// Rewrites any error response that is not already problem+json (from actix itself or a
+/// middleware) into one, so clients meet a single error shape.
+pub fn problem_for_foreign_errors<B: MessageBody + 'static>(
+    response: ServiceResponse<B>,
+) -> actix_web::Result<ErrorHandlerResponse<B>> {
+    let is_problem = response
+        .response()
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/problem+json"));
+    if is_problem {
+        return Ok(ErrorHandlerResponse::Response(
+            response.map_into_left_body(),
+        ));
+    }
+    let status = response.status();
+    let api_error = if status.is_server_error() {
+        ApiError::Internal(format!("{status} from the framework"))
+    } else {
+        let code = match status.as_u16() {
+            404 => "route_not_found",
+            405 => "method_not_allowed",
+            413 => "payload_too_large",
+            _ => "bad_request",
+        };
+        ApiError::BadRequest {
+            code,
+            detail: status
+                .canonical_reason()
+                .unwrap_or("bad request")
+                .to_owned(),
+        }
+    };
+    let mut problem = api_error.problem();
+    problem.status = status.as_u16();
+    problem.title = status.canonical_reason().unwrap_or("Error").to_owned();
+    let (request, _) = response.into_parts();
+    let new_response = HttpResponse::build(status)
+        .content_type("application/problem+json")
+        .json(problem)
+        .map_into_boxed_body();
+    Ok(ErrorHandlerResponse::Response(
+        ServiceResponse::new(request, new_response).map_into_right_body(),
+    ))
+}
+
+/// Runs blocking work (database, password hashing, folding) off the async workers.
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    web::block(work).await?
+}

@@ -1,0 +1,316 @@
+//! Playing a game: views, legal actions, acting, the turn log and the export.
+
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+
+use super::blocking;
+use super::games::game_id;
+use super::models::{EventOut, GameOutcome, GameStatus, IdempotencyHeader, SeatInfo, ViewOut};
+use crate::auth::AuthUser;
+use crate::error::{ApiError, Problem};
+use crate::games::engine::Viewer;
+use crate::service::play::{self, ActionRequest};
+use crate::store::{now_millis, Db};
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ViewQuery {
+    /// Show the game as it was right after this seq (default: now).
+    pub at: Option<i64>,
+}
+
+/// The game as the caller may see it, now or at any past seq.
+///
+/// A seated caller sees its own secrets; anyone else gets the spectator view.
+#[utoipa::path(get, path = "/v1/games/{id}/view", tag = "play",
+    params(("id" = String, Path, description = "Game id"), ViewQuery),
+    responses(
+        (status = 200, body = ViewOut),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_started`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`seq_out_of_range`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/games/{id}/view")]
+pub async fn get_view(
+    db: web::Data<Db>,
+    user: AuthUser,
+    path: web::Path<String>,
+    query: web::Query<ViewQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let at = query.into_inner().at;
+    let view = blocking(move || db.read(|conn| play::view(conn, &id, &user, at))).await?;
+    Ok(HttpResponse::Ok().json(view))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LegalActionsQuery {
+    /// Only actions with this `type` tag (e.g. `move`), to keep large lists small.
+    #[serde(rename = "type")]
+    pub action_type: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct LegalActions {
+    pub game_id: String,
+    /// The seq these actions are legal at: post one with this `expected_seq`.
+    pub seq: i64,
+    /// The caller's seat; `null` for a spectator.
+    pub seat: Option<u8>,
+    /// Every action the caller's seat may take now, each postable verbatim as `action`
+    /// (see the `<Kind>Action` schemas). Empty when the seat need not act.
+    #[schema(value_type = Vec<Object>)]
+    pub actions: Vec<Value>,
+}
+
+/// Every action the caller's seat may take now.
+#[utoipa::path(get, path = "/v1/games/{id}/legal-actions", tag = "play",
+    params(("id" = String, Path, description = "Game id"), LegalActionsQuery),
+    responses(
+        (status = 200, body = LegalActions),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/games/{id}/legal-actions")]
+pub async fn get_legal_actions(
+    db: web::Data<Db>,
+    user: AuthUser,
+    path: web::Path<String>,
+    query: web::Query<LegalActionsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let action_type = query.into_inner().action_type;
+    let game_id = id.clone();
+    let legal = blocking(move || {
+        db.read(|conn| play::legal_actions(conn, &id, &user, action_type.as_deref()))
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(LegalActions {
+        game_id,
+        seq: legal.seq,
+        seat: legal.seat,
+        actions: legal.actions,
+    }))
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PostAction {
+    /// The game's `current_seq` the action was chosen at. If the game has moved on, the
+    /// action is refused with 409 `stale_seq` and nothing is written.
+    pub expected_seq: i64,
+    /// The acting seat, optional: the server knows the caller's seat; a different seat is 403.
+    #[serde(default)]
+    pub seat: Option<u8>,
+    /// One of the game's actions (see the `<Kind>Action` schemas), e.g.
+    /// `{"type":"end_turn"}`.
+    #[schema(value_type = Object)]
+    pub action: Value,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ActionAccepted {
+    /// The game's new seq.
+    pub seq: i64,
+    /// The events the action appended, as the caller may see them.
+    pub events: Vec<EventOut>,
+    /// The caller's view after the action.
+    pub view: ViewOut,
+}
+
+/// Act: post one action of the caller's seat.
+///
+/// Everything the action causes is appended atomically, or nothing is. Retrying with the
+/// same `Idempotency-Key` and body returns the first result and appends nothing.
+#[utoipa::path(post, path = "/v1/games/{id}/actions", tag = "play",
+    params(("id" = String, Path, description = "Game id"), IdempotencyHeader),
+    request_body = PostAction,
+    responses(
+        (status = 200, description = "Accepted", body = ActionAccepted),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`, `not_your_seat`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`stale_seq` (with `current_seq`), `game_not_started`, `game_finished`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`not_your_turn`, `malformed_action`, `illegal_action` (with the game's `rule` code), `idempotency_key_reused`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/games/{id}/actions")]
+pub async fn post_action(
+    db: web::Data<Db>,
+    user: AuthUser,
+    path: web::Path<String>,
+    request: HttpRequest,
+    body: web::Json<PostAction>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let idempotency_key = idempotency_key(&request)?;
+    let body = body.into_inner();
+    let action_request = ActionRequest {
+        expected_seq: body.expected_seq,
+        seat: body.seat,
+        body: serde_json::to_value(&body).unwrap_or_default(),
+        action: body.action,
+        idempotency_key,
+    };
+    let result = blocking(move || {
+        db.write(|conn| play::act(conn, &id, &user, &action_request, now_millis()))
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(ActionAccepted {
+        seq: result.seq,
+        events: result.events,
+        view: result.view,
+    }))
+}
+
+fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
+    let Some(value) = request.headers().get("Idempotency-Key") else {
+        return Ok(None);
+    };
+    match value.to_str() {
+        Ok(key) if (1..=200).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_graphic()) => {
+            Ok(Some(key.to_owned()))
+        }
+        _ => Err(ApiError::unprocessable(
+            "invalid_idempotency_key",
+            "an Idempotency-Key has 1 to 200 visible ASCII characters",
+        )),
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Only events after this seq (default 0: the whole log).
+    pub after: Option<i64>,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct EventLog {
+    pub game_id: String,
+    pub current_seq: i64,
+    pub events: Vec<EventOut>,
+}
+
+/// The turn log as the caller may see it.
+#[utoipa::path(get, path = "/v1/games/{id}/events", tag = "play",
+    params(("id" = String, Path, description = "Game id"), EventsQuery),
+    responses(
+        (status = 200, body = EventLog),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/games/{id}/events")]
+pub async fn list_events(
+    db: web::Data<Db>,
+    user: AuthUser,
+    path: web::Path<String>,
+    query: web::Query<EventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let after = query.into_inner().after.unwrap_or(0);
+    let game_id = id.clone();
+    let (current_seq, events) =
+        blocking(move || db.read(|conn| play::events(conn, &id, &user, after))).await?;
+    Ok(HttpResponse::Ok().json(EventLog {
+        game_id,
+        current_seq,
+        events,
+    }))
+}
+
+/// An exported game: enough to replay and verify it.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct GameExport {
+    /// Always `turnpost-game`.
+    pub format: String,
+    /// Version of this document's shape.
+    pub format_version: u32,
+    pub game_id: String,
+    pub kind: String,
+    pub rules_version: u32,
+    #[schema(value_type = Object)]
+    pub options: Value,
+    pub status: GameStatus,
+    pub seats: Vec<SeatInfo>,
+    /// RFC 3339.
+    pub created_at: String,
+    /// `true` when nothing is hidden (a finished game); `false` when this is the caller's
+    /// redacted view of a running game.
+    pub complete: bool,
+    /// The seat whose secrets a redacted export includes.
+    pub viewer_seat: Option<u8>,
+    /// Hex-encoded 32-byte seed (finished games only). Random outcomes after seq `n` come
+    /// from ChaCha20 seeded with it, stream `n` (stream 0 for the opening events).
+    pub seed: Option<String>,
+    pub outcome: Option<GameOutcome>,
+    pub events: Vec<EventOut>,
+    /// Every accepted action with the seqs of the events it caused (finished games only).
+    pub actions: Option<Vec<ExportedAction>>,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ExportedAction {
+    pub first_seq: i64,
+    pub last_seq: i64,
+    pub seat: u8,
+    #[schema(value_type = Object)]
+    pub action: Value,
+}
+
+/// The whole history as one JSON document.
+///
+/// For a finished game it includes every secret, the seed and the actions, so anyone can
+/// verify it by replaying; for a running game it is the caller's redacted view.
+#[utoipa::path(get, path = "/v1/games/{id}/export", tag = "play",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, body = GameExport),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/games/{id}/export")]
+pub async fn export_game(
+    db: web::Data<Db>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let caller = user.clone();
+    let export = blocking(move || db.read(|conn| play::export(conn, &id, &caller))).await?;
+    let summary = super::models::GameSummary::of(&export.game, &user);
+    let document = GameExport {
+        format: "turnpost-game".to_owned(),
+        format_version: 1,
+        game_id: summary.id,
+        kind: summary.kind,
+        rules_version: summary.rules_version,
+        options: summary.options,
+        status: summary.status,
+        seats: summary.seats,
+        created_at: summary.created_at,
+        complete: export.viewer == Viewer::Omniscient,
+        viewer_seat: match export.viewer {
+            Viewer::Seat(seat) => Some(seat),
+            _ => None,
+        },
+        seed: export.seed,
+        outcome: summary.outcome,
+        events: export.events,
+        actions: export.actions.map(|actions| {
+            actions
+                .into_iter()
+                .map(|row| ExportedAction {
+                    first_seq: row.first_seq,
+                    last_seq: row.last_seq,
+                    seat: u8::try_from(row.seat).unwrap_or_default(),
+                    action: serde_json::from_str(&row.action).unwrap_or_default(),
+                })
+                .collect()
+        }),
+    };
+    Ok(HttpResponse::Ok().json(document))
+}

@@ -1,0 +1,71 @@
+//! Typed configuration from flags and environment variables; every setting has a default,
+//! so `turnpost` runs with no configuration at all.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "turnpost",
+    version,
+    about = "Play-by-web server for Euro board games"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub config: Config,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Run the server (the default).
+    Serve,
+    /// Print the OpenAPI document (what `openapi/openapi.json` holds) and exit.
+    Openapi,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Config {
+    /// Address and port to listen on.
+    #[arg(long, env = "TURNPOST_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+
+    /// Directory for the embedded database and the generated JWT secret.
+    #[arg(long, env = "TURNPOST_DATA_DIR", default_value = "data")]
+    pub data_dir: PathBuf,
+
+    /// `postgres://user@host/db` for Postgres, or a SQLite file path.
+    /// Default: `<data-dir>/turnpost.sqlite`.
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+
+    /// Secret for signing tokens. Default: generated once and kept in
+    /// `<data-dir>/jwt-secret`, so tokens survive a restart.
+    #[arg(long, env = "TURNPOST_JWT_SECRET", hide_env_values = true)]
+    pub jwt_secret: Option<String>,
+
+    /// How long an access token stays valid, in seconds.
+    #[arg(long, env = "TURNPOST_TOKEN_TTL_SECONDS", default_value_t = 7 * 24 * 3600)]
+    pub token_ttl_seconds: u64,
+
+    /// Log filter (tracing's EnvFilter syntax), e.g. `info` or `turnpost=debug`.
+    #[arg(long, env = "TURNPOST_LOG", default_value = "info")]
+    pub log: String,
+
+    /// Number of HTTP worker threads (default: one per core).
+    #[arg(long, env = "TURNPOST_WORKERS")]
+    pub workers: Option<usize>,
+}
+
+impl Config {
+    pub fn database_url(&self) -> String {
+        self.database_url.clone().unwrap_or_else(|| {
+            self.data_dir
+                .join("turnpost.sqlite")
+                .to_string_lossy()
+                .into_owned()
+        })
+    }
+}

@@ -1,0 +1,69 @@
+//! Wiring: open the database, load the signing secret, and build the HTTP server. Used by
+//! `main` and by the integration tests, so both run the very same server.
+
+use std::net::TcpListener;
+
+use actix_web::dev::Server;
+use actix_web::middleware::{ErrorHandlers, Logger};
+use actix_web::{web, App, HttpServer};
+
+use crate::api;
+use crate::auth::{load_or_create_secret, TokenKeys};
+use crate::config::Config;
+use crate::store::Db;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("database: {0}")]
+    Database(#[from] crate::store::StoreError),
+    #[error("JWT secret: {0}")]
+    Secret(std::io::Error),
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        address: String,
+        source: std::io::Error,
+    },
+}
+
+/// A server bound to its address, ready to be awaited.
+pub struct Running {
+    pub server: Server,
+    pub address: std::net::SocketAddr,
+}
+
+/// Opens the database (running migrations), loads or creates the token secret and binds
+/// the listener. Blocking: call it before the async runtime serves requests.
+pub fn start(config: &Config) -> Result<Running, StartError> {
+    let db = web::Data::new(Db::open(&config.database_url())?);
+    let secret = load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)
+        .map_err(StartError::Secret)?;
+    let keys = web::Data::new(TokenKeys::new(&secret, config.token_ttl_seconds));
+    let listener = TcpListener::bind(&config.bind).map_err(|source| StartError::Bind {
+        address: config.bind.clone(),
+        source,
+    })?;
+    let address = listener.local_addr().map_err(|source| StartError::Bind {
+        address: config.bind.clone(),
+        source,
+    })?;
+    let mut server = HttpServer::new(move || {
+        App::new()
+            .app_data(db.clone())
+            .app_data(keys.clone())
+            .wrap(ErrorHandlers::new().default_handler(api::problem_for_foreign_errors))
+            .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
+            .configure(api::configure)
+    })
+    .listen(listener)
+    .map_err(|source| StartError::Bind {
+        address: config.bind.clone(),
+        source,
+    })?;
+    if let Some(workers) = config.workers {
+        server = server.workers(workers);
+    }
+    Ok(Running {
+        server: server.run(),
+        address,
+    })
+}

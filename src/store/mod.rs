@@ -1,0 +1,192 @@
+//! Persistence: the only module that speaks SQL. One diesel schema serves both the embedded
+//! SQLite default and Postgres in production, through [`DbConnection`].
+
+mod accounts;
+mod games;
+pub mod schema;
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnection};
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+
+pub use accounts::{find_account_by_name, insert_account, Account};
+pub use games::{
+    append, find_action_by_key, find_game, insert_game, list_games, load_actions, load_events,
+    load_seats, lock_open_game, take_seat, ActionRow, Append, GameFilter, GameRow, NewEvent,
+    SeatRow, SeatWithName, StoredEvent,
+};
+
+const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+
+#[derive(diesel::MultiConnection)]
+pub enum DbConnection {
+    Postgresql(diesel::PgConnection),
+    Sqlite(diesel::SqliteConnection),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another writer got there first: the game's log is no longer at the expected seq.
+    #[error("the game is at seq {current}, not the expected one")]
+    StaleSeq { current: i64 },
+    /// A unique constraint refused the row (name taken, seat taken, key reused...).
+    #[error("duplicate row")]
+    Duplicate,
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    #[error("database error: {0}")]
+    Database(#[from] diesel::result::Error),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+impl StoreError {
+    fn from_insert(error: diesel::result::Error) -> StoreError {
+        match error {
+            diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                _,
+            ) => StoreError::Duplicate,
+            other => StoreError::Database(other),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Postgres,
+    Sqlite,
+}
+
+/// A pool of connections to one database, with the writes serialised where the backend
+/// needs it.
+pub struct Db {
+    pool: Pool<ConnectionManager<DbConnection>>,
+    backend: Backend,
+    /// SQLite has one writer at a time; taking the lock in-process avoids SQLITE_BUSY on
+    /// upgrading read transactions. Postgres serialises per game with row locks instead.
+    sqlite_writer: Option<Mutex<()>>,
+}
+
+#[derive(Debug)]
+struct SqlitePragmas;
+
+impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
+    fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
+        if let DbConnection::Sqlite(conn) = conn {
+            conn.batch_execute(
+                "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; \
+                 PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+            )
+            .map_err(diesel::r2d2::Error::QueryError)?;
+        }
+        Ok(())
+    }
+}
+
+impl Db {
+    /// Opens `url` (`postgres://...` or a SQLite file path, optionally prefixed `sqlite://`)
+    /// and brings its schema up to date.
+    pub fn open(url: &str) -> Result<Db, StoreError> {
+        let (backend, target) =
+            if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+                (Backend::Postgres, url.to_owned())
+            } else {
+                let path = url.strip_prefix("sqlite://").unwrap_or(url);
+                if let Some(parent) = Path::new(path).parent() {
+                    if !parent.as_os_str().is_empty() {
+                        std::fs::create_dir_all(parent).map_err(|error| {
+                            StoreError::Unavailable(format!(
+                                "cannot create {}: {error}",
+                                parent.display()
+                            ))
+                        })?;
+                    }
+                }
+                (Backend::Sqlite, path.to_owned())
+            };
+        let manager = ConnectionManager::<DbConnection>::new(target);
+        let builder = Pool::builder().connection_timeout(Duration::from_secs(5));
+        let pool = match backend {
+            Backend::Postgres => builder.max_size(16).build(manager),
+            Backend::Sqlite => builder
+                .max_size(8)
+                .connection_customizer(Box::new(SqlitePragmas))
+                .build(manager),
+        }
+        .map_err(|error| StoreError::Unavailable(error.to_string()))?;
+        let db = Db {
+            pool,
+            backend,
+            sqlite_writer: (backend == Backend::Sqlite).then(|| Mutex::new(())),
+        };
+        db.migrate()?;
+        Ok(db)
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    fn connection(&self) -> Result<PooledConnection<ConnectionManager<DbConnection>>, StoreError> {
+        self.pool
+            .get()
+            .map_err(|error| StoreError::Unavailable(error.to_string()))
+    }
+
+    fn migrate(&self) -> Result<(), StoreError> {
+        let _writer = self.sqlite_writer.as_ref().map(|lock| lock.lock());
+        let mut conn = self.connection()?;
+        let result = match &mut *conn {
+            DbConnection::Postgresql(conn) => {
+                conn.run_pending_migrations(POSTGRES_MIGRATIONS).map(drop)
+            }
+            DbConnection::Sqlite(conn) => conn.run_pending_migrations(SQLITE_MIGRATIONS).map(drop),
+        };
+        result.map_err(|error| StoreError::Unavailable(format!("migrations failed: {error}")))
+    }
+
+    /// Runs `work` in one read transaction, so it sees one consistent snapshot.
+    pub fn read<T, E: From<StoreError> + From<diesel::result::Error>>(
+        &self,
+        work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let mut conn = self.connection()?;
+        conn.transaction(|conn| work(conn))
+    }
+
+    /// Runs `work` in one write transaction: all of it is committed, or nothing.
+    pub fn write<T, E: From<StoreError> + From<diesel::result::Error>>(
+        &self,
+        work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
+    ) -> Result<T, E> {
+        // A poisoned lock only means another writer panicked; the database rolled it back.
+        let _writer = self
+            .sqlite_writer
+            .as_ref()
+            .map(|lock| lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+        let mut conn = self.connection()?;
+        conn.transaction(|conn| work(conn))
+    }
+
+    /// Whether the database answers a trivial query.
+    pub fn is_ready(&self) -> bool {
+        self.connection()
+            .and_then(|mut conn| conn.batch_execute("SELECT 1").map_err(StoreError::from))
+            .is_ok()
+    }
+}
+
+/// Milliseconds since the Unix epoch: how every timestamp is stored.
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_millis() as i64)
+        .unwrap_or_default()
+}

@@ -1,0 +1,70 @@
+//! Table definitions shared by both backends: only types that SQLite and Postgres map alike.
+
+diesel::table! {
+    accounts (id) {
+        id -> Text,
+        name -> Text,
+        name_key -> Text,
+        password_hash -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    games (id) {
+        id -> Text,
+        kind -> Text,
+        rules_version -> Integer,
+        options -> Text,
+        seat_count -> Integer,
+        status -> Text,
+        seed -> Text,
+        created_by -> Text,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+        current_seq -> BigInt,
+        to_act -> Text,
+        outcome -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    seats (game_id, seat) {
+        game_id -> Text,
+        seat -> Integer,
+        account_id -> Text,
+        joined_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    events (game_id, seq) {
+        game_id -> Text,
+        seq -> BigInt,
+        created_at -> BigInt,
+        seat -> Nullable<Integer>,
+        event_type -> Text,
+        schema_version -> Integer,
+        payload -> Text,
+    }
+}
+
+diesel::table! {
+    actions (game_id, first_seq) {
+        game_id -> Text,
+        first_seq -> BigInt,
+        last_seq -> BigInt,
+        seat -> Integer,
+        account_id -> Text,
+        action -> Text,
+        idempotency_key -> Nullable<Text>,
+        request -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::joinable!(seats -> games (game_id));
+diesel::joinable!(seats -> accounts (account_id));
+diesel::joinable!(events -> games (game_id));
+
+diesel::allow_tables_to_appear_in_same_query!(accounts, games, seats, events, actions);

@@ -1,0 +1,7 @@
+//! Engine tests: worked examples of the rule text, one test per limit and error code,
+//! leak tests and random playouts.
+
+mod examples;
+mod helpers;
+mod limits;
+mod playouts;

@@ -845,12 +845,14 @@ fn acting_actions(state: &TikalState, seat: Seat, actions: &mut Vec<TikalAction>
                     }
                 }
             }
-            Terrain::Treasure if own.count() > 0 && !hex.tokens.is_empty() => {
-                if check_recover(state, seat, space).is_ok() {
-                    actions.push(TikalAction::Recover {
-                        hex: data.space_name(space),
-                    });
-                }
+            Terrain::Treasure
+                if own.count() > 0
+                    && !hex.tokens.is_empty()
+                    && check_recover(state, seat, space).is_ok() =>
+            {
+                actions.push(TikalAction::Recover {
+                    hex: data.space_name(space),
+                });
             }
             _ => {}
         }

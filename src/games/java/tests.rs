@@ -1,7 +1,0 @@
-use super::*;
-
-#[test]
-fn board_loads() {
-    let b = data::board();
-    assert!(b.len() > 150);
-}

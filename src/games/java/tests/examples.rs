@@ -1,0 +1,1 @@
+//! The worked examples of the rule text.

@@ -1,0 +1,1 @@
+//! Rule examples and errors.

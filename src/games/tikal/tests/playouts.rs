@@ -1,9 +1,11 @@
 //! Random playouts driven only by `legal_actions`, checking invariants at every step.
 
+use std::collections::BTreeSet;
+
 use rand::Rng;
 
 use super::super::data::data;
-use super::super::{Tikal, TikalAction, TikalEvent, TikalOptions, TikalState};
+use super::super::{PieceKind, Tikal, TikalAction, TikalEvent, TikalOptions, TikalState};
 use super::helpers::{fold, rng};
 use crate::games::engine::{Engine, Viewer};
 
@@ -127,6 +129,102 @@ fn choose(actions: &[TikalAction], rng: &mut impl Rng) -> TikalAction {
 struct Summary {
     steps: usize,
     scorings: usize,
+    event_types: BTreeSet<String>,
+}
+
+fn event_type(json: &str) -> String {
+    let value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value["type"].as_str().unwrap_or_default().to_string()
+}
+
+/// Any action a client could send, mostly near-valid, sometimes garbage.
+fn random_action(state: &TikalState, rng: &mut impl Rng) -> TikalAction {
+    let data = data();
+    let hex = |rng: &mut dyn rand::RngCore| -> String {
+        match rng.gen_range(0..20) {
+            0 => "Z9".into(),
+            1 => "c3".into(),
+            2 => "A0".into(),
+            _ => data.space_name(rng.gen_range(0..data.spaces() as u8)),
+        }
+    };
+    let piece = if rng.gen_bool(0.7) {
+        PieceKind::Worker
+    } else {
+        PieceKind::Leader
+    };
+    match rng.gen_range(0..13) {
+        0 => TikalAction::PlaceTile {
+            hex: hex(rng),
+            rotation: rng.gen_range(0..8),
+        },
+        1 => TikalAction::Enter {
+            hex: hex(rng),
+            piece,
+        },
+        2 | 3 => TikalAction::Move {
+            from: hex(rng),
+            to: hex(rng),
+            piece,
+            cost: if rng.gen_bool(0.5) {
+                None
+            } else {
+                Some(rng.gen_range(0..12))
+            },
+        },
+        4 => TikalAction::Uncover { hex: hex(rng) },
+        5 => TikalAction::Recover { hex: hex(rng) },
+        6 => TikalAction::Exchange {
+            with: rng.gen_range(0..6),
+            take: rng.gen_range(0..10),
+            give: rng.gen_range(0..10),
+        },
+        7 => TikalAction::BuildCamp { hex: hex(rng) },
+        8 => TikalAction::PlaceGuard {
+            hex: hex(rng),
+            piece,
+        },
+        9 => TikalAction::EndTurn,
+        10 => TikalAction::Bid {
+            amount: rng.gen_range(0..40),
+        },
+        11 => TikalAction::Pass,
+        _ => TikalAction::ChooseTile {
+            tile: match state.revealed.first() {
+                Some(tile) if rng.gen_bool(0.5) => tile.clone(),
+                _ => data.tiles[rng.gen_range(0..data.tiles.len())].id.clone(),
+            },
+        },
+    }
+}
+
+/// `decide` never panics, and whatever it accepts is listed (moves with their cost).
+fn fuzz_decide(state: &TikalState, rng: &mut impl Rng) {
+    for _ in 0..12 {
+        let seat = rng.gen_range(0..6);
+        let action = random_action(state, rng);
+        let Ok(events) = Tikal::decide(state, seat, &action, &mut super::helpers::rng(0)) else {
+            continue;
+        };
+        let listed = match (&action, events.first()) {
+            (
+                TikalAction::Move {
+                    from, to, piece, ..
+                },
+                Some(TikalEvent::PieceMoved { cost, .. }),
+            ) => TikalAction::Move {
+                from: from.clone(),
+                to: to.clone(),
+                piece: *piece,
+                cost: Some(*cost),
+            },
+            _ => action.clone(),
+        };
+        assert!(
+            Tikal::legal_actions(state, seat).contains(&listed),
+            "accepted but not listed: {action:?}"
+        );
+    }
 }
 
 fn playout(seats: u8, auction: bool, seed: u64, thorough: bool) -> Summary {
@@ -139,6 +237,10 @@ fn playout(seats: u8, auction: bool, seed: u64, thorough: bool) -> Summary {
         check_secrets(&state, &log);
     }
     let mut steps = 0;
+    let mut event_types: BTreeSet<String> = log
+        .iter()
+        .map(|e| event_type(&serde_json::to_string(e).unwrap()))
+        .collect();
     while !state.is_finished() {
         steps += 1;
         assert!(steps < STEP_CAP, "seed {seed}: game does not end");
@@ -151,6 +253,9 @@ fn playout(seats: u8, auction: bool, seed: u64, thorough: bool) -> Summary {
             !actions.is_empty(),
             "seed {seed}: no legal action for {seat}"
         );
+        if thorough || seed.is_multiple_of(10) {
+            fuzz_decide(&state, &mut rng);
+        }
         if thorough {
             for action in &actions {
                 if let Err(e) = Tikal::decide(&state, seat, action, &mut rng) {
@@ -168,6 +273,9 @@ fn playout(seats: u8, auction: bool, seed: u64, thorough: bool) -> Summary {
             Tikal::evolve(&mut state, event);
             let json = serde_json::to_string(event).unwrap();
             assert_eq!(&serde_json::from_str::<TikalEvent>(&json).unwrap(), event);
+            if !event_types.contains(json.split('"').nth(3).unwrap_or_default()) {
+                event_types.insert(event_type(&json));
+            }
         }
         check_invariants(&state);
         let json = serde_json::to_string(&state).unwrap();
@@ -213,17 +321,58 @@ fn playout(seats: u8, auction: bool, seed: u64, thorough: bool) -> Summary {
     let outcome = Tikal::outcome(&state).expect("outcome");
     assert_eq!(outcome.scores.len(), seats as usize);
     assert!(outcome.places.contains(&1));
-    Summary { steps, scorings }
+    Summary {
+        steps,
+        scorings,
+        event_types,
+    }
 }
 
 fn run(seats: u8, auction: bool, seeds: u64) {
     let mut steps = 0;
+    let mut seen = BTreeSet::new();
     for seed in 0..seeds {
         let summary = playout(seats, auction, seed * 7919 + seats as u64, seed < 3);
         assert_eq!(summary.scorings, 4);
         steps += summary.steps;
+        seen.extend(summary.event_types);
     }
     assert!(steps > 0);
+    // The playouts reach every kind of event (auction events only in the variant).
+    let mut expected = vec![
+        "game_set_up",
+        "tile_placed",
+        "scoring_round_started",
+        "turn_started",
+        "piece_entered",
+        "piece_moved",
+        "temple_uncovered",
+        "treasure_recovered",
+        "treasure_exchanged",
+        "camp_built",
+        "guard_placed",
+        "turn_ended",
+        "player_scored",
+        "scoring_round_completed",
+        "game_finished",
+    ];
+    if auction {
+        expected.extend([
+            "tiles_revealed",
+            "bidding_opened",
+            "bid_placed",
+            "bid_passed",
+            "auction_won",
+            "tile_chosen",
+        ]);
+    } else {
+        expected.push("tile_drawn");
+    }
+    let missing: Vec<&str> = expected
+        .into_iter()
+        .filter(|t| !seen.contains(*t))
+        .collect();
+    assert!(missing.is_empty(), "never happened: {missing:?}");
 }
 
 #[test]

@@ -8,6 +8,7 @@ use crate::games::engine::Seat;
 /// Which of a player's figures an action is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = TikalPieceKind)]
 pub enum PieceKind {
     /// One of the 18 expedition members.
     Worker,
@@ -42,6 +43,7 @@ pub enum TikalAction {
     Enter {
         /// The base camp ("A5") or a space with your own camp.
         hex: String,
+        /// Figure to bring in.
         piece: PieceKind,
     },
     /// Move one figure to another space by the cheapest way: each hex border crossed costs
@@ -49,8 +51,11 @@ pub enum TikalAction {
     /// costs 1. `cost`, when given, must equal that cheapest cost (legal actions carry it).
     /// Example: `{"type":"move","from":"A5","to":"C3","piece":"worker","cost":4}`.
     Move {
+        /// Space the figure stands on.
         from: String,
+        /// Space to reach.
         to: String,
+        /// Figure to move.
         piece: PieceKind,
         /// Cheapest cost in AP; optional, checked when present.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -58,10 +63,16 @@ pub enum TikalAction {
     },
     /// 2 AP: put the next higher temple tile on a temple where you have a figure.
     /// Example: `{"type":"uncover","hex":"A4"}`.
-    Uncover { hex: String },
+    Uncover {
+        /// Space, e.g. "C3".
+        hex: String,
+    },
     /// 3 AP: take the top treasure token of a treasure hex where you have a figure.
     /// Example: `{"type":"recover","hex":"D2"}`.
-    Recover { hex: String },
+    Recover {
+        /// Space, e.g. "C3".
+        hex: String,
+    },
     /// 3 AP: take a single treasure of kind `take` from seat `with` and give it one of your
     /// single treasures of kind `give`. Example: `{"type":"exchange","with":2,"take":5,"give":1}`.
     Exchange {
@@ -74,11 +85,19 @@ pub enum TikalAction {
     },
     /// 5 AP: build one of your camps on a jungle hex or an emptied treasure hex.
     /// Example: `{"type":"build_camp","hex":"C2"}`.
-    BuildCamp { hex: String },
+    BuildCamp {
+        /// Space, e.g. "C3".
+        hex: String,
+    },
     /// 5 AP: make one of your figures on a temple where you hold the majority its guard.
     /// Your other figures there leave the game. Example:
     /// `{"type":"place_guard","hex":"B5","piece":"worker"}`.
-    PlaceGuard { hex: String, piece: PieceKind },
+    PlaceGuard {
+        /// Temple space, e.g. "B5".
+        hex: String,
+        /// Figure that becomes the guard.
+        piece: PieceKind,
+    },
     /// End your turn; unused action points are lost. Example: `{"type":"end_turn"}`.
     EndTurn,
     /// Auction variant: bid `amount` points for the next turn of the round.

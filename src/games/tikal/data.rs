@@ -24,6 +24,7 @@ pub const EDGES: usize = 6;
 /// What a hex shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = TikalTerrain)]
 pub enum Terrain {
     /// The pre-printed base camp where every expedition enters.
     BaseCamp,

@@ -19,11 +19,13 @@ pub fn colour(seat: Seat) -> &'static str {
 
 /// A terrain hex as printed.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = TikalTileView)]
 pub struct TileView {
     /// Unique id, e.g. "tile-B3".
     pub id: String,
     /// Back letter of its stack.
     pub stack: String,
+    /// What the hex shows.
     pub terrain: Terrain,
     /// Printed temple value or number of treasure masks; 0 otherwise.
     pub value: u8,
@@ -33,10 +35,15 @@ pub struct TileView {
 
 /// Figures of one seat on one hex.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = TikalPiecesView)]
 pub struct PiecesView {
+    /// Seat (0 Red, 1 Blue, 2 Yellow, 3 Green).
     pub seat: Seat,
+    /// Colour of the seat.
     pub colour: String,
+    /// Workers standing here.
     pub workers: u8,
+    /// Whether the leader stands here.
     pub leader: bool,
     /// Weight in majorities (leader 3, worker 1).
     pub strength: u32,
@@ -44,18 +51,23 @@ pub struct PiecesView {
 
 /// A temple's guard.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = TikalGuardView)]
 pub struct GuardView {
+    /// Seat (0 Red, 1 Blue, 2 Yellow, 3 Green).
     pub seat: Seat,
+    /// Which figure is the guard.
     pub piece: PieceKind,
 }
 
 /// One explored space.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = TikalHexView)]
 pub struct HexView {
     /// Space name, e.g. "C3".
     pub hex: String,
     /// Id of the hex lying there.
     pub tile: String,
+    /// What the hex shows.
     pub terrain: Terrain,
     /// Sixth-turns clockwise it was laid with.
     pub rotation: u8,
@@ -69,7 +81,9 @@ pub struct HexView {
     pub treasures_left: u8,
     /// Omniscient viewers only: the face-down token ids, top first.
     pub hidden_treasures: Option<Vec<String>>,
+    /// Owner of the camp on this hex.
     pub camp: Option<Seat>,
+    /// The guard of a temple.
     pub guard: Option<GuardView>,
     /// Figures by seat (seats without figures here are left out).
     pub pieces: Vec<PiecesView>,
@@ -77,20 +91,30 @@ pub struct HexView {
 
 /// Open treasures of one kind held by a player.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = TikalTreasureCount)]
 pub struct TreasureCount {
     /// Kind 1-8.
     pub kind: u8,
+    /// How many.
     pub count: u8,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = TikalPlayerView)]
 pub struct PlayerView {
+    /// Seat (0 Red, 1 Blue, 2 Yellow, 3 Green).
     pub seat: Seat,
+    /// Colour of the seat.
     pub colour: String,
+    /// Current score.
     pub score: i32,
+    /// Workers not yet brought in.
     pub workers_in_supply: u8,
+    /// Whether the leader is not yet brought in.
     pub leader_in_supply: bool,
+    /// Camps still to build.
     pub camps_left: u8,
+    /// Guards still to place.
     pub guards_left: u8,
     /// Figures that left the game when a guard was placed.
     pub pieces_removed: u8,
@@ -106,37 +130,52 @@ pub struct PlayerView {
 
 /// Undrawn hexes left in one stack.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = TikalStackCount)]
 pub struct StackCount {
+    /// Back letter of the stack.
     pub stack: String,
+    /// How many are left.
     pub remaining: u8,
 }
 
 /// Square temple tiles left of one number.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = TikalTempleTileCount)]
 pub struct TempleTileCount {
+    /// Temple number.
     pub value: u8,
+    /// How many are left.
     pub remaining: u8,
 }
 
 /// Use of a per-turn limit on one hex.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = TikalHexCountView)]
 pub struct HexCountView {
+    /// Space, e.g. "C3".
     pub hex: String,
+    /// How many.
     pub count: u8,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = TikalBidView)]
 pub struct BidView {
+    /// Seat (0 Red, 1 Blue, 2 Yellow, 3 Green).
     pub seat: Seat,
+    /// Points bid.
     pub amount: u32,
 }
 
 /// Auction variant: the running auction for the next turn of the round.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = TikalBiddingView)]
 pub struct BiddingView {
+    /// Seat that opened the auction.
     pub opener: Seat,
     /// Seat to bid or pass now.
     pub current: Seat,
+    /// Highest bid so far.
     pub high: Option<BidView>,
     /// Seats that passed, in order (the first plays free if nobody bids).
     pub passed: Vec<Seat>,
@@ -145,6 +184,7 @@ pub struct BiddingView {
 /// What a turn is about right now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = TikalPhaseName)]
 pub enum PhaseName {
     NotStarted,
     /// Lay the hex in hand.
@@ -163,8 +203,11 @@ pub enum PhaseName {
 /// The game as one viewer may see it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct TikalView {
+    /// Whether the auction variant is played.
     pub auction: bool,
+    /// Number of players.
     pub seats: u8,
+    /// What the seat to act has to do.
     pub phase: PhaseName,
     /// Seats that must act now.
     pub to_act: Vec<Seat>,
@@ -174,11 +217,13 @@ pub struct TikalView {
     pub ap_left: u8,
     /// The drawn or chosen hex waiting to be laid (during a scoring round: the volcano).
     pub tile_in_hand: Option<TileView>,
+    /// Players by seat.
     pub players: Vec<PlayerView>,
     /// Explored spaces.
     pub board: Vec<HexView>,
     /// Undrawn hexes per stack letter, in drawing order.
     pub stacks: Vec<StackCount>,
+    /// Square temple tiles left by number.
     pub temple_tiles: Vec<TempleTileCount>,
     /// Face-down treasure tokens not yet put on the board.
     pub treasure_tokens_in_reserve: u8,
@@ -196,7 +241,9 @@ pub struct TikalView {
     pub final_round: bool,
     /// Auction variant: the face-up hexes of the round.
     pub revealed: Vec<TileView>,
+    /// Auction variant: the running auction.
     pub bidding: Option<BiddingView>,
+    /// Final result once the game is over.
     pub outcome: Option<Outcome>,
     /// Omniscient viewers only: undrawn hex ids in drawing order.
     pub draw_order: Option<Vec<String>>,

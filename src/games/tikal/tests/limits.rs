@@ -680,3 +680,25 @@ fn board_geometry_is_symmetric_and_names_round_trip() {
     assert_eq!(masks, 24);
     assert_eq!(data.temple_tiles.iter().map(|&n| n as u32).sum::<u32>(), 48);
 }
+
+#[test]
+fn api_schemas_are_named_for_tikal_and_serialize() {
+    use utoipa::{PartialSchema, ToSchema};
+    let mut nested = Vec::new();
+    TikalOptions::schemas(&mut nested);
+    TikalAction::schemas(&mut nested);
+    TikalEvent::schemas(&mut nested);
+    super::super::TikalView::schemas(&mut nested);
+    assert!(!nested.is_empty());
+    for (name, schema) in &nested {
+        assert!(
+            name.starts_with("Tikal") || ["Outcome", "u8", "Seat"].contains(&name.as_str()),
+            "schema {name} could clash with another game's"
+        );
+        serde_json::to_string(schema).unwrap();
+    }
+    let view = serde_json::to_string(&super::super::TikalView::schema()).unwrap();
+    assert!(view.contains("TikalHexView"));
+    let action = serde_json::to_string(&TikalAction::schema()).unwrap();
+    assert!(action.contains("place_guard") && action.contains("TikalPieceKind"));
+}

@@ -67,6 +67,10 @@ impl Board {
     pub fn len(&self) -> usize {
         self.cells.len()
     }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
 }
 
 /// Readable name of an axial cell: row letter (A = northernmost row) and the column in
@@ -84,7 +88,10 @@ fn parse_board(text: &str) -> Board {
             continue;
         }
         let mut parts = trimmed.split_whitespace();
-        let r: i32 = parts.next().and_then(|p| p.parse().ok()).expect("board row");
+        let r: i32 = parts
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("board row");
         let q0: i32 = parts.next().and_then(|p| p.parse().ok()).expect("board q0");
         let cells = parts.next().expect("board cells");
         for (offset, ch) in cells.chars().enumerate() {
@@ -176,7 +183,9 @@ fn parse_material(text: &str) -> Material {
 }
 
 /// One of the three festival symbols on palace cards.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Symbol {
     Drum,
@@ -234,7 +243,12 @@ pub fn data() -> &'static GameData {
     static DATA: OnceLock<GameData> = OnceLock::new();
     DATA.get_or_init(|| {
         let mut palaces: Vec<(u8, u8)> = data_lines(PALACES_TXT)
-            .map(|p| (p[0].parse().expect("palace value"), p[1].parse().expect("count")))
+            .map(|p| {
+                (
+                    p[0].parse().expect("palace value"),
+                    p[1].parse().expect("count"),
+                )
+            })
             .collect();
         palaces.sort();
         let festival = data_lines(FESTIVAL_TXT)

@@ -33,7 +33,10 @@ pub struct PalaceCount {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum JavaEvent {
     /// The game is set up; `deck` is the shuffled palace card deck, top first (hidden).
-    GameSetUp { seats: u8, deck: Option<Vec<Card>> },
+    GameSetUp {
+        seats: u8,
+        deck: Option<Vec<Card>>,
+    },
     /// `count` cards from the top of the deck go to `seat` (visible to that seat only).
     CardsDealt {
         seat: Seat,
@@ -41,11 +44,18 @@ pub enum JavaEvent {
         cards: Option<Vec<Card>>,
     },
     /// The top card of the deck is turned face up.
-    FaceUpRevealed { card: Card },
+    FaceUpRevealed {
+        card: Card,
+    },
     /// `seat` begins turn number `turn` with 6 AP.
-    TurnStarted { seat: Seat, turn: u32 },
+    TurnStarted {
+        seat: Seat,
+        turn: u32,
+    },
     /// `seat` spends an action chip: one more AP this turn.
-    ActionChipUsed { seat: Seat },
+    ActionChipUsed {
+        seat: Seat,
+    },
     /// A tile was placed; `cost` is the AP paid (1 plus overhanging cells).
     TilePlaced {
         seat: Seat,
@@ -57,15 +67,26 @@ pub enum JavaEvent {
         cost: u8,
     },
     /// The end of the game has begun with `seat`'s turn.
-    EndTriggered { seat: Seat, reason: EndReason },
-    DeveloperEntered { seat: Seat, to: String, cost: u8 },
+    EndTriggered {
+        seat: Seat,
+        reason: EndReason,
+    },
+    DeveloperEntered {
+        seat: Seat,
+        to: String,
+        cost: u8,
+    },
     DeveloperMoved {
         seat: Seat,
         from: String,
         to: String,
         cost: u8,
     },
-    DeveloperWithdrawn { seat: Seat, from: String, cost: u8 },
+    DeveloperWithdrawn {
+        seat: Seat,
+        from: String,
+        cost: u8,
+    },
     PalaceBuilt {
         seat: Seat,
         space: String,
@@ -79,7 +100,10 @@ pub enum JavaEvent {
         value: u8,
         points: u8,
     },
-    IrrigationPlaced { seat: Seat, space: String },
+    IrrigationPlaced {
+        seat: Seat,
+        space: String,
+    },
     /// A water area became fully enclosed for the first time; `scorer` (if any) scores
     /// `points` (3 per irrigation space).
     WaterEnclosed {
@@ -94,7 +118,10 @@ pub enum JavaEvent {
         card: Option<Card>,
     },
     /// The discard pile was shuffled into a new deck (cards get fresh ids; order hidden).
-    DeckReshuffled { count: u8, cards: Option<Vec<Card>> },
+    DeckReshuffled {
+        count: u8,
+        cards: Option<Vec<Card>>,
+    },
     /// `seat` opens a festival at the palace with `cards`, worth `points`.
     /// `participants` are the other seats that may join, in bidding order.
     FestivalStarted {
@@ -110,8 +137,12 @@ pub enum JavaEvent {
         cards: Vec<Card>,
         points: u8,
     },
-    FestivalPassed { seat: Seat },
-    FestivalAgreed { seat: Seat },
+    FestivalPassed {
+        seat: Seat,
+    },
+    FestivalAgreed {
+        seat: Seat,
+    },
     /// The festival is decided: each of `winners` scores `points`.
     FestivalEnded {
         palace: String,

@@ -25,7 +25,7 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::games::engine::{Engine, Outcome, RuleError, Secret, Seat, Viewer};
+use crate::games::engine::{Engine, Outcome, RuleError, Seat, Secret, Viewer};
 
 pub use action::{CardSource, JavaAction, TileKind};
 pub use event::JavaEvent;

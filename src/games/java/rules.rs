@@ -9,9 +9,7 @@ use rand::RngCore;
 use super::action::{CardSource, JavaAction, TileKind};
 use super::data::{board, data, CellKind, Symbol};
 use super::event::{EndReason, JavaEvent, PalaceCount};
-use super::state::{
-    evolve, BidStatus, Card, FestivalStage, HandCard, JavaState, Phase, Terrain,
-};
+use super::state::{evolve, BidStatus, Card, FestivalStage, HandCard, JavaState, Phase, Terrain};
 use crate::games::engine::{RuleError, Seat};
 
 /// Fame points per irrigation space of a newly enclosed water area.
@@ -224,9 +222,7 @@ pub fn check_placement(
         return Err("no_board_space");
     }
     if let Some(top) = state.spaces[cells[0]].top_tile {
-        let same_tile = cells
-            .iter()
-            .all(|&c| state.spaces[c].top_tile == Some(top));
+        let same_tile = cells.iter().all(|&c| state.spaces[c].top_tile == Some(top));
         if same_tile && state.tile_sizes.get(top as usize) == Some(&(count as u8)) {
             return Err("congruent");
         }
@@ -869,7 +865,10 @@ pub fn decide(
             let start = own_developer(state, seat, from)?;
             let cell = space(to)?;
             if cell == start {
-                return Err(RuleError::new("same_space", "the developer is already there"));
+                return Err(RuleError::new(
+                    "same_space",
+                    "the developer is already there",
+                ));
             }
             check_free_tile(state, cell)?;
             let steps = move_costs(state, seat, start)[cell];
@@ -941,7 +940,10 @@ pub fn decide(
         JavaAction::RaisePalace { space: at, value } => {
             let cell = space(at)?;
             let Some(index) = state.spaces[cell].palace else {
-                return Err(RuleError::new("no_palace", "there is no palace on that space"));
+                return Err(RuleError::new(
+                    "no_palace",
+                    "there is no palace on that space",
+                ));
             };
             let palace = &state.palaces[index as usize];
             if palace.changed_in_turn == state.turn.number {
@@ -958,7 +960,10 @@ pub fn decide(
             }
             let towns = settlements(state);
             let Some(city) = towns.of_space(cell) else {
-                return Err(RuleError::new("no_palace", "there is no palace on that space"));
+                return Err(RuleError::new(
+                    "no_palace",
+                    "there is no palace on that space",
+                ));
             };
             check_palace_value(state, *value, city.cells.len())?;
             if highest_rank(&strengths(state, &city.cells)) != Some(seat) {
@@ -1001,7 +1006,10 @@ pub fn decide(
             }
             match source {
                 CardSource::FaceUp if state.face_up.is_none() => {
-                    return Err(RuleError::new("no_face_up_card", "there is no face-up card"))
+                    return Err(RuleError::new(
+                        "no_face_up_card",
+                        "there is no face-up card",
+                    ))
                 }
                 CardSource::Deck if state.deck.is_empty() && state.discard.is_empty() => {
                     return Err(RuleError::new("deck_empty", "no cards left to draw"))
@@ -1056,7 +1064,10 @@ pub fn decide(
                 ));
             };
             let Some(index) = state.spaces[cell].palace else {
-                return Err(RuleError::new("no_palace", "there is no palace on that space"));
+                return Err(RuleError::new(
+                    "no_palace",
+                    "there is no palace on that space",
+                ));
             };
             if state.palaces[index as usize].festival_held {
                 return Err(RuleError::new(
@@ -1065,7 +1076,10 @@ pub fn decide(
                 ));
             }
             let towns = settlements(state);
-            let city = towns.of_space(cell).map(|c| c.cells.clone()).unwrap_or_default();
+            let city = towns
+                .of_space(cell)
+                .map(|c| c.cells.clone())
+                .unwrap_or_default();
             let present = |s: Seat| city.iter().any(|&c| state.spaces[c].developer == Some(s));
             if !present(seat) {
                 return Err(RuleError::new(

@@ -333,8 +333,8 @@ fn advance_festival(state: &mut JavaState, actor: Seat) {
     for step in 1..=seats {
         let seat = (actor + step) % seats;
         if let Some(b) = festival.bidder(seat) {
-            let must_act = b.status == BidStatus::Pending
-                || (b.status == BidStatus::In && b.points < high);
+            let must_act =
+                b.status == BidStatus::Pending || (b.status == BidStatus::In && b.points < high);
             if must_act {
                 if let Phase::Festival(f) = &mut state.phase {
                     f.stage = FestivalStage::Bidding { to_act: seat };

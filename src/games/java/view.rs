@@ -8,7 +8,7 @@ use super::data::{board, CellKind, Symbol};
 use super::event::{EndReason, JavaEvent};
 use super::rules::{rim_cost, settlements, tile_owed};
 use super::state::{BidStatus, Card, FestivalStage, JavaState, Phase, Terrain};
-use crate::games::engine::{Secret, Seat, Viewer};
+use crate::games::engine::{Seat, Secret, Viewer};
 
 /// Seat colours used in descriptions and views, by seat.
 pub const COLOURS: [&str; 4] = ["Red", "Blue", "Yellow", "Green"];

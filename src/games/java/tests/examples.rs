@@ -44,7 +44,10 @@ fn sample_turn_of_six_action_points() {
             cost: Some(1),
         },
     );
-    assert!(matches!(&events[0], JavaEvent::DeveloperEntered { cost: 1, .. }));
+    assert!(matches!(
+        &events[0],
+        JavaEvent::DeveloperEntered { cost: 1, .. }
+    ));
     // 3. Into the village: one colour change (1 AP).
     act(
         &mut s,
@@ -69,9 +72,7 @@ fn sample_turn_of_six_action_points() {
     act(
         &mut s,
         0,
-        JavaAction::PlaceIrrigation {
-            space: "J5".into(),
-        },
+        JavaAction::PlaceIrrigation { space: "J5".into() },
     );
     assert_eq!(score(&s, 0), 2);
     // 6. ... enclosed by another three-space tile (1 AP): A stands beside it alone: 3.
@@ -240,7 +241,10 @@ fn festival_example_shared_by_a_and_c() {
             ..
         }
     )));
-    assert_eq!([score(&s, 0), score(&s, 1), score(&s, 2), score(&s, 3)], [2, 0, 2, 0]);
+    assert_eq!(
+        [score(&s, 0), score(&s, 1), score(&s, 2), score(&s, 3)],
+        [2, 0, 2, 0]
+    );
     assert!(s.palaces[0].festival_held);
     for id in ["pc71", "pc72", "pc73", "pc81", "pc82", "pc83"] {
         assert!(s.discard.iter().any(|c| c.id == id), "{id} not discarded");
@@ -312,10 +316,6 @@ fn border_rule_costs_one_ap_per_outside_cell() {
     let events = act(&mut s, 0, overhang);
     assert!(matches!(events[0], JavaEvent::TilePlaced { cost: 3, .. }));
     assert_eq!(s.turn.ap, 3);
-    let events = act(
-        &mut s,
-        0,
-        tile_action(TileKind::TwoSpace, "K3", &["L3"]),
-    );
+    let events = act(&mut s, 0, tile_action(TileKind::TwoSpace, "K3", &["L3"]));
     assert!(matches!(events[0], JavaEvent::TilePlaced { cost: 1, .. }));
 }

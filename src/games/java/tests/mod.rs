@@ -67,7 +67,12 @@ pub fn tile_action(kind: TileKind, village: &str, rice: &[&str]) -> JavaAction {
     let (space, orientation) = match kind {
         TileKind::ThreeSpace => {
             let (d0, d1) = (direction(village, rice[0]), direction(village, rice[1]));
-            let o = if (d0 + 1) % 6 == d1 { d0 } else { d1 };
+            let o = if (d0 + 1) % 6 == d1 {
+                d0
+            } else {
+                assert_eq!((d1 + 1) % 6, d0, "{village} {rice:?} is no triangle");
+                d1
+            };
             (village, o)
         }
         TileKind::TwoSpace => (village, direction(village, rice[0])),

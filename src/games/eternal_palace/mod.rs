@@ -117,25 +117,17 @@ impl Engine for EternalPalace {
     fn redact(event: &Event, viewer: Viewer) -> Event {
         let mut event = event.clone();
         match &mut event {
-            Event::Started { deck, .. } | Event::DeckReshuffled { deck } => {
-                if !viewer.is_omniscient() {
-                    *deck = None;
-                }
+            Event::Started { deck, .. } | Event::DeckReshuffled { deck }
+                if !viewer.is_omniscient() =>
+            {
+                *deck = None;
             }
-            Event::Grouped { seat, sealed } => {
-                if !viewer.sees_secrets_of(*seat) {
-                    *sealed = None;
-                }
+            Event::Grouped { seat, sealed } if !viewer.sees_secrets_of(*seat) => *sealed = None,
+            Event::AdvisorsDrawn { seat, cards, .. } if !viewer.sees_secrets_of(*seat) => {
+                *cards = None;
             }
-            Event::AdvisorsDrawn { seat, cards, .. } => {
-                if !viewer.sees_secrets_of(*seat) {
-                    *cards = None;
-                }
-            }
-            Event::FishMarketResolved { seat, returned, .. } => {
-                if !viewer.sees_secrets_of(*seat) {
-                    *returned = None;
-                }
+            Event::FishMarketResolved { seat, returned, .. } if !viewer.sees_secrets_of(*seat) => {
+                *returned = None;
             }
             _ => {}
         }

@@ -928,17 +928,15 @@ fn decide_place(
                         seat,
                         choice: Choice::Resource,
                     }),
-                    Some(BonusChoice::Advisor) => {
-                        if !cx.s.display.is_empty() {
-                            cx.emit(Event::ChoiceOffered {
-                                seat,
-                                choice: Choice::Hire {
-                                    source: HireSource::Bridge,
-                                },
-                            });
-                        }
+                    Some(BonusChoice::Advisor) if !cx.s.display.is_empty() => {
+                        cx.emit(Event::ChoiceOffered {
+                            seat,
+                            choice: Choice::Hire {
+                                source: HireSource::Bridge,
+                            },
+                        })
                     }
-                    None => {}
+                    _ => {}
                 }
             }
             if to >= length {
@@ -1493,12 +1491,10 @@ fn legal_placement(state: &State, seat: Seat) -> Vec<Action> {
         return out;
     }
     let p = &state.players[seat as usize];
-    let mut seen: Vec<&Vec<u8>> = Vec::new();
-    for (g, dice) in p.groups.iter().enumerate() {
-        if p.placed[g] || seen.contains(&dice) {
+    for g in 0..p.groups.len() {
+        if p.placed[g] {
             continue;
         }
-        seen.push(dice);
         for spot in &d.locations {
             let values: Vec<Option<u8>> = if spot.kind == LocationKind::Bridge {
                 (1..=6).map(Some).collect()

@@ -1,6 +1,7 @@
 //! Tests of the Eternal Palace engine: worked rules, errors, hidden information and random
 //! playouts.
 
+mod fuzz;
 mod leaks;
 mod playouts;
 mod rules_tests;
@@ -46,7 +47,8 @@ pub fn refused(state: &State, seat: Seat, action: Action) -> &'static str {
 }
 
 /// A state in the placement phase where `seat` places next and holds exactly `groups`.
-/// Other seats hold no groups, so the round ends once `seat` has placed everything.
+/// Other seats hold no groups, so the round ends once `seat` has placed everything. To test
+/// several visits at once the groups may hold more than the five dice a player owns.
 pub fn placing(seats: u8, privileges: bool, seat: Seat, groups: Vec<Vec<u8>>) -> State {
     let (mut state, _, _) = start(seats, privileges, 7);
     state.phase = Phase::Placement;
@@ -58,7 +60,7 @@ pub fn placing(seats: u8, privileges: bool, seat: Seat, groups: Vec<Vec<u8>>) ->
     let p = &mut state.players[seat as usize];
     p.rolled = groups.iter().flatten().copied().collect();
     p.active_dice = p.rolled.len() as u8;
-    p.palace_dice = 5 - p.active_dice;
+    p.palace_dice = 5u8.saturating_sub(p.active_dice);
     p.placed = vec![false; groups.len()];
     p.groups = groups;
     state.placer = Some(seat);

@@ -9,7 +9,7 @@ use crate::games::engine::{Engine, Seat};
 use crate::games::eternal_palace::action::Action;
 use crate::games::eternal_palace::data::{data, LOCATIONS};
 use crate::games::eternal_palace::state::{token_card, Pending, Phase, State};
-use crate::games::eternal_palace::{EternalPalace, EternalPalaceOptions};
+use crate::games::eternal_palace::{EternalPalace, EternalPalaceOptions, Event};
 
 /// Everything that must hold between any two decisions.
 pub fn check_invariants(state: &State) {
@@ -124,15 +124,27 @@ fn choose(actions: &[Action], rng: &mut ChaCha8Rng) -> Action {
 
 pub struct Summary {
     pub rounds: u32,
-    pub steps: usize,
     pub winner_score: i32,
 }
 
 /// Plays one game to the end; `check_every` is how often the JSON round trip and the full
 /// fold are checked (besides the end).
 pub fn playout(seats: u8, privileges: bool, seed: u64, check_every: usize) -> Summary {
+    playout_with(seats, privileges, seed, check_every, &mut |_, _| {})
+}
+
+/// As `playout`, calling `hook` with the state after each decision (and after setup) and
+/// the events that led to it.
+pub fn playout_with(
+    seats: u8,
+    privileges: bool,
+    seed: u64,
+    check_every: usize,
+    hook: &mut dyn FnMut(&State, &[Event]),
+) -> Summary {
     let options = EternalPalaceOptions { privileges };
     let (mut state, mut log, _) = start(seats, privileges, seed);
+    hook(&state, &log);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
     let mut steps = 0;
     check_invariants(&state);
@@ -156,6 +168,7 @@ pub fn playout(seats: u8, privileges: bool, seed: u64, check_every: usize) -> Su
         for e in &events {
             EternalPalace::evolve(&mut state, e);
         }
+        hook(&state, &events);
         log.extend(events);
         check_invariants(&state);
         steps += 1;
@@ -172,14 +185,12 @@ pub fn playout(seats: u8, privileges: bool, seed: u64, check_every: usize) -> Su
     }
     assert_eq!(folded, state, "fold of the log equals the live state");
     let json = serde_json::to_string(&log).expect("serialize log");
-    let back: Vec<crate::games::eternal_palace::Event> =
-        serde_json::from_str(&json).expect("deserialize log");
+    let back: Vec<Event> = serde_json::from_str(&json).expect("deserialize log");
     assert_eq!(back, log, "event JSON round trip");
     let outcome = EternalPalace::outcome(&state).expect("finished");
     assert!(outcome.places.contains(&1));
     Summary {
         rounds: state.round,
-        steps,
         winner_score: *outcome.scores.iter().max().unwrap_or(&0),
     }
 }

@@ -606,20 +606,13 @@ pub fn decide(state: &TikalState, seat: Seat, action: &TikalAction) -> Checked<V
             let mut e = Emitter::new(state);
             e.emit(TikalEvent::BidPassed { seat });
             let active = e.state.active_bidders();
-            let bidding = e.state.bidding.clone();
-            match bidding.and_then(|b| b.high.map(|h| (h, b.passed))) {
-                Some((high, _)) if active == [high.seat] => {
-                    award_turn(&mut e, high.seat, high.amount)
-                }
-                _ if active.is_empty() => {
-                    let first = e
-                        .state
-                        .bidding
-                        .as_ref()
-                        .and_then(|b| b.passed.first().copied())
-                        .unwrap_or(seat);
-                    award_turn(&mut e, first, 0);
-                }
+            let (high, first_passer) = match &e.state.bidding {
+                Some(b) => (b.high, b.passed.first().copied().unwrap_or(seat)),
+                None => (None, seat),
+            };
+            match high {
+                Some(high) if active == [high.seat] => award_turn(&mut e, high.seat, high.amount),
+                None if active.is_empty() => award_turn(&mut e, first_passer, 0),
                 _ => {}
             }
             Ok(e.events)

@@ -702,3 +702,19 @@ fn api_schemas_are_named_for_tikal_and_serialize() {
     let action = serde_json::to_string(&TikalAction::schema()).unwrap();
     assert!(action.contains("place_guard") && action.contains("TikalPieceKind"));
 }
+
+#[test]
+fn placement_falls_back_to_any_touching_space_when_nothing_connects() {
+    let mut state = placing("tile-C2");
+    // Only volcanoes lie on the board: no edge can lead onto the new hex.
+    for name in ["A4", "A5", "B4", "B5"] {
+        let hex = state.board[space(name) as usize].as_mut().unwrap();
+        hex.terrain = super::super::data::Terrain::Volcano;
+    }
+    let spots = legal(&state, 0);
+    assert!(!spots.is_empty());
+    assert!(listed(&state, 0, &place("A3", 0)));
+    assert!(listed(&state, 0, &place("A3", 3)));
+    assert_eq!(code(&state, 0, place("D1", 0)), "not_connected");
+    ok(&mut state, 0, place("C5", 2));
+}

@@ -437,9 +437,11 @@ pub fn redact(event: &TikalEvent, viewer: Viewer) -> TikalEvent {
 
 fn tile_label(id: &str) -> String {
     match data().tile(id) {
-        Some(t) if t.terrain == Terrain::Temple => format!("a {} temple ({id})", t.value),
+        Some(t) if t.terrain == Terrain::Temple => {
+            format!("a temple of value {} ({id})", t.value)
+        }
         Some(t) if t.terrain == Terrain::Treasure => {
-            format!("a treasure hex with {} masks ({id})", t.value)
+            format!("a treasure site with {} masks ({id})", t.value)
         }
         Some(t) => format!("a {} hex ({id})", t.terrain.name()),
         None => id.to_string(),
@@ -480,7 +482,8 @@ pub fn describe(state: &TikalState, event: &TikalEvent) -> String {
             format!("{} gets the turn for free", colour(*seat))
         }
         TikalEvent::AuctionWon { seat, price } => {
-            format!("{} wins the turn for {price} points", colour(*seat))
+            let unit = if *price == 1 { "point" } else { "points" };
+            format!("{} wins the turn for {price} {unit}", colour(*seat))
         }
         TikalEvent::TileChosen { seat, tile } => {
             format!("{} takes {}", colour(*seat), tile_label(tile))

@@ -106,6 +106,9 @@ pub fn check_invariants(state: &State) {
     assert_eq!(acting.is_empty(), state.phase == Phase::Finished);
 }
 
+/// Longest legal-action list seen (reported, to size client expectations).
+static MAX_LEGAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Light bias so games end: prefer real locations over the scrolls and hiring over not.
 fn choose(actions: &[Action], rng: &mut ChaCha8Rng) -> Action {
     let useful: Vec<&Action> = actions
@@ -162,6 +165,7 @@ pub fn playout_with(
         let seat: Seat = *acting.choose(&mut rng).expect("non-empty");
         let legal = EternalPalace::legal_actions(&state, seat);
         assert!(!legal.is_empty(), "seat {seat} must act but has no action");
+        MAX_LEGAL.fetch_max(legal.len(), std::sync::atomic::Ordering::Relaxed);
         let action = choose(&legal, &mut rng);
         let events = EternalPalace::decide(&state, seat, &action, &mut rng)
             .unwrap_or_else(|e| panic!("seed {seed}: legal {action:?} refused: {e}"));
@@ -205,9 +209,14 @@ fn run(seats: u8) {
     }
     let limit = data().round_limit.rounds;
     assert!(rounds.iter().all(|r| *r <= limit));
+    let at_limit = rounds.iter().filter(|r| **r == limit).count();
     let avg = rounds.iter().sum::<u32>() as f64 / rounds.len() as f64;
     let score = scores.iter().sum::<i32>() as f64 / scores.len() as f64;
-    eprintln!("{seats} players: average {avg:.1} rounds, winner {score:.1} VP");
+    eprintln!(
+        "{seats} players: average {avg:.1} rounds ({at_limit} at the limit), winner {score:.1} VP, \
+         longest legal list {}",
+        MAX_LEGAL.load(std::sync::atomic::Ordering::Relaxed)
+    );
 }
 
 #[test]

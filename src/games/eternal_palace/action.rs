@@ -59,7 +59,7 @@ impl MarketItem {
 
 /// An action of one seat. Internally tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
     /// Grouping phase (simultaneous, secret): split all rolled dice into groups, each group
     /// given as its pip values, e.g. `{"type":"group","groups":[[6,1],[3]]}`. Dice of equal

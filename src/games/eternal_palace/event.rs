@@ -12,10 +12,6 @@ use crate::games::engine::Seat;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
-    /// Starting material.
-    Start,
-    /// Fish paid for the colours at a location, wisdom spent on pips.
-    Placement,
     /// Resource location yield.
     ResourceLocation,
     /// Temple of Wisdom.
@@ -26,7 +22,7 @@ pub enum Reason {
     Scrolls,
     /// A bonus of the Eternal Bridge.
     Bridge,
-    /// Monument ring payment and palace steps.
+    /// Palace steps for visiting a monument.
     Monument,
     /// Cost and fish/wisdom sign of hiring an advisor.
     Hire,
@@ -34,8 +30,6 @@ pub enum Reason {
     Advisor,
     /// A diplomat of another player gave this.
     Diplomacy,
-    /// A privilege token was played.
-    Privilege,
 }
 
 /// Where a hired advisor came from.

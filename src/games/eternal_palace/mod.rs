@@ -200,8 +200,6 @@ fn seats_text(seats: &[Seat]) -> String {
 
 fn reason_text(reason: Reason) -> &'static str {
     match reason {
-        Reason::Start => "at the start",
-        Reason::Placement => "for placing",
         Reason::ResourceLocation => "at the resource location",
         Reason::Temple => "at the Temple of Wisdom",
         Reason::Market => "at the Palace Market",
@@ -211,7 +209,6 @@ fn reason_text(reason: Reason) -> &'static str {
         Reason::Hire => "for hiring",
         Reason::Advisor => "from an advisor",
         Reason::Diplomacy => "from a diplomat",
-        Reason::Privilege => "for a privilege",
     }
 }
 

@@ -122,6 +122,21 @@ fn options_default_from_empty_object() {
 }
 
 #[test]
+fn actions_parse_from_tagged_json_and_reject_unknown_fields() {
+    let hire: Action = serde_json::from_str(r#"{"type":"hire"}"#).expect("hire");
+    assert_eq!(hire, Action::Hire { card: None });
+    let place: Action =
+        serde_json::from_str(r#"{"type":"place","group":1,"location":"bridge","value":5}"#)
+            .expect("place");
+    assert_eq!(place, bridge(1, 5));
+    let round_trip: Action =
+        serde_json::from_str(&serde_json::to_string(&place).expect("json")).expect("back");
+    assert_eq!(round_trip, place);
+    assert!(serde_json::from_str::<Action>(r#"{"type":"hire","cards":"a01"}"#).is_err());
+    assert!(serde_json::from_str::<Action>(r#"{"type":"dance"}"#).is_err());
+}
+
+#[test]
 fn data_file_entries_name_their_source_and_are_consistent() {
     let d = data();
     assert_eq!(d.locations.len(), 14);

@@ -16,7 +16,9 @@
 pub mod action;
 pub mod data;
 pub mod event;
+pub mod legal;
 pub mod rules;
+pub mod scoring;
 pub mod state;
 pub mod view;
 
@@ -95,11 +97,11 @@ impl Engine for EternalPalace {
     }
 
     fn legal_actions(state: &State, seat: Seat) -> Vec<Action> {
-        rules::legal_actions(state, seat)
+        legal::legal_actions(state, seat)
     }
 
     fn to_act(state: &State) -> Vec<Seat> {
-        rules::to_act(state)
+        legal::to_act(state)
     }
 
     fn outcome(state: &State) -> Option<Outcome> {

@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 
 use super::data::{data, AdvisorCard, BonusData, Goods, LocationKind, Resource, SpaceData};
 use super::event::{Choice, ScoreSheet};
-use super::rules::to_act;
+use super::legal::to_act;
 use super::state::{token_card, token_owner, unseal, Pending, Phase, State};
 use crate::games::engine::{Seat, Viewer};
 

@@ -9,9 +9,8 @@ use crate::games::engine::{Engine, Viewer};
 use crate::games::eternal_palace::action::{Action, MarketItem};
 use crate::games::eternal_palace::data::{data, Goods, Resource, BRIDGE};
 use crate::games::eternal_palace::event::{Choice, Event, HireSource, Reason};
-use crate::games::eternal_palace::rules::{
-    best_run, cheapest_sum, final_scores, partitions, privilege_order,
-};
+use crate::games::eternal_palace::rules::{cheapest_sum, partitions, privilege_order};
+use crate::games::eternal_palace::scoring::{best_run, final_scores};
 use crate::games::eternal_palace::state::{deck_token, OwnedAdvisor, Pending, Phase, State};
 use crate::games::eternal_palace::{EternalPalace, EternalPalaceOptions};
 

@@ -11,6 +11,7 @@ use crate::games::engine::Seat;
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
 )]
 #[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalaceMarketItem)]
 pub enum MarketItem {
     /// 2 fish.
     Fish,
@@ -60,6 +61,7 @@ impl MarketItem {
 /// An action of one seat. Internally tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(as = EternalPalaceAction)]
 pub enum Action {
     /// Grouping phase (simultaneous, secret): split all rolled dice into groups, each group
     /// given as its pip values, e.g. `{"type":"group","groups":[[6,1],[3]]}`. Dice of equal

@@ -11,6 +11,7 @@ const GAME_JSON: &str = include_str!("../../../data/eternal_palace/game.json");
 /// Where a value in the data file comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalaceSource)]
 pub enum Source {
     /// The German short rules (the authority on play).
     Summary,
@@ -25,6 +26,7 @@ pub enum Source {
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
 )]
 #[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalaceResource)]
 pub enum Resource {
     Wood,
     Stone,
@@ -57,6 +59,7 @@ fn is_zero(value: &i32) -> bool {
 /// A bundle of material (also used as a signed change). Zero fields are omitted in JSON.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schema(as = EternalPalaceGoods)]
 pub struct Goods {
     /// Fish.
     #[serde(skip_serializing_if = "is_zero")]
@@ -315,6 +318,7 @@ pub struct ArtistGroupRewards {
 /// What kind of place a location is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalaceLocationKind)]
 pub enum LocationKind {
     FishMarket,
     Academy,
@@ -344,6 +348,7 @@ pub struct YieldData {
 /// A marking space at the Temple of Wisdom (7) or the Palace Market (12).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = EternalPalaceSpaceData)]
 pub struct SpaceData {
     /// Space id, e.g. "7a".
     pub id: String,
@@ -367,6 +372,7 @@ pub struct ItemsByDice {
 /// A choice the Eternal Bridge hands out instead of fixed goods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalaceBonusChoice)]
 pub enum BonusChoice {
     /// One resource of the player's choice.
     Resource,
@@ -377,6 +383,7 @@ pub enum BonusChoice {
 /// A bonus printed on a space of the Eternal Bridge.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = EternalPalaceBonusData)]
 pub struct BonusData {
     /// Space number (0 is the start).
     pub space: u8,
@@ -473,6 +480,7 @@ pub struct MarketItemData {
 /// Whether hiring a card at the fish market / academy gives or costs fish / wisdom.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalaceHireSign)]
 pub enum HireSign {
     /// Hiring gives 3 fish (fish market) or 2 wisdom (academy).
     Gain,
@@ -483,6 +491,7 @@ pub enum HireSign {
 /// What an advisor does.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(as = EternalPalaceAdvisorEffect)]
 pub enum AdvisorEffect {
     /// Patron: once, when hired: goods and steps on the listed location tracks.
     Patron {
@@ -509,6 +518,7 @@ pub enum AdvisorEffect {
 /// The four advisor types of the short rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalaceAdvisorType)]
 pub enum AdvisorType {
     Patron,
     Trader,
@@ -519,6 +529,7 @@ pub enum AdvisorType {
 /// One advisor card.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = EternalPalaceAdvisorCard)]
 pub struct AdvisorCard {
     /// Unique card id, e.g. "a07".
     pub id: String,

@@ -11,6 +11,7 @@ use crate::games::engine::Seat;
 /// Why material changed hands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalaceReason)]
 pub enum Reason {
     /// Resource location yield.
     ResourceLocation,
@@ -35,6 +36,7 @@ pub enum Reason {
 /// Where a hired advisor came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalaceHireSource)]
 pub enum HireSource {
     FishMarket,
     Academy,
@@ -44,6 +46,7 @@ pub enum HireSource {
 /// A choice that waits for the active seat.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[schema(as = EternalPalaceChoice)]
 pub enum Choice {
     /// Hire one open advisor (academy: pay; bridge: free) or none: answer with `hire`.
     Hire { source: HireSource },
@@ -57,6 +60,7 @@ pub enum Choice {
 
 /// One line of the final scoring.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = EternalPalaceScoreSheet)]
 pub struct ScoreSheet {
     pub seat: Seat,
     /// 1 VP per painting layer.
@@ -80,6 +84,7 @@ pub struct ScoreSheet {
 /// An event. Internally tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[schema(as = EternalPalaceEvent)]
 pub enum Event {
     /// The game is set up: random starting turn order and the shuffled advisor deck
     /// (deck entries are hidden tokens; `null` for everybody but the omniscient export).

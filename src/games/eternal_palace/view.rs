@@ -12,6 +12,7 @@ use crate::games::engine::{Seat, Viewer};
 /// Phase of play.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalacePhaseView)]
 pub enum PhaseView {
     Setup,
     /// Everybody groups in secret (simultaneous).
@@ -25,6 +26,7 @@ pub enum PhaseView {
 
 /// A group lying on a location this round.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalacePlacedGroupView)]
 pub struct PlacedGroupView {
     pub seat: Seat,
     /// Pips after wisdom.
@@ -33,6 +35,7 @@ pub struct PlacedGroupView {
 
 /// A temple / market space and who marked it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalaceSpaceView)]
 pub struct SpaceView {
     #[serde(flatten)]
     pub space: SpaceData,
@@ -42,6 +45,7 @@ pub struct SpaceView {
 
 /// Resources gained at a resource location for a number of dice.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalaceYieldView)]
 pub struct YieldView {
     pub dice: usize,
     pub amount: i32,
@@ -49,6 +53,7 @@ pub struct YieldView {
 
 /// One location of the board.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalaceLocationView)]
 pub struct LocationView {
     /// "1".."12", "bridge" or "scrolls" (the name used in actions).
     pub key: String,
@@ -88,6 +93,7 @@ pub struct LocationView {
 
 /// A group of the viewer (before the reveal) or of anybody (after it).
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalaceGroupView)]
 pub struct GroupView {
     /// Index used by the `place` action.
     pub index: u8,
@@ -97,6 +103,7 @@ pub struct GroupView {
 
 /// An advisor in front of a player.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalaceOwnedAdvisorView)]
 pub struct OwnedAdvisorView {
     pub card: AdvisorCard,
     /// Turned sideways this round.
@@ -105,6 +112,7 @@ pub struct OwnedAdvisorView {
 
 /// One seat as the viewer may see it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalacePlayerView)]
 pub struct PlayerView {
     pub seat: Seat,
     /// Colour name used in descriptions.
@@ -138,6 +146,7 @@ pub struct PlayerView {
 
 /// A deck card the viewer knows (put back on top by the viewer).
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalaceKnownDeckCard)]
 pub struct KnownDeckCard {
     /// 0 = top of the deck.
     pub position: usize,
@@ -146,6 +155,7 @@ pub struct KnownDeckCard {
 
 /// The decision the active seat owes.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalacePendingView)]
 pub struct PendingView {
     pub seat: Seat,
     /// Set for every choice but the fish market.

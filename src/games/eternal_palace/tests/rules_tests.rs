@@ -1372,3 +1372,26 @@ fn legal_placements_are_exactly_the_accepted_ones() {
         }
     }
 }
+
+#[test]
+fn api_schemas_are_named_for_eternal_palace() {
+    use crate::games::eternal_palace::{EternalPalaceView, Event as EpEvent};
+    use utoipa::{PartialSchema, ToSchema};
+    let mut nested = Vec::new();
+    EternalPalaceOptions::schemas(&mut nested);
+    Action::schemas(&mut nested);
+    EpEvent::schemas(&mut nested);
+    EternalPalaceView::schemas(&mut nested);
+    assert!(nested.len() > 10);
+    for (name, schema) in &nested {
+        assert!(
+            name.starts_with("EternalPalace") || ["u8", "Seat"].contains(&name.as_str()),
+            "schema {name} could clash with another game's"
+        );
+        serde_json::to_string(schema).expect("schema json");
+    }
+    let view = serde_json::to_string(&EternalPalaceView::schema()).expect("view");
+    assert!(view.contains("EternalPalacePlayerView"));
+    let action = serde_json::to_string(&Action::schema()).expect("action");
+    assert!(action.contains("use_advisor") && action.contains("EternalPalaceMarketItem"));
+}

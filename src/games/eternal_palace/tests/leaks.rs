@@ -71,6 +71,7 @@ fn check_step(state: &State, events: &[Event], seen: &mut [usize; 4]) {
 #[test]
 fn no_view_or_redacted_event_leaks_a_secret() {
     let mut seen = [0usize; 4];
+    let mut kinds = std::collections::BTreeSet::new();
     for seats in 2..=5u8 {
         for seed in 0..25u64 {
             playout_with(
@@ -78,7 +79,13 @@ fn no_view_or_redacted_event_leaks_a_secret() {
                 seed % 2 == 0,
                 5000 + seed,
                 1000,
-                &mut |state, events| check_step(state, events, &mut seen),
+                &mut |state, events| {
+                    check_step(state, events, &mut seen);
+                    for e in events {
+                        let json = serde_json::to_value(e).expect("event json");
+                        kinds.insert(json["type"].as_str().unwrap_or("").to_string());
+                    }
+                },
             );
         }
     }
@@ -87,6 +94,8 @@ fn no_view_or_redacted_event_leaks_a_secret() {
         seen.iter().all(|n| *n > 0),
         "kinds of secrets seen: {seen:?}"
     );
+    // and the games went through every kind of event
+    assert_eq!(kinds.len(), 27, "event kinds seen: {kinds:?}");
 }
 
 /// Short rules, "Rundenablauf": dice are grouped behind a screen and all screens are

@@ -13,6 +13,7 @@ use crate::games::java::state::Phase;
 
 const FULL_FOLD_EVERY: usize = 40;
 const LEAK_CHECK_EVERY: usize = 25;
+const PROBE_EVERY: usize = 7;
 
 fn weight(action: &JavaAction, state: &JavaState) -> f64 {
     match action {
@@ -49,18 +50,18 @@ fn choose(actions: &[JavaAction], state: &JavaState, rng: &mut impl Rng) -> Java
             .of_space(board().index(name).unwrap())
             .is_some_and(|t| t.palace.is_some())
     };
-    let mut kinds: Vec<(String, f64, Vec<&JavaAction>)> = Vec::new();
+    let mut kinds: Vec<((&str, Option<TileKind>), f64, Vec<&JavaAction>)> = Vec::new();
     for action in actions {
         let (key, w) = match action {
             JavaAction::PlaceTile { tile, .. } => {
-                (format!("place_tile/{tile:?}"), weight(action, state))
+                (("place_tile", Some(*tile)), weight(action, state))
             }
             JavaAction::EnterDeveloper { to, .. } | JavaAction::MoveDeveloper { to, .. }
                 if in_city(to) =>
             {
-                (format!("{}/city", action.kind()), 5.0)
+                (("into_city", None), 5.0)
             }
-            other => (other.kind().to_string(), weight(action, state)),
+            other => ((other.kind(), None), weight(action, state)),
         };
         match kinds.iter_mut().find(|(k, _, _)| *k == key) {
             Some(entry) => entry.2.push(action),
@@ -76,6 +77,94 @@ fn choose(actions: &[JavaAction], state: &JavaState, rng: &mut impl Rng) -> Java
         pick -= w;
     }
     (*kinds.last().unwrap().2.choose(rng).unwrap()).clone()
+}
+
+/// Equal up to the optional `cost` field (which `legal_actions` always fills in).
+fn same_ignoring_cost(listed: &JavaAction, probe: &JavaAction) -> bool {
+    use JavaAction as A;
+    match (listed, probe) {
+        (
+            A::PlaceTile {
+                tile,
+                space,
+                orientation,
+                ..
+            },
+            A::PlaceTile {
+                tile: t,
+                space: s,
+                orientation: o,
+                ..
+            },
+        ) => tile == t && space == s && orientation == o,
+        (A::EnterDeveloper { to, .. }, A::EnterDeveloper { to: t, .. }) => to == t,
+        (A::MoveDeveloper { from, to, .. }, A::MoveDeveloper { from: f, to: t, .. }) => {
+            from == f && to == t
+        }
+        (A::WithdrawDeveloper { from, .. }, A::WithdrawDeveloper { from: f, .. }) => from == f,
+        (a, b) => a == b,
+    }
+}
+
+/// Random actions that decide accepts must be listed (up to the optional cost).
+fn probe_unlisted(state: &JavaState, seat: Seat, listed: &[JavaAction], rng: &mut impl Rng) {
+    let cells = board().len();
+    let name = |rng: &mut dyn rand::RngCore| board().name(rng.gen_range(0..cells)).to_string();
+    let own: Vec<String> = (0..cells)
+        .filter(|&c| state.spaces[c].developer == Some(seat))
+        .map(|c| board().name(c).to_string())
+        .collect();
+    let values = [2u8, 4, 6, 8, 10];
+    let mut probes = vec![
+        JavaAction::EndTurn,
+        JavaAction::UseActionChip,
+        JavaAction::FestivalPass,
+        JavaAction::FestivalAgree,
+        JavaAction::BuyCard {
+            source: CardSource::Deck,
+        },
+        JavaAction::BuyCard {
+            source: CardSource::FaceUp,
+        },
+    ];
+    for _ in 0..6 {
+        probes.push(JavaAction::PlaceTile {
+            tile: TileKind::ALL[rng.gen_range(0..4)],
+            space: name(rng),
+            orientation: rng.gen_range(0..6),
+            cost: None,
+        });
+        probes.push(JavaAction::EnterDeveloper {
+            to: name(rng),
+            cost: None,
+        });
+        probes.push(JavaAction::WithdrawDeveloper {
+            from: own.choose(rng).cloned().unwrap_or_else(|| name(rng)),
+            cost: None,
+        });
+        probes.push(JavaAction::MoveDeveloper {
+            from: own.choose(rng).cloned().unwrap_or_else(|| name(rng)),
+            to: name(rng),
+            cost: None,
+        });
+        probes.push(JavaAction::BuildPalace {
+            space: name(rng),
+            value: *values.choose(rng).unwrap(),
+        });
+        probes.push(JavaAction::RaisePalace {
+            space: name(rng),
+            value: *values.choose(rng).unwrap(),
+        });
+        probes.push(JavaAction::PlaceIrrigation { space: name(rng) });
+    }
+    for probe in probes {
+        if Java::decide(state, seat, &probe, &mut super::rng(5)).is_ok() {
+            assert!(
+                listed.iter().any(|l| same_ignoring_cost(l, &probe)),
+                "accepted but not listed: {probe:?}"
+            );
+        }
+    }
 }
 
 fn check_invariants(state: &JavaState, palace_tiles_used: u32) {
@@ -252,6 +341,9 @@ pub fn playout(seats: u8, seed: u64) -> PlayoutStats {
             if let Err(e) = Java::decide(&state, seat, probe, &mut rng.clone()) {
                 panic!("seed {seed}: listed {probe:?} refused: {e}");
             }
+        }
+        if stats.steps.is_multiple_of(PROBE_EVERY) {
+            probe_unlisted(&state, seat, &actions, &mut rng);
         }
         let action = choose(&actions, &state, &mut rng);
         let events = Java::decide(&state, seat, &action, &mut rng)

@@ -40,6 +40,9 @@ fn weight(action: &JavaAction, state: &JavaState) -> f64 {
     }
 }
 
+/// An action's `type` tag, split by tile kind for placements.
+type GroupKey = (&'static str, Option<TileKind>);
+
 /// Picks an action kind by summed weight per kind, then one action of it uniformly, so
 /// the thousands of tile placements do not drown the rest.
 fn choose(actions: &[JavaAction], state: &JavaState, rng: &mut impl Rng) -> JavaAction {
@@ -50,7 +53,7 @@ fn choose(actions: &[JavaAction], state: &JavaState, rng: &mut impl Rng) -> Java
             .of_space(board().index(name).unwrap())
             .is_some_and(|t| t.palace.is_some())
     };
-    let mut kinds: Vec<((&str, Option<TileKind>), f64, Vec<&JavaAction>)> = Vec::new();
+    let mut kinds: Vec<(GroupKey, f64, Vec<&JavaAction>)> = Vec::new();
     for action in actions {
         let (key, w) = match action {
             JavaAction::PlaceTile { tile, .. } => {

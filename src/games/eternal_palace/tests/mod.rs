@@ -1,6 +1,7 @@
 //! Tests of the Eternal Palace engine: worked rules, errors, hidden information and random
 //! playouts.
 
+mod balance;
 mod fuzz;
 mod leaks;
 mod playouts;

@@ -565,29 +565,51 @@ fn ksr_resource_location_yield_by_dice_track_layer_and_decoration() {
         vec![vec![4, 5], vec![3, 3, 3], vec![6, 3], vec![1]],
     );
     let i = index("9");
+    let length = data().locations[i].track_length().expect("track");
     let events = act(&mut state, 0, place(0, "9"), &mut rng());
     assert_eq!(goods_for(&events, 0, Reason::ResourceLocation).kaolin, 1);
+    assert_eq!(state.players[0].tracks[i], 1, "one step per visit");
     let events = act(&mut state, 0, place(1, "9"), &mut rng());
     assert_eq!(goods_for(&events, 0, Reason::ResourceLocation).kaolin, 3);
     assert_eq!(state.players[0].tracks[i], 2);
+    assert!(state.players[0].layers.is_empty());
+    // one step before the end: the next visit takes the layer and the decoration
+    state.players[0].tracks[i] = length - 1;
     state.players[0].stock.fish = 5;
     let events = act(&mut state, 0, place(2, "9"), &mut rng());
-    assert_eq!(state.players[0].tracks[i], 3);
+    assert_eq!(state.players[0].tracks[i], length);
     assert!(state.players[0].layers.contains(&"9".to_string()));
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::DecorationTaken { seat: 0, .. })));
     assert_eq!(state.players[0].decorations, 1);
     assert!(!state.decorations.contains(&"9".to_string()));
+    // a finished track still yields, without further steps
+    let events = act(&mut state, 0, place(3, "scrolls"), &mut rng());
+    assert!(!events.is_empty());
     // the next player to finish this track gets the layer but no decoration
     let mut later = placing(2, false, 1, vec![vec![4, 5], vec![1]]);
     later.decorations.retain(|k| k != "9");
-    later.players[1].tracks[i] = 2;
+    later.players[1].tracks[i] = length - 1;
     let events = act(&mut later, 1, place(0, "9"), &mut rng());
     assert!(later.players[1].layers.contains(&"9".to_string()));
     assert!(!events
         .iter()
         .any(|e| matches!(e, Event::DecorationTaken { .. })));
+}
+
+#[test]
+fn decided_finished_track_still_gives_the_location_action() {
+    let mut state = placing(2, false, 0, vec![vec![4], vec![1]]);
+    let i = index("4");
+    let length = data().locations[i].track_length().expect("track");
+    state.players[0].tracks[i] = length;
+    state.players[0].layers.push("4".into());
+    let events = act(&mut state, 0, place(0, "4"), &mut rng());
+    assert_eq!(goods_for(&events, 0, Reason::ResourceLocation).wood, 1);
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, Event::TrackAdvanced { .. } | Event::LayerTaken { .. })));
 }
 
 #[test]
@@ -1064,7 +1086,8 @@ fn ksr_eight_layers_end_the_game_after_the_round() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    state.players[0].tracks[index("4")] = 2;
+    let length = data().locations[index("4")].track_length().expect("track");
+    state.players[0].tracks[index("4")] = length - 1;
     act(&mut state, 0, place(0, "4"), &mut rng());
     assert_eq!(state.completion, Some(0));
     assert_eq!(state.phase, Phase::Placement, "the round is played out");

@@ -5,6 +5,7 @@ use utoipa::ToSchema;
 
 /// The four kinds of terrain tiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[schema(as = JavaTileKind)]
 #[serde(rename_all = "snake_case")]
 pub enum TileKind {
     /// Triangle of two rice spaces and one village space, from the common supply.
@@ -44,6 +45,7 @@ impl TileKind {
 
 /// Where a bought palace card comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = JavaCardSource)]
 #[serde(rename_all = "snake_case")]
 pub enum CardSource {
     /// The face-up card beside the deck (it is replaced at once from the deck).

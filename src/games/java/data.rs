@@ -18,6 +18,7 @@ pub const DIRECTIONS: [(i32, i32); 6] = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1,
 
 /// What a cell of the printed board is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = JavaCellKind)]
 #[serde(rename_all = "snake_case")]
 pub enum CellKind {
     /// A land space of central Java.
@@ -186,6 +187,7 @@ fn parse_material(text: &str) -> Material {
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
 )]
+#[schema(as = JavaSymbol)]
 #[serde(rename_all = "snake_case")]
 pub enum Symbol {
     Drum,

@@ -9,6 +9,7 @@ use crate::games::engine::Seat;
 
 /// Why the end of the game began.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = JavaEndReason)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
     /// The last three-space tile was taken.
@@ -19,6 +20,7 @@ pub enum EndReason {
 
 /// One palace's contribution to a Great Final Count.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = JavaPalaceCount)]
 pub struct PalaceCount {
     /// The palace's space.
     pub palace: String,

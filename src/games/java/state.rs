@@ -14,6 +14,7 @@ pub const ACTION_POINTS: u8 = 6;
 /// A palace card. Its id is unique for the whole game (cards get fresh ids whenever the
 /// discard pile is reshuffled into a new deck).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = JavaCard)]
 pub struct Card {
     /// Unique id such as "pc07".
     pub id: String,
@@ -30,6 +31,7 @@ impl Card {
 
 /// Top terrain of a stack of tiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = JavaTerrain)]
 #[serde(rename_all = "snake_case")]
 pub enum Terrain {
     Rice,
@@ -115,6 +117,7 @@ pub struct TurnState {
 
 /// Where a festival participant stands in the bidding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = JavaBidStatus)]
 #[serde(rename_all = "snake_case")]
 pub enum BidStatus {
     /// Has not had a chance to join yet.

@@ -19,6 +19,7 @@ pub fn colour(seat: Seat) -> &'static str {
 
 /// Which part of the game is running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(as = JavaPhaseName)]
 #[serde(rename_all = "snake_case")]
 pub enum PhaseName {
     Setup,
@@ -52,6 +53,7 @@ pub struct JavaView {
 
 /// The running turn.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = JavaTurnView)]
 pub struct TurnView {
     pub number: u32,
     pub ap_left: u8,
@@ -64,6 +66,7 @@ pub struct TurnView {
 
 /// One cell of the map.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = JavaSpaceView)]
 pub struct SpaceView {
     /// Row letter and column number, e.g. "F7".
     pub name: String,
@@ -87,6 +90,7 @@ pub struct SpaceView {
 
 /// A palace on the board.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = JavaPalaceView)]
 pub struct PalaceView {
     pub value: u8,
     /// The dancer side is up: a festival was held here since the palace last changed.
@@ -97,6 +101,7 @@ pub struct PalaceView {
 
 /// A village (no palace) or city (with palace).
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = JavaSettlementView)]
 pub struct SettlementView {
     pub spaces: Vec<String>,
     pub size: usize,
@@ -107,6 +112,7 @@ pub struct SettlementView {
 
 /// Palace tiles left of one value.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = JavaPalaceStockView)]
 pub struct PalaceStockView {
     pub value: u8,
     pub count: u8,
@@ -114,6 +120,7 @@ pub struct PalaceStockView {
 
 /// The common supply.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = JavaSupplyView)]
 pub struct SupplyView {
     pub three_space_tiles: u8,
     pub irrigation_tiles: u8,
@@ -126,6 +133,7 @@ pub struct SupplyView {
 
 /// One player's public material (and own cards for that player).
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = JavaPlayerView)]
 pub struct PlayerView {
     pub seat: Seat,
     pub colour: String,
@@ -146,6 +154,7 @@ pub struct PlayerView {
 
 /// A festival's bidding.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = JavaFestivalView)]
 pub struct FestivalView {
     pub palace: String,
     pub palace_value: u8,
@@ -164,6 +173,7 @@ pub struct FestivalView {
 
 /// One festival participant.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = JavaBidderView)]
 pub struct BidderView {
     pub seat: Seat,
     pub status: BidStatus,

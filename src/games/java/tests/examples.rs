@@ -32,8 +32,10 @@ fn sample_turn_of_six_action_points() {
     s.face_up = Some(card("pc90", &[Drum]));
     give_hand(&mut s, 0, vec![card("pc91", &[Drum, Mask])]);
 
-    // 1. A three-space tile from the supply (1 AP).
-    act(&mut s, 0, three("K5", "K4", "J4"));
+    // 1. A three-space tile from the supply (1 AP); the rules page's orientation example.
+    let tile = three("K5", "K4", "J4");
+    assert!(matches!(tile, JavaAction::PlaceTile { orientation: 2, .. }));
+    act(&mut s, 0, tile);
     assert_eq!(s.turn.ap, 5);
     // 2. A developer enters from the lowlands onto a rice space (1 AP).
     let events = act(

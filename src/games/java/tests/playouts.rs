@@ -43,8 +43,9 @@ fn weight(action: &JavaAction, state: &JavaState) -> f64 {
 /// An action's `type` tag, split by tile kind for placements.
 type GroupKey = (&'static str, Option<TileKind>);
 
-/// Picks an action kind by summed weight per kind, then one action of it uniformly, so
-/// the thousands of tile placements do not drown the rest.
+/// Picks a group of actions (by `type`, placements by tile kind, moves into cities apart)
+/// by the group's weight, then one action of it uniformly, so the thousands of tile
+/// placements do not drown the rest.
 fn choose(actions: &[JavaAction], state: &JavaState, rng: &mut impl Rng) -> JavaAction {
     // Developers heading into cities make contested festivals likely.
     let towns = settlements(state);
@@ -345,7 +346,7 @@ pub fn playout(seats: u8, seed: u64) -> PlayoutStats {
                 panic!("seed {seed}: listed {probe:?} refused: {e}");
             }
         }
-        if stats.steps.is_multiple_of(PROBE_EVERY) {
+        if stats.steps % PROBE_EVERY == 0 {
             probe_unlisted(&state, seat, &actions, &mut rng);
         }
         let action = choose(&actions, &state, &mut rng);
@@ -385,10 +386,10 @@ pub fn playout(seats: u8, seed: u64) -> PlayoutStats {
         let json = serde_json::to_string(&state).unwrap();
         let back: JavaState = serde_json::from_str(&json).unwrap();
         assert_eq!(back, state, "seed {seed}: JSON round trip");
-        if stats.steps.is_multiple_of(LEAK_CHECK_EVERY) {
+        if stats.steps % LEAK_CHECK_EVERY == 0 {
             check_no_leaks(&state, &events, &Java::secrets(&state));
         }
-        if stats.steps.is_multiple_of(FULL_FOLD_EVERY) {
+        if stats.steps % FULL_FOLD_EVERY == 0 {
             assert_eq!(fold(seats, &log), state, "seed {seed}: fold differs");
         }
     }

@@ -922,3 +922,21 @@ fn decide_refuses_nonsense_without_panicking() {
         assert!(Java::decide(&s, 7, &action, &mut rng(3)).is_err());
     }
 }
+
+#[test]
+fn every_api_schema_name_is_java_prefixed() {
+    use utoipa::ToSchema;
+    let mut schemas = Vec::new();
+    super::super::JavaOptions::schemas(&mut schemas);
+    JavaAction::schemas(&mut schemas);
+    JavaEvent::schemas(&mut schemas);
+    super::super::JavaView::schemas(&mut schemas);
+    assert!(schemas.len() > 10);
+    let primitive = ["u8", "u16", "u32", "i32", "String", "bool", "usize"];
+    for (name, _) in schemas {
+        assert!(
+            name.starts_with("Java") || primitive.contains(&name.as_str()),
+            "schema {name} may clash with other games"
+        );
+    }
+}

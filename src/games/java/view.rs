@@ -595,9 +595,10 @@ pub fn describe(state: &JavaState, event: &JavaEvent) -> String {
             points,
             palaces,
         } => format!(
-            "{} takes the Great Final Count: {points} points from {} palaces",
+            "{} takes the Great Final Count: {points} points from {} palace{}",
             colour(*seat),
-            palaces.len()
+            palaces.len(),
+            if palaces.len() == 1 { "" } else { "s" }
         ),
         JavaEvent::GameEnded => {
             let mut best: Vec<Seat> = Vec::new();

@@ -862,6 +862,16 @@ fn hands_and_deck_stay_hidden_from_others() {
             }
         }
     }
+    // The omniscient view does show them, so the checks above can fail.
+    let everything = serde_json::to_string(&Java::view(&s, Viewer::Omniscient)).unwrap();
+    let owned: Vec<_> = Java::secrets(&s)
+        .into_iter()
+        .filter(|secret| secret.owner.is_some())
+        .collect();
+    assert_eq!(owned.len(), 9);
+    assert!(owned
+        .iter()
+        .all(|secret| everything.contains(&secret.needle)));
     let own = Java::view(&s, Viewer::Seat(1));
     assert!(own.players[1].hand.is_some());
     assert!(own.players[0].hand.is_none());

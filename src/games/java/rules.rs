@@ -9,7 +9,7 @@ use rand::RngCore;
 use super::action::{CardSource, JavaAction, TileKind};
 use super::data::{board, data, CellKind, Symbol};
 use super::event::{EndReason, JavaEvent, PalaceCount};
-use super::state::{evolve, BidStatus, Card, FestivalStage, HandCard, JavaState, Phase, Terrain};
+use super::state::{evolve, Card, FestivalStage, HandCard, JavaState, Phase, Terrain};
 use crate::games::engine::{RuleError, Seat};
 
 /// Fame points per irrigation space of a newly enclosed water area.
@@ -1419,18 +1419,4 @@ pub fn to_act(state: &JavaState) -> Vec<Seat> {
         Phase::Festival(f) => f.to_act().into_iter().collect(),
         Phase::Setup | Phase::Finished => Vec::new(),
     }
-}
-
-/// Whether `seat` still has any bid-relevant card (used by tests and views).
-pub fn bidding_seats(state: &JavaState) -> Vec<Seat> {
-    state
-        .festival()
-        .map(|f| {
-            f.bidders
-                .iter()
-                .filter(|b| b.status != BidStatus::Out)
-                .map(|b| b.seat)
-                .collect()
-        })
-        .unwrap_or_default()
 }

@@ -301,11 +301,10 @@ impl JavaState {
         Some(self.deck.remove(position))
     }
 
-    fn finish_festival(&mut self, winners: &[Seat], shared: bool, points: u8) {
+    fn finish_festival(&mut self, winners: &[Seat], points: u8) {
         let Phase::Festival(festival) = std::mem::replace(&mut self.phase, Phase::Turn) else {
             return;
         };
-        let _ = shared;
         for &seat in winners {
             self.players[seat as usize].score += i32::from(points);
         }
@@ -639,12 +638,9 @@ pub fn evolve(state: &mut JavaState, event: &JavaEvent) {
             }
         }
         JavaEvent::FestivalEnded {
-            winners,
-            shared,
-            points,
-            ..
+            winners, points, ..
         } => {
-            state.finish_festival(winners, *shared, *points);
+            state.finish_festival(winners, *points);
         }
         JavaEvent::FinalCount { seat, points, .. } => {
             let player = &mut state.players[*seat as usize];

@@ -321,3 +321,22 @@ fn border_rule_costs_one_ap_per_outside_cell() {
     let events = act(&mut s, 0, tile_action(TileKind::TwoSpace, "K3", &["L3"]));
     assert!(matches!(events[0], JavaEvent::TilePlaced { cost: 1, .. }));
 }
+
+/// Great Final Count with a tie for first: both tied players score the full value, and
+/// (our decision) a player behind two stronger ones scores nothing.
+#[test]
+fn great_final_count_tie_for_first() {
+    let mut s = game(3);
+    village(&mut s, &["J4", "J5"], 2);
+    village(&mut s, &["J6", "J7"], 1);
+    palace(&mut s, "J7", 6);
+    stand(&mut s, 0, "J4");
+    stand(&mut s, 1, "J5");
+    stand(&mut s, 2, "J6");
+    assert_eq!(final_count(&s, 0).0, 6);
+    assert_eq!(final_count(&s, 1).0, 6);
+    assert_eq!(final_count(&s, 2).0, 0);
+    // Without seat 1, seat 2 is second: half.
+    s.spaces[idx("J5")].developer = None;
+    assert_eq!(final_count(&s, 2).0, 3);
+}

@@ -6,6 +6,9 @@
 
 pub mod engine;
 pub mod erased;
+pub mod eternal_palace;
+pub mod java;
+pub mod tikal;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -14,7 +17,11 @@ pub use erased::{ActionError, GameRules, RecordedEvent, ReplayError, Table};
 
 /// Every game the server hosts.
 pub fn all_games() -> &'static [&'static dyn GameRules] {
-    &[]
+    static TIKAL: erased::Rules<tikal::Tikal> = erased::Rules::new();
+    static JAVA: erased::Rules<java::Java> = erased::Rules::new();
+    static ETERNAL_PALACE: erased::Rules<eternal_palace::EternalPalace> = erased::Rules::new();
+    static ALL: [&dyn GameRules; 3] = [&TIKAL, &JAVA, &ETERNAL_PALACE];
+    &ALL
 }
 
 /// The game with this API identifier (e.g. `"tikal"`).

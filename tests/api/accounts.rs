@@ -1,0 +1,151 @@
+use reqwest::Method;
+use serde_json::json;
+
+use crate::on_both_backends;
+use crate::util::TestApp;
+
+async fn accounts_and_tokens(app: &TestApp) {
+    let alice = app.register("alice").await;
+    // Names are unique regardless of case.
+    app.request(
+        Method::POST,
+        "/v1/accounts",
+        None,
+        Some(&json!({"name": "ALICE", "password": "another-pass"})),
+        &[],
+    )
+    .await
+    .expect_problem(409, "name_taken");
+    app.request(
+        Method::POST,
+        "/v1/accounts",
+        None,
+        Some(&json!({"name": "bad name!", "password": "long-enough"})),
+        &[],
+    )
+    .await
+    .expect_problem(422, "invalid_name");
+    app.request(
+        Method::POST,
+        "/v1/accounts",
+        None,
+        Some(&json!({"name": "bob", "password": "short"})),
+        &[],
+    )
+    .await
+    .expect_problem(422, "invalid_password");
+    app.request(
+        Method::POST,
+        "/v1/accounts",
+        None,
+        Some(&json!({"name": "bob"})),
+        &[],
+    )
+    .await
+    .expect_problem(422, "invalid_request");
+    app.request(
+        Method::POST,
+        "/v1/tokens",
+        None,
+        Some(&json!({"name": "alice", "password": "wrong-password"})),
+        &[],
+    )
+    .await
+    .expect_problem(401, "invalid_credentials");
+    app.request(
+        Method::POST,
+        "/v1/tokens",
+        None,
+        Some(&json!({"name": "nobody", "password": "whatever-pass"})),
+        &[],
+    )
+    .await
+    .expect_problem(401, "invalid_credentials");
+    let token = app
+        .request(
+            Method::POST,
+            "/v1/tokens",
+            None,
+            Some(&json!({"name": "Alice", "password": "s3cret-pass"})),
+            &[],
+        )
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(token["token_type"], "Bearer");
+    assert_eq!(token["account"]["name"], "alice");
+    assert!(token["expires_at"].as_u64().unwrap() > 1_700_000_000);
+
+    // Every /v1 route but these two needs a valid bearer token.
+    for path in [
+        "/v1/game-kinds",
+        "/v1/games",
+        "/v1/games/abc",
+        "/v1/games/abc/view",
+    ] {
+        app.request(Method::GET, path, None, None, &[])
+            .await
+            .expect_problem(401, "missing_token");
+        app.request(Method::GET, path, Some("not-a-jwt"), None, &[])
+            .await
+            .expect_problem(401, "invalid_token");
+        app.request(
+            Method::GET,
+            path,
+            None,
+            None,
+            &[("Authorization", "Basic YWxpY2U6eA==")],
+        )
+        .await
+        .expect_problem(401, "invalid_token");
+    }
+    let forged = format!("{}x", &alice.token[..alice.token.len() - 1]);
+    app.request(Method::GET, "/v1/games", Some(&forged), None, &[])
+        .await
+        .expect_problem(401, "invalid_token");
+    app.get(&alice, "/v1/games").await.expect_status(200);
+}
+
+async fn health_and_unknown_routes(app: &TestApp) {
+    let health = app
+        .request(Method::GET, "/healthz", None, None, &[])
+        .await
+        .expect_status(200);
+    assert_eq!(health.json()["status"], "ok");
+    app.request(Method::GET, "/readyz", None, None, &[])
+        .await
+        .expect_status(200);
+    app.request(Method::GET, "/v2/nothing", None, None, &[])
+        .await
+        .expect_problem(404, "route_not_found");
+    app.request(Method::DELETE, "/v1/games", None, None, &[])
+        .await
+        .expect_problem(404, "route_not_found");
+    // Bodies that are not JSON, or too large, are clear 4xx problems.
+    let alice = app.register("alice").await;
+    let not_json = app
+        .request(
+            Method::POST,
+            "/v1/games",
+            Some(&alice.token),
+            None,
+            &[("Content-Type", "application/json")],
+        )
+        .await;
+    not_json.expect_problem(400, "invalid_json");
+    let huge = json!({"kind": "x".repeat(70_000), "seats": 2});
+    app.post(&alice, "/v1/games", &huge)
+        .await
+        .expect_problem(413, "payload_too_large");
+    let docs = app
+        .request(Method::GET, "/docs/", None, None, &[])
+        .await
+        .expect_status(200);
+    assert!(
+        docs.text.contains("swagger"),
+        "Swagger UI is served: {}",
+        &docs.text[..200.min(docs.text.len())]
+    );
+}
+
+on_both_backends!(accounts_and_tokens, health_and_unknown_routes);

@@ -1,0 +1,182 @@
+use serde_json::{json, Value};
+
+use crate::on_both_backends;
+use crate::util::TestApp;
+
+async fn game_kinds_describe_every_game(app: &TestApp) {
+    let alice = app.register("alice").await;
+    let kinds = app
+        .get(&alice, "/v1/game-kinds")
+        .await
+        .expect_status(200)
+        .json();
+    let tikal = kinds
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|kind| kind["kind"] == "tikal")
+        .expect("tikal is hosted");
+    assert_eq!(tikal["name"], "Tikal");
+    assert_eq!(tikal["min_players"], 2);
+    assert_eq!(tikal["max_players"], 4);
+    assert_eq!(tikal["rules_version"], 1);
+    assert_eq!(tikal["default_options"], json!({"auction": false}));
+    assert!(tikal["options_schema"]["properties"]["auction"].is_object());
+    assert_eq!(tikal["schemas"]["action"], "TikalAction");
+    assert_eq!(
+        kinds.as_array().unwrap().len(),
+        turnpost::games::all_games().len()
+    );
+}
+
+async fn creating_joining_and_listing_games(app: &TestApp) {
+    let alice = app.register("alice").await;
+    let bob = app.register("bob").await;
+    let carol = app.register("carol").await;
+
+    for (body, code) in [
+        (json!({"kind": "chess", "seats": 2}), "unknown_game_kind"),
+        (json!({"kind": "tikal", "seats": 1}), "invalid_seat_count"),
+        (json!({"kind": "tikal", "seats": 5}), "invalid_seat_count"),
+        (
+            json!({"kind": "tikal", "seats": 2, "options": {"auction": "yes"}}),
+            "invalid_options",
+        ),
+        (
+            json!({"kind": "tikal", "seats": 2, "seat": 2}),
+            "invalid_seat",
+        ),
+        (json!({"kind": "tikal"}), "invalid_request"),
+        (json!({"kind": "tikal", "seats": -1}), "invalid_request"),
+        (
+            json!({"kind": "tikal", "seats": 2, "colour": "red"}),
+            "invalid_request",
+        ),
+    ] {
+        app.post(&alice, "/v1/games", &body)
+            .await
+            .expect_problem(422, code);
+    }
+    // Nothing was created by the refused requests.
+    let all = app.get(&alice, "/v1/games").await.expect_status(200).json();
+    assert_eq!(all["games"], json!([]));
+
+    let created = app
+        .post(
+            &alice,
+            "/v1/games",
+            &json!({"kind": "tikal", "seats": 3, "options": {"auction": true}}),
+        )
+        .await
+        .expect_status(201)
+        .json();
+    let id = created["id"].as_str().unwrap().to_owned();
+    assert_eq!(created["status"], "open");
+    assert_eq!(created["options"], json!({"auction": true}));
+    assert_eq!(created["current_seq"], 0);
+    assert_eq!(created["your_seat"], 0);
+    assert_eq!(created["seats"][0]["account"]["name"], "alice");
+    assert_eq!(created["seats"][1]["account"], Value::Null);
+
+    let join = format!("/v1/games/{id}/seats");
+    app.post(&alice, &join, &json!({}))
+        .await
+        .expect_problem(409, "already_seated");
+    app.post(&bob, &join, &json!({"seat": 0}))
+        .await
+        .expect_problem(409, "seat_taken");
+    app.post(&bob, &join, &json!({"seat": 3}))
+        .await
+        .expect_problem(422, "invalid_seat");
+    app.post(&bob, "/v1/games/nosuchgame/seats", &json!({}))
+        .await
+        .expect_problem(404, "game_not_found");
+    app.get(&bob, &format!("/v1/games/{id}/view"))
+        .await
+        .expect_problem(409, "game_not_started");
+
+    let joined = app
+        .post(&bob, &join, &json!({"seat": 2}))
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(joined["your_seat"], 2);
+    assert_eq!(joined["status"], "open");
+    let open_games = app
+        .get(&carol, "/v1/games?status=open")
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(open_games["games"].as_array().unwrap().len(), 1);
+    let started = app
+        .post(&carol, &join, &json!({}))
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(started["your_seat"], 1, "the lowest open seat");
+    assert_eq!(started["status"], "running");
+    assert!(
+        started["current_seq"].as_i64().unwrap() > 0,
+        "opening events were appended"
+    );
+    assert!(!started["to_act"].as_array().unwrap().is_empty());
+    app.post(&app.register("dave").await, &join, &json!({}))
+        .await
+        .expect_problem(409, "game_not_open");
+
+    // A second game only Alice and Bob play.
+    app.post(&alice, "/v1/games", &json!({"kind": "tikal", "seats": 2}))
+        .await
+        .expect_status(201);
+    let mine = app
+        .get(&carol, "/v1/games?mine=true")
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(mine["games"].as_array().unwrap().len(), 1);
+    let alices = app
+        .get(&alice, "/v1/games?mine=true")
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(alices["games"].as_array().unwrap().len(), 2);
+    let running = app
+        .get(&alice, "/v1/games?status=running&kind=tikal")
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(running["games"].as_array().unwrap().len(), 1);
+
+    let to_act = started["to_act"][0].as_u64().unwrap();
+    let players = [&alice, &carol, &bob];
+    for (seat, player) in players.iter().enumerate() {
+        let my_turn = app
+            .get(player, "/v1/games?my_turn=true")
+            .await
+            .expect_status(200)
+            .json();
+        let expected = usize::from(seat as u64 == to_act);
+        assert_eq!(
+            my_turn["games"].as_array().unwrap().len(),
+            expected,
+            "seat {seat}"
+        );
+    }
+    let limited = app
+        .get(&alice, "/v1/games?limit=1")
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(limited["games"].as_array().unwrap().len(), 1);
+    app.get(&alice, "/v1/games?limit=0")
+        .await
+        .expect_problem(400, "invalid_query");
+    app.get(&alice, "/v1/games?status=paused")
+        .await
+        .expect_problem(400, "invalid_query");
+}
+
+on_both_backends!(
+    game_kinds_describe_every_game,
+    creating_joining_and_listing_games
+);

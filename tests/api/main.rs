@@ -1,0 +1,10 @@
+//! One integration test binary: the real server on a random port, driven with reqwest,
+//! every scenario once on SQLite and once on Postgres.
+
+mod accounts;
+mod driver;
+mod lobby;
+mod openapi;
+mod play_errors;
+mod tikal;
+mod util;

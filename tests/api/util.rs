@@ -1,0 +1,337 @@
+//! The test app: the real server on a random port, on SQLite or on a fresh Postgres
+//! database, and request helpers that return status and body together.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use diesel::{Connection, RunQueryDsl};
+use serde_json::{json, Value};
+use turnpost::config::Config;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A throwaway Postgres database, dropped with the app.
+struct PgDatabase {
+    admin_url: String,
+    name: String,
+}
+
+impl PgDatabase {
+    fn create() -> (PgDatabase, String) {
+        let admin_url = std::env::var("TEST_DATABASE_URL").expect(
+            "the Postgres tests need TEST_DATABASE_URL (a server where they may create \
+             databases); `scripts/test` starts a throwaway one",
+        );
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let name = format!(
+            "turnpost_test_{}_{}_{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst),
+            rand::random::<u32>()
+        );
+        let mut admin = diesel::PgConnection::establish(&admin_url)
+            .unwrap_or_else(|error| panic!("cannot reach TEST_DATABASE_URL {admin_url}: {error}"));
+        diesel::sql_query(format!("CREATE DATABASE {name}"))
+            .execute(&mut admin)
+            .expect("create the test database");
+        let url = database_url_with_name(&admin_url, &name);
+        (PgDatabase { admin_url, name }, url)
+    }
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        if let Ok(mut admin) = diesel::PgConnection::establish(&self.admin_url) {
+            let _ = diesel::sql_query(format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ))
+            .execute(&mut admin);
+        }
+    }
+}
+
+/// `postgres://u@h:5432/postgres?x=y` with the database replaced by `name`.
+fn database_url_with_name(url: &str, name: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((base, query)) => (base, format!("?{query}")),
+        None => (url, String::new()),
+    };
+    let authority_start = base.find("://").map_or(0, |index| index + 3);
+    let host_and_path = &base[authority_start..];
+    let host = host_and_path.split('/').next().unwrap_or(host_and_path);
+    format!("{}{host}/{name}{query}", &base[..authority_start])
+}
+
+pub struct TestApp {
+    pub base: String,
+    client: reqwest::Client,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    _data_dir: tempfile::TempDir,
+    _postgres: Option<PgDatabase>,
+}
+
+impl TestApp {
+    pub async fn start(backend: Backend) -> TestApp {
+        let data_dir = tempfile::tempdir().expect("temp dir");
+        let (postgres, database_url) = match backend {
+            Backend::Sqlite => (
+                None,
+                data_dir
+                    .path()
+                    .join("test.sqlite")
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
+            Backend::Postgres => {
+                let (database, url) = PgDatabase::create();
+                (Some(database), url)
+            }
+        };
+        let config = Config {
+            bind: "127.0.0.1:0".into(),
+            data_dir: data_dir.path().to_path_buf(),
+            database_url: Some(database_url),
+            jwt_secret: None,
+            token_ttl_seconds: 3600,
+            log: "warn".into(),
+            workers: Some(2),
+        };
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                match turnpost::server::start(&config) {
+                    Ok(running) => {
+                        let handle = running.server.handle();
+                        actix_web::rt::spawn(running.server);
+                        let _ = sender.send(Ok(running.address));
+                        let _ = stopped.await;
+                        handle.stop(false).await;
+                    }
+                    Err(error) => {
+                        let _ = sender.send(Err(error.to_string()));
+                    }
+                }
+            });
+        });
+        let address = receiver
+            .recv()
+            .expect("server thread answers")
+            .unwrap_or_else(|error| panic!("server failed to start: {error}"));
+        TestApp {
+            base: format!("http://{address}"),
+            client: reqwest::Client::new(),
+            stop: Some(stop),
+            thread: Some(thread),
+            _data_dir: data_dir,
+            _postgres: postgres,
+        }
+    }
+
+    pub async fn request(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Response {
+        let mut request = self.client.request(method, format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await.expect("request reaches the server");
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let text = response.text().await.expect("body");
+        Response {
+            status,
+            content_type,
+            text,
+        }
+    }
+
+    pub async fn get(&self, player: &Player, path: &str) -> Response {
+        self.request(reqwest::Method::GET, path, Some(&player.token), None, &[])
+            .await
+    }
+
+    pub async fn post(&self, player: &Player, path: &str, body: &Value) -> Response {
+        self.request(
+            reqwest::Method::POST,
+            path,
+            Some(&player.token),
+            Some(body),
+            &[],
+        )
+        .await
+    }
+
+    /// Creates an account and signs it in.
+    pub async fn register(&self, name: &str) -> Player {
+        let credentials = json!({"name": name, "password": "s3cret-pass"});
+        self.request(
+            reqwest::Method::POST,
+            "/v1/accounts",
+            None,
+            Some(&credentials),
+            &[],
+        )
+        .await
+        .expect_status(201);
+        let token = self
+            .request(
+                reqwest::Method::POST,
+                "/v1/tokens",
+                None,
+                Some(&credentials),
+                &[],
+            )
+            .await
+            .expect_status(200)
+            .json()["token"]
+            .as_str()
+            .expect("token")
+            .to_owned();
+        Player { token }
+    }
+
+    /// `count` players who sit at a new game of `kind`, in seat order; the game has started.
+    pub async fn new_game(&self, kind: &str, options: Value, players: &[Player]) -> String {
+        let created = self
+            .post(
+                &players[0],
+                "/v1/games",
+                &json!({"kind": kind, "seats": players.len(), "options": options}),
+            )
+            .await
+            .expect_status(201)
+            .json();
+        let id = created["id"].as_str().expect("game id").to_owned();
+        for player in &players[1..] {
+            self.post(player, &format!("/v1/games/{id}/seats"), &json!({}))
+                .await
+                .expect_status(200);
+        }
+        id
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Player {
+    pub token: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Response {
+    pub status: u16,
+    pub content_type: String,
+    pub text: String,
+}
+
+impl Response {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.text))
+    }
+
+    #[track_caller]
+    pub fn expect_status(self, status: u16) -> Response {
+        assert_eq!(
+            self.status, status,
+            "unexpected status; body: {}",
+            self.text
+        );
+        self
+    }
+
+    /// Asserts an RFC 9457 problem with this status and code; returns the problem.
+    #[track_caller]
+    pub fn expect_problem(self, status: u16, code: &str) -> Value {
+        assert_eq!(
+            self.status, status,
+            "unexpected status; body: {}",
+            self.text
+        );
+        assert!(
+            self.content_type.starts_with("application/problem+json"),
+            "content type {} for {}",
+            self.content_type,
+            self.text
+        );
+        let problem = self.json();
+        assert_eq!(problem["code"], code, "problem: {problem}");
+        assert_eq!(problem["status"], status);
+        assert!(problem["type"].as_str().is_some_and(|t| t.ends_with(code)));
+        assert!(problem["detail"].as_str().is_some_and(|d| !d.is_empty()));
+        problem
+    }
+}
+
+/// Generates one test per backend for each async scenario `fn name(app: &TestApp)`.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($scenario:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let app = $crate::util::TestApp::start($crate::util::Backend::Sqlite).await;
+                    super::$scenario(&app).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let app = $crate::util::TestApp::start($crate::util::Backend::Postgres).await;
+                    super::$scenario(&app).await;
+                }
+            )*
+        }
+    };
+}
+
+#[test]
+fn postgres_urls_get_the_database_name_replaced() {
+    assert_eq!(
+        database_url_with_name("postgres://postgres@127.0.0.1:5432/postgres", "x"),
+        "postgres://postgres@127.0.0.1:5432/x"
+    );
+    assert_eq!(
+        database_url_with_name("postgres://u:p@h/db?sslmode=disable", "y"),
+        "postgres://u:p@h/y?sslmode=disable"
+    );
+    assert_eq!(
+        database_url_with_name("postgres://h", "z"),
+        "postgres://h/z"
+    );
+}

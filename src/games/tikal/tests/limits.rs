@@ -718,3 +718,82 @@ fn placement_falls_back_to_any_touching_space_when_nothing_connects() {
     assert_eq!(code(&state, 0, place("D1", 0)), "not_connected");
     ok(&mut state, 0, place("C5", 2));
 }
+
+/// Decision: the order of the auction variant's final scoring round is fixed when the
+/// round starts; points scored during it do not reorder the seats still to come.
+#[test]
+fn auction_final_round_order_is_fixed_when_it_starts() {
+    let (mut state, _) = new_game(3, true, 6);
+    state.draw_pile.clear();
+    state.revealed.clear();
+    state.bidding = None;
+    state.last_placer = Some(0);
+    for (seat, score) in [10, 11, 12].into_iter().enumerate() {
+        state.players[seat].score = score;
+    }
+    acting(&mut state, 0, 10);
+    let events = ok(&mut state, 0, TikalAction::EndTurn);
+    assert!(matches!(
+        &events[1],
+        TikalEvent::ScoringRoundStarted { trigger: None, order, .. } if *order == vec![0, 1, 2]
+    ));
+    // Seat 0 scores a triplet (6) and passes both others, yet seat 1 still follows.
+    state.players[0].treasures[0] = 3;
+    let events = ok(&mut state, 0, TikalAction::EndTurn);
+    assert_eq!(state.players[0].score, 16);
+    assert_eq!(
+        events[2],
+        TikalEvent::TurnStarted {
+            seat: 1,
+            scoring: true
+        }
+    );
+}
+
+/// Decision: the volcano's drawer takes two turns, a scoring turn and later his normal
+/// turn; the per-turn limits (2 levels per temple, 2 treasures per hex) apply to each.
+#[test]
+fn volcano_drawer_has_fresh_limits_in_his_normal_turn() {
+    let (mut state, _) = new_game(2, false, 12);
+    let drawn = state.hand.take().unwrap();
+    state.draw_pile.insert(0, drawn);
+    state.draw_pile.retain(|t| t != "tile-B1");
+    state.hand = Some("tile-B1".into());
+    put(&mut state, "A4", 0, 2, false);
+    for event in [
+        TikalEvent::ScoringRoundStarted {
+            number: 1,
+            trigger: Some(0),
+            order: vec![0, 1],
+        },
+        TikalEvent::TurnStarted {
+            seat: 0,
+            scoring: true,
+        },
+    ] {
+        Tikal::evolve(&mut state, &event);
+    }
+    // Scoring turn: every action but laying a hex is offered.
+    let actions = legal(&state, 0);
+    assert!(actions.contains(&enter("A5", Worker)));
+    assert!(actions.contains(&camp("B4")));
+    assert!(!actions
+        .iter()
+        .any(|a| matches!(a, TikalAction::PlaceTile { .. })));
+    ok(&mut state, 0, uncover("A4"));
+    ok(&mut state, 0, uncover("A4"));
+    assert_eq!(code(&state, 0, uncover("A4")), "uncover_limit");
+    ok(&mut state, 0, TikalAction::EndTurn);
+    ok(&mut state, 1, TikalAction::EndTurn);
+    let volcano = legal(&state, 0)[0].clone();
+    ok(&mut state, 0, volcano);
+    assert_eq!(
+        state.phase,
+        Phase::Acting {
+            seat: 0,
+            scoring: false
+        }
+    );
+    ok(&mut state, 0, uncover("A4"));
+    assert_eq!(state.hex(space("A4")).unwrap().temple_value, 4);
+}

@@ -767,10 +767,22 @@ fn ksr_eternal_bridge_single_die_moves_and_collects_passed_bonuses() {
 
 #[test]
 fn ksr_bridge_third_space_gives_a_privilege_with_the_module() {
-    let mut state = placing(2, true, 0, vec![vec![3], vec![1]]);
+    // KSR Vorbereitungen: markers start on the *first* field of the bridge (space 0), so
+    // the module's tile on the "3. Feld" lies two steps ahead (space 2): a 2 reaches it.
+    let mut state = placing(2, true, 0, vec![vec![2], vec![1]]);
     let before = state.players[0].stock.privilege;
-    act(&mut state, 0, bridge(0, 3), &mut rng());
+    act(&mut state, 0, bridge(0, 2), &mut rng());
+    assert_eq!(state.players[0].tracks[BRIDGE], 2);
     assert_eq!(state.players[0].stock.privilege, before + 1);
+    // a single step ends on the second field: no token
+    let mut short = placing(2, true, 0, vec![vec![1], vec![1]]);
+    let before = short.players[0].stock.privilege;
+    act(&mut short, 0, bridge(0, 1), &mut rng());
+    assert_eq!(short.players[0].stock.privilege, before);
+    // without the module the field gives no token
+    let mut base = placing(2, false, 0, vec![vec![2], vec![1]]);
+    act(&mut base, 0, bridge(0, 2), &mut rng());
+    assert_eq!(base.players[0].stock.privilege, 0);
 }
 
 #[test]

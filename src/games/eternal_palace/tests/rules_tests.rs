@@ -157,6 +157,41 @@ fn data_file_entries_name_their_source_and_are_consistent() {
     }
 }
 
+#[test]
+fn data_file_marks_every_value_facts_calls_not_public_as_decided() {
+    use crate::games::eternal_palace::data::{LocationKind, Source};
+    let d = data();
+    // FACTS.md "Not public": track lengths, bridge bonuses, yields (except 9 with 2 and 3
+    // dice), the temple and market spaces with the dice each requires, the palace length,
+    // the advisor deck.
+    assert_eq!(d.palace.source, Source::Decided);
+    for l in &d.locations {
+        if let Some(track) = &l.track {
+            assert_eq!(track.source, Source::Decided, "track at {}", l.key);
+        }
+        for y in &l.yields {
+            let public = l.key == "9" && (y.dice == 2 || y.dice == 3);
+            let expected = if public {
+                Source::Public
+            } else {
+                Source::Decided
+            };
+            assert_eq!(y.source, expected, "yield at {} for {} dice", l.key, y.dice);
+        }
+        if matches!(l.kind, LocationKind::Temple | LocationKind::Market) {
+            for space in &l.spaces {
+                assert_eq!(space.source, Source::Decided, "space {}", space.id);
+            }
+        }
+        for b in l.bonuses.iter().filter(|b| b.module.is_none()) {
+            assert_eq!(b.source, Source::Decided, "bridge space {}", b.space);
+        }
+    }
+    for card in &d.advisors {
+        assert_eq!(card.source, Source::Decided, "advisor {}", card.id);
+    }
+}
+
 // ------------------------------------------------------------------ KSR Weisheit und Fische
 
 #[test]

@@ -1,6 +1,7 @@
 //! Engine tests: worked examples from the rule text, one test per rule restriction,
 //! hidden-information checks and random playouts.
 
+mod audit;
 mod examples;
 mod playouts;
 mod rule_checks;

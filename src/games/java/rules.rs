@@ -522,13 +522,38 @@ pub fn tile_owed(state: &JavaState) -> bool {
     state.turn.tiles_placed == 0 && state.end_started_by.is_none()
 }
 
-/// AP that other actions must leave for the mandatory tile.
-fn reserve(state: &JavaState) -> u8 {
-    u8::from(tile_owed(state))
+/// The cost of the cheapest placement `seat` can afford now, if any.
+fn cheapest_placement(state: &JavaState, seat: Seat, towns: &Settlements) -> Option<u8> {
+    let mut cheapest: Option<u8> = None;
+    for kind in TileKind::ALL {
+        if tiles_in_stock(state, seat, kind) == 0 {
+            continue;
+        }
+        for space in 0..board().len() {
+            for orientation in 0..kind.orientations() {
+                if let Ok(p) = check_placement(state, towns, kind, space, orientation) {
+                    if p.cost <= 1 {
+                        return Some(p.cost);
+                    }
+                    cheapest = Some(cheapest.map_or(p.cost, |c| c.min(p.cost)));
+                }
+            }
+        }
+    }
+    cheapest
 }
 
-fn affordable(state: &JavaState, cost: u8) -> bool {
-    state.turn.ap >= cost.saturating_add(reserve(state))
+/// AP that other actions must leave for the mandatory tile: the cost of the cheapest
+/// placement still affordable (border-rule placements cost more than 1), 0 when none is.
+fn reserve(state: &JavaState) -> u8 {
+    if !tile_owed(state) {
+        return 0;
+    }
+    cheapest_placement(state, state.current, &settlements(state)).unwrap_or(0)
+}
+
+fn affordable_with(state: &JavaState, reserve: u8, cost: u8) -> bool {
+    state.turn.ap >= cost.saturating_add(reserve)
 }
 
 fn pay(state: &JavaState, cost: u8) -> Result<(), RuleError> {
@@ -538,10 +563,11 @@ fn pay(state: &JavaState, cost: u8) -> Result<(), RuleError> {
             format!("this costs {cost} AP, {} left", state.turn.ap),
         ));
     }
-    if !affordable(state, cost) {
+    let reserve = reserve(state);
+    if !affordable_with(state, reserve, cost) {
         return Err(RuleError::new(
             "tile_still_owed",
-            "keep 1 AP for the tile you must still place this turn",
+            format!("keep {reserve} AP for the tile you must still place this turn"),
         ));
     }
     Ok(())
@@ -1274,6 +1300,12 @@ fn turn_actions(state: &JavaState, seat: Seat, actions: &mut Vec<JavaAction>) {
     let towns = settlements(state);
     let tiles = placements(state, seat, &towns, false);
     let no_tile_possible = tiles.is_empty();
+    let reserve = if tile_owed(state) {
+        tiles.iter().map(|t| t.3.cost).min().unwrap_or(0)
+    } else {
+        0
+    };
+    let affordable = |cost: u8| affordable_with(state, reserve, cost);
     for (kind, cell, orientation, p) in tiles {
         actions.push(JavaAction::PlaceTile {
             tile: kind,
@@ -1289,7 +1321,7 @@ fn turn_actions(state: &JavaState, seat: Seat, actions: &mut Vec<JavaAction>) {
                 continue;
             }
             if let Some(cost) = rim_cost(state, cell) {
-                if affordable(state, cost) {
+                if affordable(cost) {
                     actions.push(JavaAction::EnterDeveloper {
                         to: name(cell),
                         cost: Some(cost),
@@ -1305,8 +1337,7 @@ fn turn_actions(state: &JavaState, seat: Seat, actions: &mut Vec<JavaAction>) {
         let costs = move_costs(state, seat, from);
         for (to, &cost) in costs.iter().enumerate() {
             let s = &state.spaces[to];
-            if to != from && cost != UNREACHABLE && s.developer.is_none() && affordable(state, cost)
-            {
+            if to != from && cost != UNREACHABLE && s.developer.is_none() && affordable(cost) {
                 actions.push(JavaAction::MoveDeveloper {
                     from: name(from),
                     to: name(to),
@@ -1315,7 +1346,7 @@ fn turn_actions(state: &JavaState, seat: Seat, actions: &mut Vec<JavaAction>) {
             }
         }
         if let Some(cost) = rim_cost(state, from) {
-            if affordable(state, cost) {
+            if affordable(cost) {
                 actions.push(JavaAction::WithdrawDeveloper {
                     from: name(from),
                     cost: Some(cost),
@@ -1323,7 +1354,7 @@ fn turn_actions(state: &JavaState, seat: Seat, actions: &mut Vec<JavaAction>) {
             }
         }
     }
-    if affordable(state, 1) {
+    if affordable(1) {
         for town in &towns.groups {
             let values: Vec<u8> = data()
                 .palace_values()

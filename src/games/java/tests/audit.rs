@@ -219,3 +219,39 @@ fn tiles_beyond_the_map_and_unknown_seats_are_refused() {
     assert_eq!(refused(&s, 0, beyond), "off_board");
     assert_eq!(refused(&s, 7, JavaAction::EndTurn), "no_such_seat");
 }
+
+/// "Pro Zug muss mindestens 1 Tafel gelegt werden" (until the end). When the only
+/// placements left hang over the border (2 AP), other actions must leave 2 AP, not 1: a
+/// player may not spend himself out of the mandatory tile and so end the game early.
+#[test]
+fn other_actions_keep_the_ap_of_the_cheapest_owed_tile() {
+    let mut s = game(2);
+    let keep = idx("K4");
+    for (i, cell) in board().cells.iter().enumerate() {
+        if cell.kind == crate::games::java::data::CellKind::Land && i != keep {
+            s.spaces[i].irrigation = true;
+        }
+    }
+    s.three_space_tiles = 0;
+    let p = &mut s.players[0];
+    p.one_space_rice_tiles = 0;
+    p.one_space_village_tiles = 0;
+    s.turn.ap = 3;
+    // Only two-space tiles on K4 with one cell on the lowlands remain: 2 AP each.
+    let tiles: Vec<JavaAction> = Java::legal_actions(&s, 0)
+        .into_iter()
+        .filter(|a| matches!(a, JavaAction::PlaceTile { .. }))
+        .collect();
+    assert!(!tiles.is_empty());
+    assert!(tiles
+        .iter()
+        .all(|a| matches!(a, JavaAction::PlaceTile { cost: Some(2), .. })));
+    act(&mut s, 0, buy(CardSource::Deck));
+    assert_eq!(s.turn.ap, 2);
+    assert_eq!(refused(&s, 0, buy(CardSource::Deck)), "tile_still_owed");
+    let legal = Java::legal_actions(&s, 0);
+    assert!(!legal
+        .iter()
+        .any(|a| matches!(a, JavaAction::BuyCard { .. })));
+    assert!(!legal.contains(&JavaAction::EndTurn));
+}

@@ -22,10 +22,11 @@ struct Observation {
     body: String,
 }
 
-/// Picks one action out of the legal ones; games differ in what keeps a random game moving.
-pub type Chooser = fn(&[Value], &mut ChaCha8Rng) -> usize;
+/// Picks one action out of the legal ones, seeing the acting seat's view; games differ in
+/// what keeps a random game moving.
+pub type Chooser = fn(&[Value], &Value, &mut ChaCha8Rng) -> usize;
 
-pub fn uniform(actions: &[Value], rng: &mut ChaCha8Rng) -> usize {
+pub fn uniform(actions: &[Value], _view: &Value, rng: &mut ChaCha8Rng) -> usize {
     rng.gen_range(0..actions.len())
 }
 
@@ -131,7 +132,15 @@ impl<'a> GameDriver<'a> {
                 !actions.is_empty(),
                 "seat {seat} must act but has no legal action"
             );
-            let action = actions[choose(&actions, &mut rng)].clone();
+            let view = self
+                .app
+                .get(player, &format!("/v1/games/{id}/view"))
+                .await
+                .expect_status(200);
+            let view_json = view.json();
+            assert_eq!(view_json["seq"], seq);
+            self.observe(seq, Some(seat), "view".into(), view.text);
+            let action = actions[choose(&actions, &view_json["view"], &mut rng)].clone();
             let response = self
                 .app
                 .post(

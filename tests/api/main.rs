@@ -3,6 +3,8 @@
 
 mod accounts;
 mod driver;
+mod eternal_palace;
+mod java;
 mod lobby;
 mod openapi;
 mod play_errors;

@@ -1,0 +1,121 @@
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::{json, Value};
+
+use crate::driver::{assert_replays_from_seed, GameDriver};
+use crate::on_both_backends;
+use crate::util::TestApp;
+
+/// Weighs actions by kind so that a random game builds cities, brings developers into
+/// them, holds festivals and ends: otherwise thousands of tile placements drown the rest.
+fn festive(actions: &[Value], view: &Value, rng: &mut ChaCha8Rng) -> usize {
+    let city_spaces: Vec<&Value> = view["settlements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|settlement| !settlement["palace"].is_null())
+        .flat_map(|settlement| settlement["spaces"].as_array().unwrap())
+        .collect();
+    let into_city = |action: &Value| {
+        matches!(
+            action["type"].as_str(),
+            Some("enter_developer" | "move_developer")
+        ) && city_spaces.contains(&&action["to"])
+    };
+    let weight = |action: &Value| match (action["type"].as_str(), action["tile"].as_str()) {
+        _ if into_city(action) => 6.0,
+        (Some("place_tile"), Some("three_space")) => 6.0,
+        (Some("place_tile"), _) => 1.0,
+        (Some("hold_festival"), _) => 8.0,
+        (Some("build_palace" | "raise_palace"), _) => 6.0,
+        (Some("enter_developer"), _) => 3.0,
+        (Some("move_developer"), _) => 2.0,
+        (Some("festival_bid"), _) => 6.0,
+        (Some("festival_agree" | "buy_card"), _) => 2.0,
+        (Some("end_turn"), _) => 1.5,
+        (Some("festival_pass"), _) => 0.5,
+        _ => 0.3,
+    };
+    // Pick a kind by its weight, then one action of that kind uniformly.
+    let mut kinds: Vec<(String, f64, Vec<usize>)> = Vec::new();
+    for (index, action) in actions.iter().enumerate() {
+        let key = format!(
+            "{}/{}/{}",
+            action["type"],
+            action["tile"],
+            into_city(action)
+        );
+        match kinds.iter_mut().find(|(k, _, _)| *k == key) {
+            Some(kind) => kind.2.push(index),
+            None => kinds.push((key, weight(action), vec![index])),
+        }
+    }
+    let total: f64 = kinds.iter().map(|kind| kind.1).sum();
+    let mut pick = rng.gen_range(0.0..total);
+    for (_, weight, members) in &kinds {
+        if pick < *weight {
+            return members[rng.gen_range(0..members.len())];
+        }
+        pick -= weight;
+    }
+    let last = &kinds.last().unwrap().2;
+    last[rng.gen_range(0..last.len())]
+}
+
+/// Whether some festival saw another player raise against the one who called it.
+fn had_contested_festival(export: &Value) -> bool {
+    let mut open_festival: Option<Value> = None;
+    for event in export["events"].as_array().unwrap() {
+        let payload = &event["payload"];
+        match payload["type"].as_str() {
+            Some("festival_started") => open_festival = Some(event["seat"].clone()),
+            Some("festival_bid")
+                if open_festival
+                    .as_ref()
+                    .is_some_and(|host| *host != event["seat"]) =>
+            {
+                return true
+            }
+            Some("festival_ended") => open_festival = None,
+            _ => {}
+        }
+    }
+    false
+}
+
+async fn a_full_three_player_game_with_a_contested_festival(app: &TestApp) {
+    let players = vec![
+        app.register("red").await,
+        app.register("blue").await,
+        app.register("yellow").await,
+    ];
+    let spectator = app.register("watcher").await;
+    // Whether anyone else can bid depends on the shuffled cards, so play until a festival
+    // was contested; with these weights nearly every game has one.
+    for attempt in 0..8 {
+        let id = app.new_game("java", json!({}), &players).await;
+        let mut driver = GameDriver::new(app, &players, &spectator);
+        let finished = driver.play(&id, 40 + attempt, festive, 40, 5_000).await;
+        assert_eq!(finished.summary["status"], "finished");
+        assert_eq!(
+            finished.summary["outcome"]["scores"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
+        assert_replays_from_seed(&finished.export);
+        let checked = driver.assert_no_secret_leaked(&finished);
+        assert!(
+            checked > 100,
+            "the leak check had hands and the deck to look for"
+        );
+        if had_contested_festival(&finished.export) {
+            eprintln!("contested festival in game {}", attempt + 1);
+            return;
+        }
+    }
+    panic!("eight Java games over HTTP without a contested festival");
+}
+
+on_both_backends!(a_full_three_player_game_with_a_contested_festival);

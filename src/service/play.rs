@@ -8,7 +8,7 @@ use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::{Seat, Viewer};
 use crate::games::{rng_for, ActionError, Table};
-use crate::store::{self, ActionRow, Append, DbConnection, NewEvent, StoredEvent};
+use crate::store::{self, ActionRow, Append, DbConnection, NewEvent, StoreError, StoredEvent};
 
 /// The redacted, described form of `events`, which must follow directly on `table`'s state;
 /// `table` is advanced past them.
@@ -220,7 +220,22 @@ pub fn act(
         }),
         events: new_events,
     };
-    let seq = store::append(conn, &append)?;
+    let seq = match store::append(conn, &append) {
+        Ok(seq) => seq,
+        // A retry racing its own first attempt loses the optimistic lock to it; once the
+        // winner has committed, the retry must return the winner's result, not a conflict.
+        Err(StoreError::StaleSeq { current }) => {
+            let winner = match &request.idempotency_key {
+                Some(key) => store::find_action_by_key(conn, game_id, &user.account_id, key)?,
+                None => None,
+            };
+            return match winner {
+                Some(first) => replay_result(conn, &game, &first, request, seat),
+                None => Err(ApiError::stale_seq(current)),
+            };
+        }
+        Err(other) => return Err(other.into()),
+    };
     let appended: Vec<StoredEvent> = append
         .events
         .iter()

@@ -218,8 +218,30 @@ async fn a_retried_post_returns_the_first_result_and_appends_nothing(app: &TestA
     )
     .await
     .expect_problem(422, "idempotency_key_reused");
-    // Keys belong to their account: another player may use the same string.
     assert_eq!(table.summary(app).await["current_seq"], first["seq"]);
+
+    // A retry that races its own first attempt gets the same answer, and one append.
+    let (seat, _, seq) = table.turn(app).await;
+    let me = &table.players[seat];
+    let action = table.first_legal_action(app, seat).await;
+    let body = json!({"expected_seq": seq, "action": action});
+    let key = [("Idempotency-Key", "raced-0002")];
+    let (a, b) = tokio::join!(
+        app.request(Method::POST, &actions, Some(&me.token), Some(&body), &key),
+        app.request(Method::POST, &actions, Some(&me.token), Some(&body), &key),
+    );
+    let (a, b) = (a.expect_status(200).json(), b.expect_status(200).json());
+    assert_eq!(a, b);
+    assert_eq!(table.summary(app).await["current_seq"], a["seq"]);
+    let log = app
+        .get(me, &format!("/v1/games/{}/events?after={seq}", table.id))
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(
+        log["events"], a["events"],
+        "exactly the first attempt's events were appended"
+    );
 }
 
 async fn of_two_racing_posts_exactly_one_wins(app: &TestApp) {

@@ -176,6 +176,34 @@ async fn every_error_path_is_a_problem_and_writes_nothing(app: &TestApp) {
             .json();
         assert_eq!(legal["actions"], json!([]));
     }
+    // The type filter keeps exactly the actions with that tag.
+    let legal = format!("/v1/games/{}/legal-actions", table.id);
+    let all = app.get(me, &legal).await.expect_status(200).json()["actions"].clone();
+    let wanted = action["type"].as_str().unwrap();
+    let filtered = app
+        .get(me, &format!("{legal}?type={wanted}"))
+        .await
+        .expect_status(200)
+        .json()["actions"]
+        .clone();
+    let expected: Vec<&Value> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["type"] == wanted)
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(
+        filtered.as_array().unwrap().iter().collect::<Vec<_>>(),
+        expected
+    );
+    let none = app
+        .get(me, &format!("{legal}?type=no_such_type"))
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(none["actions"], json!([]));
+
     app.post(me, &actions, &good).await.expect_status(200);
 }
 

@@ -1,6 +1,6 @@
 //! The lobby: create games, list them, take seats.
 
-use actix_web::{get, post, web, HttpResponse};
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -215,10 +215,11 @@ pub async fn join_game(
     db: web::Data<Db>,
     user: AuthUser,
     path: web::Path<String>,
-    body: Option<web::Json<JoinGame>>,
+    request: HttpRequest,
+    body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    let seat = body.and_then(|body| body.into_inner().seat);
+    let seat = optional_json_body::<JoinGame>(&request, &body)?.seat;
     let summary = blocking(move || {
         db.write(|conn| {
             lobby::join_game(conn, &id, &user, seat, now_millis())?;
@@ -227,4 +228,33 @@ pub async fn join_game(
     })
     .await?;
     Ok(HttpResponse::Ok().json(summary))
+}
+
+/// A body that may be left out entirely; when present it must be JSON of the right shape,
+/// with the same errors as every other JSON body.
+fn optional_json_body<T: Default + serde::de::DeserializeOwned>(
+    request: &HttpRequest,
+    body: &[u8],
+) -> Result<T, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    let is_json = request
+        .headers()
+        .get(actix_web::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/json"));
+    if !is_json {
+        return Err(ApiError::bad_request(
+            "expected_json",
+            "send the body as JSON with Content-Type: application/json",
+        ));
+    }
+    serde_json::from_slice(body).map_err(|error| {
+        if error.is_data() {
+            ApiError::unprocessable("invalid_request", error.to_string())
+        } else {
+            ApiError::bad_request("invalid_json", error.to_string())
+        }
+    })
 }

@@ -111,6 +111,13 @@ impl Db {
                 }
                 (Backend::Sqlite, path.to_owned())
             };
+        // The pool's multi-backend connect hides why a connection failed; one direct
+        // attempt first turns a bad URL, password or host into a clear start-up error.
+        match backend {
+            Backend::Postgres => diesel::PgConnection::establish(&target).map(drop),
+            Backend::Sqlite => diesel::SqliteConnection::establish(&target).map(drop),
+        }
+        .map_err(|error| StoreError::Unavailable(error.to_string()))?;
         let manager = ConnectionManager::<DbConnection>::new(target);
         let builder = Pool::builder().connection_timeout(Duration::from_secs(5));
         let pool = match backend {
@@ -189,4 +196,38 @@ pub fn now_millis() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|elapsed| elapsed.as_millis() as i64)
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreachable_postgres_is_reported_with_its_cause() {
+        match Db::open("postgres://nobody@127.0.0.1:1/none") {
+            Err(StoreError::Unavailable(cause)) => {
+                assert!(
+                    cause.contains("127.0.0.1") || cause.contains("connect"),
+                    "{cause}"
+                )
+            }
+            Err(other) => panic!("unexpected error {other}"),
+            Ok(_) => panic!("nothing listens on port 1"),
+        }
+    }
+
+    #[test]
+    fn a_sqlite_file_is_created_with_its_directory_and_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/dir/db.sqlite");
+        let db = Db::open(path.to_str().unwrap()).unwrap();
+        assert!(path.exists());
+        assert_eq!(db.backend(), Backend::Sqlite);
+        assert!(db.is_ready());
+        // Opening again finds the schema current and keeps the data.
+        drop(db);
+        assert!(Db::open(&format!("sqlite://{}", path.display()))
+            .unwrap()
+            .is_ready());
+    }
 }

@@ -88,6 +88,31 @@ async fn creating_joining_and_listing_games(app: &TestApp) {
     app.post(&bob, &join, &json!({"seat": 3}))
         .await
         .expect_problem(422, "invalid_seat");
+    // A join body may be left out, but one that is there must be readable.
+    app.post(&bob, &join, &json!({"seat": 1, "sit": true}))
+        .await
+        .expect_problem(422, "invalid_request");
+    app.post_raw(&bob, &join, "application/json", "{\"seat\":1")
+        .await
+        .expect_problem(400, "invalid_json");
+    app.post_raw(
+        &bob,
+        &join,
+        "application/x-www-form-urlencoded",
+        "{\"seat\":1}",
+    )
+    .await
+    .expect_problem(400, "expected_json");
+    let after_refusals = app
+        .get(&bob, &format!("/v1/games/{id}"))
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(
+        after_refusals["seats"][1]["account"],
+        Value::Null,
+        "refused joins seat nobody"
+    );
     app.post(&bob, "/v1/games/nosuchgame/seats", &json!({}))
         .await
         .expect_problem(404, "game_not_found");

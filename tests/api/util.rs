@@ -183,6 +183,35 @@ impl TestApp {
         .await
     }
 
+    /// Posts `body` as it is, with the given content type.
+    pub async fn post_raw(
+        &self,
+        player: &Player,
+        path: &str,
+        content_type: &str,
+        body: &str,
+    ) -> Response {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(&player.token)
+            .header("Content-Type", content_type)
+            .body(body.to_owned())
+            .send()
+            .await
+            .expect("request reaches the server");
+        Response {
+            status: response.status().as_u16(),
+            content_type: response
+                .headers()
+                .get("content-type")
+                .and_then(|value| value.to_str().ok())
+                .unwrap_or_default()
+                .to_owned(),
+            text: response.text().await.expect("body"),
+        }
+    }
+
     /// Creates an account and signs it in.
     pub async fn register(&self, name: &str) -> Player {
         let credentials = json!({"name": name, "password": "s3cret-pass"});

@@ -2,11 +2,11 @@
 
 use serde_json::Value;
 
-use super::{encode_seed, random_id, LoadedGame, STATUS_FINISHED, STATUS_OPEN, STATUS_RUNNING};
+use super::{encode_seed, random_id, LoadedGame, STATUS_OPEN};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::{find_game_rules, rng_for, GameRules};
-use crate::store::{self, Append, DbConnection, GameRow, NewEvent, SeatRow, StoreError};
+use crate::store::{self, DbConnection, GameRow, SeatRow, StoreError};
 
 pub struct NewGame {
     pub kind: String,
@@ -173,35 +173,7 @@ fn start_if_full(conn: &mut DbConnection, game_id: &str, now: i64) -> Result<(),
         .setup(&options, game.seat_count(), &mut rng_for(game.seed()?, 0))
         .map_err(|error| ApiError::Internal(format!("set-up failed: {error}")))?;
     let mut table = game.empty_table()?;
-    let mut stored = Vec::with_capacity(events.len());
-    for event in events {
-        let payload = event.payload.to_string();
-        table.apply(&payload)?;
-        stored.push(NewEvent {
-            seat: None,
-            event_type: event.event_type,
-            schema_version: game.rules.event_schema_version() as i32,
-            payload,
-        });
-    }
-    let outcome = table.outcome();
-    store::append(
-        conn,
-        &Append {
-            game_id: game_id.to_owned(),
-            expected_seq: 0,
-            events: stored,
-            status: if outcome.is_some() {
-                STATUS_FINISHED
-            } else {
-                STATUS_RUNNING
-            }
-            .to_owned(),
-            to_act: serde_json::to_string(&table.to_act()).unwrap_or_else(|_| "[]".into()),
-            outcome: outcome.map(|outcome| serde_json::to_string(&outcome).unwrap_or_default()),
-            now,
-            action: None,
-        },
-    )?;
+    let append = game.append_after(table.as_mut(), events, None, now, None)?;
+    store::append(conn, &append)?;
     Ok(())
 }

@@ -9,8 +9,10 @@ use serde_json::Value;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::{Seat, Viewer};
-use crate::games::{find_game_rules, GameRules, Table};
-use crate::store::{self, DbConnection, GameRow, SeatWithName, StoredEvent};
+use crate::games::{find_game_rules, GameRules, RecordedEvent, Table};
+use crate::store::{
+    self, ActionRow, Append, DbConnection, GameRow, NewEvent, SeatWithName, StoredEvent,
+};
 
 pub const STATUS_OPEN: &str = "open";
 pub const STATUS_RUNNING: &str = "running";
@@ -83,6 +85,47 @@ impl LoadedGame {
         up_to: i64,
     ) -> Result<Vec<StoredEvent>, ApiError> {
         Ok(store::load_events(conn, &self.row.id, up_to)?)
+    }
+}
+
+impl LoadedGame {
+    /// Folds freshly decided `events` into `table` (the state at `expected_seq`) and returns
+    /// everything to append: the events and the game's new status, turn and outcome.
+    pub fn append_after(
+        &self,
+        table: &mut dyn Table,
+        events: Vec<RecordedEvent>,
+        seat: Option<Seat>,
+        now: i64,
+        action: Option<ActionRow>,
+    ) -> Result<Append, ApiError> {
+        let mut stored = Vec::with_capacity(events.len());
+        for event in events {
+            let payload = event.payload.to_string();
+            table.apply(&payload)?;
+            stored.push(NewEvent {
+                seat: seat.map(i32::from),
+                event_type: event.event_type,
+                schema_version: self.rules.event_schema_version() as i32,
+                payload,
+            });
+        }
+        let outcome = table.outcome();
+        Ok(Append {
+            game_id: self.row.id.clone(),
+            expected_seq: self.row.current_seq,
+            events: stored,
+            status: if outcome.is_some() {
+                STATUS_FINISHED
+            } else {
+                STATUS_RUNNING
+            }
+            .to_owned(),
+            to_act: serde_json::to_string(&table.to_act()).unwrap_or_else(|_| "[]".into()),
+            outcome: outcome.map(|outcome| serde_json::to_string(&outcome).unwrap_or_default()),
+            now,
+            action,
+        })
     }
 }
 

@@ -8,7 +8,7 @@ use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::{Seat, Viewer};
 use crate::games::{rng_for, ActionError, Table};
-use crate::store::{self, ActionRow, Append, DbConnection, NewEvent, StoreError, StoredEvent};
+use crate::store::{self, ActionRow, DbConnection, StoreError, StoredEvent};
 
 /// The redacted, described form of `events`, which must follow directly on `table`'s state;
 /// `table` is advanced past them.
@@ -182,44 +182,19 @@ pub fn act(
         )));
     }
     let before = table.clone_table();
-    let mut new_events = Vec::with_capacity(events.len());
-    for event in events {
-        let payload = event.payload.to_string();
-        table.apply(&payload)?;
-        new_events.push(NewEvent {
-            seat: Some(i32::from(seat)),
-            event_type: event.event_type,
-            schema_version: game.rules.event_schema_version() as i32,
-            payload,
-        });
-    }
-    let outcome = table.outcome();
     let first_seq = game.row.current_seq + 1;
-    let append = Append {
+    let action_row = ActionRow {
         game_id: game_id.to_owned(),
-        expected_seq: game.row.current_seq,
-        status: if outcome.is_some() {
-            STATUS_FINISHED
-        } else {
-            STATUS_RUNNING
-        }
-        .to_owned(),
-        to_act: serde_json::to_string(&table.to_act()).unwrap_or_else(|_| "[]".into()),
-        outcome: outcome.map(|outcome| serde_json::to_string(&outcome).unwrap_or_default()),
-        now,
-        action: Some(ActionRow {
-            game_id: game_id.to_owned(),
-            first_seq,
-            last_seq: game.row.current_seq + new_events.len() as i64,
-            seat: i32::from(seat),
-            account_id: user.account_id.clone(),
-            action: action.to_string(),
-            idempotency_key: request.idempotency_key.clone(),
-            request: request.body.to_string(),
-            created_at: now,
-        }),
-        events: new_events,
+        first_seq,
+        last_seq: game.row.current_seq + events.len() as i64,
+        seat: i32::from(seat),
+        account_id: user.account_id.clone(),
+        action: action.to_string(),
+        idempotency_key: request.idempotency_key.clone(),
+        request: request.body.to_string(),
+        created_at: now,
     };
+    let append = game.append_after(table.as_mut(), events, Some(seat), now, Some(action_row))?;
     let seq = match store::append(conn, &append) {
         Ok(seq) => seq,
         // A retry racing its own first attempt loses the optimistic lock to it; once the

@@ -90,9 +90,10 @@ async fn a_full_three_player_game_with_a_contested_festival(app: &TestApp) {
         app.register("yellow").await,
     ];
     let spectator = app.register("watcher").await;
-    // Whether anyone else can bid depends on the shuffled cards, so play until a festival
-    // was contested; with these weights nearly every game has one.
-    for attempt in 0..8 {
+    // Whether anyone else can bid depends on the server's secret shuffle, so play until a
+    // festival was contested; with these weights about half the games have one, so sixteen
+    // games without one would mean the bidding is broken.
+    for attempt in 0..16 {
         let id = app.new_game("java", json!({}), &players).await;
         let mut driver = GameDriver::new(app, &players, &spectator);
         let finished = driver.play(&id, 40 + attempt, festive, 40, 5_000).await;
@@ -115,7 +116,7 @@ async fn a_full_three_player_game_with_a_contested_festival(app: &TestApp) {
             return;
         }
     }
-    panic!("eight Java games over HTTP without a contested festival");
+    panic!("sixteen Java games over HTTP without a contested festival");
 }
 
 on_both_backends!(a_full_three_player_game_with_a_contested_festival);

@@ -49,6 +49,8 @@ pub enum ApiError {
         current_seq: Option<i64>,
     },
     #[error("{detail}")]
+    MethodNotAllowed { detail: String, allow: String },
+    #[error("{detail}")]
     PayloadTooLarge { detail: String },
     /// Well-formed but not acceptable: invalid fields, malformed or illegal actions.
     #[error("{detail}")]
@@ -128,6 +130,7 @@ impl ApiError {
             ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -147,6 +150,9 @@ impl ApiError {
                 detail,
                 current_seq,
             } => (*code, detail.clone(), None, *current_seq),
+            ApiError::MethodNotAllowed { detail, .. } => {
+                ("method_not_allowed", detail.clone(), None, None)
+            }
             ApiError::PayloadTooLarge { detail } => {
                 ("payload_too_large", detail.clone(), None, None)
             }
@@ -187,7 +193,11 @@ impl ResponseError for ApiError {
             ApiError::Unavailable(cause) => tracing::warn!(%cause, "database unavailable"),
             _ => {}
         }
-        HttpResponse::build(self.status())
+        let mut response = HttpResponse::build(self.status());
+        if let ApiError::MethodNotAllowed { allow, .. } = self {
+            response.insert_header((actix_web::http::header::ALLOW, allow.as_str()));
+        }
+        response
             .content_type("application/problem+json")
             .json(self.problem())
     }

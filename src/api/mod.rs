@@ -77,14 +77,50 @@ fn json_config() -> web::JsonConfig {
 }
 
 async fn route_not_found(request: HttpRequest) -> Result<HttpResponse, ApiError> {
+    let path = request.path();
+    let allowed: Vec<&str> = documented_routes()
+        .iter()
+        .filter(|(route, _)| route.is_match(path))
+        .flat_map(|(_, methods)| methods.iter().map(String::as_str))
+        .collect();
+    if !allowed.is_empty() {
+        return Err(ApiError::MethodNotAllowed {
+            detail: format!(
+                "{} {path} is not a route; allowed: {}",
+                request.method(),
+                allowed.join(", ")
+            ),
+            allow: allowed.join(", "),
+        });
+    }
     Err(ApiError::not_found(
         "route_not_found",
-        format!(
-            "no route {} {}; see /docs",
-            request.method(),
-            request.path()
-        ),
+        format!("no route {} {path}; see /docs", request.method()),
     ))
+}
+
+/// Every documented path with its methods, to tell a wrong method from a wrong path.
+fn documented_routes() -> &'static [(actix_web::dev::ResourceDef, Vec<String>)] {
+    static ROUTES: std::sync::OnceLock<Vec<(actix_web::dev::ResourceDef, Vec<String>)>> =
+        std::sync::OnceLock::new();
+    ROUTES.get_or_init(|| {
+        let spec: serde_json::Value = serde_json::from_str(docs::spec_json()).unwrap_or_default();
+        spec["paths"]
+            .as_object()
+            .map(|paths| {
+                paths
+                    .iter()
+                    .map(|(path, operations)| {
+                        let methods = operations
+                            .as_object()
+                            .map(|ops| ops.keys().map(|method| method.to_uppercase()).collect())
+                            .unwrap_or_default();
+                        (actix_web::dev::ResourceDef::new(path.as_str()), methods)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    })
 }
 
 /// Rewrites any error response that is not already problem+json (from actix itself or a

@@ -118,9 +118,17 @@ async fn health_and_unknown_routes(app: &TestApp) {
     app.request(Method::GET, "/v2/nothing", None, None, &[])
         .await
         .expect_problem(404, "route_not_found");
-    app.request(Method::DELETE, "/v1/games", None, None, &[])
+    let wrong_method = app
+        .request(Method::DELETE, "/v1/games", None, None, &[])
+        .await;
+    let problem = wrong_method.expect_problem(405, "method_not_allowed");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("GET, POST"),
+        "{problem}"
+    );
+    app.request(Method::PUT, "/v1/games/abc/actions", None, None, &[])
         .await
-        .expect_problem(404, "route_not_found");
+        .expect_problem(405, "method_not_allowed");
     // Bodies that are not JSON, or too large, are clear 4xx problems.
     let alice = app.register("alice").await;
     let not_json = app

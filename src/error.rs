@@ -226,6 +226,14 @@ impl From<StoreError> for ApiError {
                 DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
                 info,
             )) => ApiError::Unavailable(info.message().to_owned()),
+            // Every foreign key a request can supply is its token's account id.
+            StoreError::Database(DieselError::DatabaseError(
+                DatabaseErrorKind::ForeignKeyViolation,
+                _,
+            )) => ApiError::unauthorized(
+                "unknown_account",
+                "the token's account does not exist (any more); register again",
+            ),
             StoreError::Database(other) => ApiError::Internal(other.to_string()),
             StoreError::Corrupt(cause) => ApiError::Internal(cause),
         }

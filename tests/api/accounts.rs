@@ -156,4 +156,38 @@ async fn health_and_unknown_routes(app: &TestApp) {
     );
 }
 
-on_both_backends!(accounts_and_tokens, health_and_unknown_routes);
+/// A token signed with the server's secret for an account this database does not know (as
+/// after a database reset that kept the secret) is refused, never a 500.
+async fn a_token_for_a_vanished_account_is_refused(app: &TestApp) {
+    let secret = std::fs::read(app.data_dir().join("jwt-secret")).unwrap();
+    let keys = turnpost::auth::TokenKeys::new(&secret, 600);
+    let ghost = turnpost::auth::AuthUser {
+        account_id: "no-such-account".into(),
+        name: "ghost".into(),
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let token = keys.issue(&ghost, now).unwrap().token;
+    let create = json!({"kind": "tikal", "seats": 2});
+    app.request(Method::POST, "/v1/games", Some(&token), Some(&create), &[])
+        .await
+        .expect_problem(401, "unknown_account");
+    let alice = app.register("alice").await;
+    let game = app
+        .post(&alice, "/v1/games", &create)
+        .await
+        .expect_status(201)
+        .json();
+    let join = format!("/v1/games/{}/seats", game["id"].as_str().unwrap());
+    app.request(Method::POST, &join, Some(&token), Some(&json!({})), &[])
+        .await
+        .expect_problem(401, "unknown_account");
+}
+
+on_both_backends!(
+    accounts_and_tokens,
+    health_and_unknown_routes,
+    a_token_for_a_vanished_account_is_refused
+);

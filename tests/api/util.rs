@@ -71,7 +71,7 @@ pub struct TestApp {
     client: reqwest::Client,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
-    _data_dir: tempfile::TempDir,
+    data_dir_handle: tempfile::TempDir,
     _postgres: Option<PgDatabase>,
 }
 
@@ -128,7 +128,7 @@ impl TestApp {
             client: reqwest::Client::new(),
             stop: Some(stop),
             thread: Some(thread),
-            _data_dir: data_dir,
+            data_dir_handle: data_dir,
             _postgres: postgres,
         }
     }
@@ -181,6 +181,11 @@ impl TestApp {
             &[],
         )
         .await
+    }
+
+    /// Where the server keeps its generated JWT secret.
+    pub fn data_dir(&self) -> &std::path::Path {
+        self.data_dir_handle.path()
     }
 
     /// Posts `body` as it is, with the given content type.

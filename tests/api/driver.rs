@@ -139,6 +139,15 @@ impl<'a> GameDriver<'a> {
                 .expect_status(200);
             let view_json = view.json();
             assert_eq!(view_json["seq"], seq);
+            // The summary's columns are a snapshot of the fold; the view is folded afresh.
+            assert_eq!(
+                summary["current_seq"], seq,
+                "summary and log agree on the seq"
+            );
+            assert_eq!(
+                summary["to_act"], view_json["to_act"],
+                "stored turn equals the fold's"
+            );
             self.observe(seq, Some(seat), "view".into(), view.text);
             let action = actions[choose(&actions, &view_json["view"], &mut rng)].clone();
             let response = self

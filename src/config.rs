@@ -68,4 +68,65 @@ impl Config {
                 .into_owned()
         })
     }
+
+    /// The database URL with any password masked, for the log.
+    pub fn database_url_for_logs(&self) -> String {
+        mask_password(&self.database_url())
+    }
+}
+
+/// `postgres://user:secret@host/db` -> `postgres://user:***@host/db`.
+fn mask_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let credentials = &url[scheme_end + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_masked_in_logged_urls() {
+        assert_eq!(
+            mask_password("postgres://app:s3cret@db:5432/turnpost"),
+            "postgres://app:***@db:5432/turnpost"
+        );
+        assert_eq!(
+            mask_password("postgres://app@db/turnpost"),
+            "postgres://app@db/turnpost"
+        );
+        assert_eq!(
+            mask_password("data/turnpost.sqlite"),
+            "data/turnpost.sqlite"
+        );
+    }
+
+    #[test]
+    fn without_a_database_url_the_sqlite_file_lives_in_the_data_dir() {
+        // Explicit flags, so the test does not depend on the environment it runs in.
+        let cli = Cli::try_parse_from([
+            "turnpost",
+            "--bind",
+            "0.0.0.0:9000",
+            "--data-dir",
+            "/srv/tp",
+            "openapi",
+        ])
+        .unwrap();
+        assert_eq!(cli.config.bind, "0.0.0.0:9000");
+        assert!(matches!(cli.command, Some(Command::Openapi)));
+        let config = Config {
+            database_url: None,
+            ..cli.config
+        };
+        assert_eq!(config.database_url(), "/srv/tp/turnpost.sqlite");
+    }
 }

@@ -18,7 +18,7 @@ fn main() -> std::process::ExitCode {
         let running = turnpost::server::start(&config)?;
         tracing::info!(
             address = %running.address,
-            database = %redact_credentials(&config.database_url()),
+            database = %config.database_url_for_logs(),
             "turnpost is listening; API docs at http://{}/docs",
             running.address
         );
@@ -36,19 +36,5 @@ fn main() -> std::process::ExitCode {
             tracing::error!(%error, "turnpost stopped");
             std::process::ExitCode::FAILURE
         }
-    }
-}
-
-/// `postgres://user:secret@host/db` -> `postgres://user:***@host/db`, for the log.
-fn redact_credentials(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme_end), Some(at)) if at > scheme_end => {
-            let credentials = &url[scheme_end + 3..at];
-            match credentials.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
-                None => url.to_owned(),
-            }
-        }
-        _ => url.to_owned(),
     }
 }

@@ -68,7 +68,6 @@ pub async fn create_game(
         options: body.options,
         creator_seat: body.seat,
     };
-    lobby::validate_new_game(&request)?;
     let summary = blocking(move || {
         db.write(|conn| {
             let id = lobby::create_game(conn, &user, &request, now_millis())?;

@@ -162,6 +162,16 @@ pub struct ViewOut {
     pub view: Value,
 }
 
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ActionAccepted {
+    /// The game's new seq.
+    pub seq: i64,
+    /// The events the action appended, as the caller may see them.
+    pub events: Vec<EventOut>,
+    /// The caller's view after the action.
+    pub view: ViewOut,
+}
+
 /// Optional `Idempotency-Key` header.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Header)]

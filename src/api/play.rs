@@ -7,7 +7,9 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
 use super::games::game_id;
-use super::models::{EventOut, GameOutcome, GameStatus, IdempotencyHeader, SeatInfo, ViewOut};
+use super::models::{
+    ActionAccepted, EventOut, GameOutcome, GameStatus, IdempotencyHeader, SeatInfo, ViewOut,
+};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::games::engine::Viewer;
@@ -112,16 +114,6 @@ pub struct PostAction {
     pub action: Value,
 }
 
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct ActionAccepted {
-    /// The game's new seq.
-    pub seq: i64,
-    /// The events the action appended, as the caller may see them.
-    pub events: Vec<EventOut>,
-    /// The caller's view after the action.
-    pub view: ViewOut,
-}
-
 /// Act: post one action of the caller's seat.
 ///
 /// Everything the action causes is appended atomically, or nothing is. Retrying with the
@@ -155,15 +147,11 @@ pub async fn post_action(
         action: body.action,
         idempotency_key,
     };
-    let result = blocking(move || {
+    let accepted = blocking(move || {
         db.write(|conn| play::act(conn, &id, &user, &action_request, now_millis()))
     })
     .await?;
-    Ok(HttpResponse::Ok().json(ActionAccepted {
-        seq: result.seq,
-        events: result.events,
-        view: result.view,
-    }))
+    Ok(HttpResponse::Ok().json(accepted))
 }
 
 fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {

@@ -17,7 +17,7 @@ pub struct NewGame {
 }
 
 /// Checks a creation request without touching the database.
-pub fn validate_new_game(request: &NewGame) -> Result<(&'static dyn GameRules, Value), ApiError> {
+fn validate_new_game(request: &NewGame) -> Result<(&'static dyn GameRules, Value), ApiError> {
     let rules = find_game_rules(&request.kind).ok_or_else(|| {
         ApiError::unprocessable(
             "unknown_game_kind",

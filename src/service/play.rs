@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{format_time, LoadedGame, STATUS_FINISHED, STATUS_OPEN, STATUS_RUNNING};
-use crate::api::models::{seat_from_stored, EventOut, ViewOut};
+use crate::api::models::{seat_from_stored, ActionAccepted, EventOut, ViewOut};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::{Seat, Viewer};
@@ -117,12 +117,6 @@ pub struct ActionRequest {
     pub body: Value,
 }
 
-pub struct ActionResult {
-    pub seq: i64,
-    pub events: Vec<EventOut>,
-    pub view: ViewOut,
-}
-
 /// Checks and applies one action: everything it appends is appended in one transaction
 /// guarded by `expected_seq`, or nothing is.
 pub fn act(
@@ -131,7 +125,7 @@ pub fn act(
     user: &AuthUser,
     request: &ActionRequest,
     now: i64,
-) -> Result<ActionResult, ApiError> {
+) -> Result<ActionAccepted, ApiError> {
     let game = LoadedGame::load(conn, game_id)?;
     let seat = game.seat_of(user).ok_or_else(|| {
         ApiError::forbidden("not_a_player", "only a seated player can act in this game")
@@ -227,7 +221,7 @@ pub fn act(
     let viewer = Viewer::Seat(seat);
     let mut replay = before;
     let events = describe_events(replay.as_mut(), &appended, viewer)?;
-    Ok(ActionResult {
+    Ok(ActionAccepted {
         seq,
         events,
         view: view_out(&game, table.as_ref(), seq, viewer),
@@ -241,7 +235,7 @@ fn replay_result(
     first: &ActionRow,
     request: &ActionRequest,
     seat: Seat,
-) -> Result<ActionResult, ApiError> {
+) -> Result<ActionAccepted, ApiError> {
     let first_body: Value = serde_json::from_str(&first.request)
         .map_err(|error| ApiError::Internal(format!("stored request is corrupt: {error}")))?;
     if first_body != request.body {
@@ -260,7 +254,7 @@ fn replay_result(
     let mut table = game.fold(before)?;
     let viewer = Viewer::Seat(seat);
     let described = describe_events(table.as_mut(), appended, viewer)?;
-    Ok(ActionResult {
+    Ok(ActionAccepted {
         seq: first.last_seq,
         events: described,
         view: view_out(game, table.as_ref(), first.last_seq, viewer),

@@ -283,7 +283,7 @@ async fn of_two_racing_posts_exactly_one_wins(app: &TestApp) {
             .expect_status(200)
             .json();
         let options = legal["actions"].as_array().unwrap();
-        // Never race an end of turn against something else: both must be legal now.
+        // Two actions that are both legal at this seq; whichever commits first wins.
         let pick = |index: usize| options[index % options.len()].clone();
         let actions = format!("/v1/games/{}/actions", table.id);
         let first = json!({"expected_seq": seq, "action": pick(0)});

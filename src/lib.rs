@@ -1,6 +1,6 @@
 //! turnpost: a play-by-web server for Euro board games.
 //!
-//! - [`games`]: the pure rule engines, one folder per game, behind one trait.
+//! - [`games`]: the pure rule engines (the `turnpost-games` crate in `crates/games`).
 //! - [`store`]: the event store and the rest of the persistence (the only SQL).
 //! - [`service`]: what the API does with a game: fold its log, decide, append.
 //! - [`api`]: the HTTP handlers and the OpenAPI document.
@@ -10,7 +10,7 @@ pub mod api;
 pub mod auth;
 pub mod config;
 pub mod error;
-pub mod games;
+pub use turnpost_games as games;
 pub mod server;
 pub mod service;
 pub mod store;

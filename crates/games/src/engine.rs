@@ -1,0 +1,190 @@
+//! The one contract between the server and every rule engine, in the decider style:
+//! `setup` and `decide` turn intentions into events, `evolve` folds events into state,
+//! everything else reads state. Nothing here knows about HTTP, SQL, clocks or global RNGs;
+//! randomness arrives through the `rng` argument and its outcome is written into events,
+//! so folding a log never rolls a die again.
+
+use std::fmt::Debug;
+use std::ops::RangeInclusive;
+
+use rand::RngCore;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+pub use crate::kit::rule_code::{RuleCode, SharedRule};
+
+/// A seat at the table, 0-based, in clockwise order from the first player.
+pub type Seat = u8;
+
+/// Who is looking at a state or an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Viewer {
+    /// A seated player: sees public information plus that seat's own secrets.
+    Seat(Seat),
+    /// Anyone else: sees public information only.
+    Spectator,
+    /// Nobody is hidden from: used for the export of a finished game and for tests.
+    Omniscient,
+}
+
+impl Viewer {
+    /// Whether this viewer may see the secrets owned by `owner`.
+    pub fn sees_secrets_of(self, owner: Seat) -> bool {
+        match self {
+            Viewer::Seat(seat) => seat == owner,
+            Viewer::Spectator => false,
+            Viewer::Omniscient => true,
+        }
+    }
+
+    pub fn is_omniscient(self) -> bool {
+        matches!(self, Viewer::Omniscient)
+    }
+}
+
+/// A rule violation: the action was understood but the rules forbid it now.
+/// `code` is the stable string of a typed rule code (clients branch on it), `message` is for
+/// people and must not reveal anything the acting seat may not see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl RuleError {
+    pub fn new(code: impl RuleCode, message: impl Into<String>) -> Self {
+        RuleError {
+            code: code.as_str(),
+            message: message.into(),
+        }
+    }
+
+    /// Transitional: an untyped code, until every engine names its codes in an enum.
+    pub fn legacy(code: &'static str, message: impl Into<String>) -> Self {
+        RuleError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Whether this is a refusal with `code`.
+    pub fn is(&self, code: impl RuleCode) -> bool {
+        self.code == code.as_str()
+    }
+}
+
+impl std::fmt::Display for RuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for RuleError {}
+
+/// Final result of a game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Outcome {
+    /// Final score per seat, indexed by seat.
+    pub scores: Vec<i32>,
+    /// Place per seat (1 = winner), indexed by seat; tied seats share a place.
+    pub places: Vec<u8>,
+}
+
+/// Something hidden in a state, and who may see it. The server's tests search every
+/// response for `needle` and fail if it reaches anyone who may not see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Secret {
+    /// The seat the secret belongs to; `None` means nobody may see it (deck order, seed...).
+    pub owner: Option<Seat>,
+    /// A string that occurs in `serde_json::to_string(&state)` exactly when this piece of
+    /// information is there, and would occur in any JSON that leaked it (for example a
+    /// quoted unique card id such as `"\"pc07\""`).
+    pub needle: String,
+}
+
+/// One game's rules. Implementations are zero-sized markers; all data lives in `State`.
+pub trait Engine: 'static {
+    /// Options chosen at game creation (e.g. a variant). `{}` must deserialize to the default.
+    type Options: Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + ToSchema;
+    /// Full state including every secret. Must round-trip through JSON unchanged.
+    type State: Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync;
+    /// What a seat asks to do. Tagged JSON, e.g. `{"type":"end_turn"}`.
+    type Action: Serialize + DeserializeOwned + Clone + Debug + PartialEq + ToSchema;
+    /// What happened. Carries every random outcome. Must round-trip through JSON unchanged.
+    type Event: Serialize + DeserializeOwned + Clone + Debug + PartialEq + ToSchema;
+    /// The state as one viewer may see it.
+    type View: Serialize + ToSchema;
+
+    /// Stable identifier used in the API and the database, e.g. `"tikal"`.
+    const KIND: &'static str;
+    /// Human name, e.g. `"Tikal"`.
+    const NAME: &'static str;
+    /// Bumped whenever a rule change would make old logs fold differently.
+    const RULES_VERSION: u32;
+    /// Bumped whenever the JSON shape of `Event` changes.
+    const EVENT_SCHEMA_VERSION: u32;
+    /// The game's own rule codes.
+    type Rule: RuleCode;
+    /// The shared rule codes (`docs/vocabulary.md`) this game can return.
+    const SHARED_RULES: &'static [SharedRule];
+
+    /// Every rule code this game can return, with its meaning: the shared ones first.
+    fn rule_codes() -> Vec<(&'static str, &'static str)> {
+        let shared = Self::SHARED_RULES
+            .iter()
+            .map(|code| (code.as_str(), code.meaning()));
+        let own = Self::Rule::ALL
+            .iter()
+            .map(|code| (code.as_str(), code.meaning()));
+        shared.chain(own).collect()
+    }
+
+    fn player_counts() -> RangeInclusive<u8>;
+
+    /// The state before any event: what `setup`'s events are folded onto.
+    fn initial_state(options: &Self::Options, seats: u8) -> Self::State;
+
+    /// Opening events (shuffles, deals, ...). Errors for unsupported seat counts or options.
+    fn setup(
+        options: &Self::Options,
+        seats: u8,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<Self::Event>, RuleError>;
+
+    /// Checks `action` by `seat` against the rules and returns the events it causes.
+    /// Must not panic on any deserializable action, whatever the state.
+    fn decide(
+        state: &Self::State,
+        seat: Seat,
+        action: &Self::Action,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<Self::Event>, RuleError>;
+
+    /// Applies one event. Only called with events that `setup`/`decide` produced for this
+    /// state, so it may trust them.
+    fn evolve(state: &mut Self::State, event: &Self::Event);
+
+    /// Every action `seat` may take now; each must be accepted by `decide`.
+    /// Empty when the seat need not act.
+    fn legal_actions(state: &Self::State, seat: Seat) -> Vec<Self::Action>;
+
+    /// Seats that must act now (several in simultaneous phases); empty once finished.
+    fn to_act(state: &Self::State) -> Vec<Seat>;
+
+    /// The outcome once the game is over, `None` while it runs.
+    fn outcome(state: &Self::State) -> Option<Outcome>;
+
+    /// What `viewer` may see of `state`.
+    fn view(state: &Self::State, viewer: Viewer) -> Self::View;
+
+    /// `event` with everything `viewer` may not see removed (hidden fields become `None`).
+    fn redact(event: &Self::Event, viewer: Viewer) -> Self::Event;
+
+    /// One line for people, from an already redacted event, e.g.
+    /// "Red uncovers the temple at C3 to 5". `state` is the state before the event.
+    fn describe(state: &Self::State, event: &Self::Event) -> String;
+
+    /// Everything hidden in `state`, for the leak tests.
+    fn secrets(state: &Self::State) -> Vec<Secret>;
+}

@@ -1,0 +1,259 @@
+//! Object-safe, JSON-speaking wrappers around [`Engine`], so the server can hold any game
+//! behind one pointer without knowing its types.
+
+use std::marker::PhantomData;
+use std::ops::RangeInclusive;
+
+use rand::RngCore;
+use serde_json::Value;
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{PartialSchema, ToSchema};
+
+use super::engine::{Engine, Outcome, RuleError, Seat, Secret, SharedRule, Viewer};
+
+/// An event as written to the log: its type tag and its JSON payload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedEvent {
+    pub event_type: String,
+    pub payload: Value,
+}
+
+/// Why an action was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ActionError {
+    /// The JSON is not an action of this game.
+    Malformed(String),
+    /// The action is understood but the rules forbid it now.
+    Rule(RuleError),
+}
+
+/// A stored log that the engine cannot read back: a bug or a corrupt database.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("cannot replay the stored game: {0}")]
+pub struct ReplayError(pub String);
+
+/// A game's rules, as the server sees them.
+pub trait GameRules: Send + Sync {
+    fn kind(&self) -> &'static str;
+    fn name(&self) -> &'static str;
+    fn rules_version(&self) -> u32;
+    fn event_schema_version(&self) -> u32;
+    fn player_counts(&self) -> RangeInclusive<u8>;
+    /// The options a game gets when the creator names none.
+    fn default_options(&self) -> Value;
+    /// JSON schema of the options object.
+    fn options_schema(&self) -> RefOr<Schema>;
+    /// The OpenAPI schemas of the options, actions, events and views, the top ones named
+    /// `<prefix>Options`, `<prefix>Action`, `<prefix>Event`, `<prefix>View`, followed by
+    /// every schema they refer to under its own name.
+    fn schemas(&self, prefix: &str) -> Vec<(String, RefOr<Schema>)>;
+    /// Checks `options` and returns them with every default filled in.
+    fn normalize_options(&self, options: &Value) -> Result<Value, String>;
+    /// The opening events of a new game.
+    fn setup(
+        &self,
+        options: &Value,
+        seats: u8,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<RecordedEvent>, RuleError>;
+    /// The state before any event, ready to have the log folded onto it.
+    fn new_table(&self, options: &Value, seats: u8) -> Result<Box<dyn Table>, ReplayError>;
+}
+
+/// One game's live state, folded from its log.
+pub trait Table: Send {
+    /// Folds one stored event into the state.
+    fn apply(&mut self, payload: &str) -> Result<(), ReplayError>;
+    /// Checks an action by `seat`; returns the action as the engine reads it and its events.
+    fn decide(
+        &self,
+        seat: Seat,
+        action: &Value,
+        rng: &mut dyn RngCore,
+    ) -> Result<(Value, Vec<RecordedEvent>), ActionError>;
+    fn legal_actions(&self, seat: Seat) -> Vec<Value>;
+    fn to_act(&self) -> Vec<Seat>;
+    fn outcome(&self) -> Option<Outcome>;
+    fn view(&self, viewer: Viewer) -> Value;
+    /// The stored event as `viewer` may see it, and its one-line description; `self` must be
+    /// the state just before that event.
+    fn redact(&self, payload: &str, viewer: Viewer) -> Result<(Value, String), ReplayError>;
+    fn secrets(&self) -> Vec<Secret>;
+    fn state_json(&self) -> Value;
+    fn clone_table(&self) -> Box<dyn Table>;
+}
+
+/// Adapts a typed engine to [`GameRules`].
+pub struct Rules<E: Engine>(PhantomData<fn() -> E>);
+
+impl<E: Engine> Rules<E> {
+    pub const fn new() -> Self {
+        Rules(PhantomData)
+    }
+}
+
+impl<E: Engine> Default for Rules<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn parse_options<E: Engine>(options: &Value) -> Result<E::Options, String> {
+    serde_json::from_value(options.clone()).map_err(|error| error.to_string())
+}
+
+fn record<E: Engine>(events: Vec<E::Event>) -> Vec<RecordedEvent> {
+    events
+        .into_iter()
+        .map(|event| {
+            let payload = to_json(&event);
+            let event_type = payload
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("event")
+                .to_owned();
+            RecordedEvent {
+                event_type,
+                payload,
+            }
+        })
+        .collect()
+}
+
+/// Engine types are plain data with string keys, so serialising them cannot fail.
+fn to_json(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+impl<E: Engine> GameRules for Rules<E> {
+    fn kind(&self) -> &'static str {
+        E::KIND
+    }
+
+    fn name(&self) -> &'static str {
+        E::NAME
+    }
+
+    fn rules_version(&self) -> u32 {
+        E::RULES_VERSION
+    }
+
+    fn event_schema_version(&self) -> u32 {
+        E::EVENT_SCHEMA_VERSION
+    }
+
+    fn player_counts(&self) -> RangeInclusive<u8> {
+        E::player_counts()
+    }
+
+    fn default_options(&self) -> Value {
+        to_json(&E::Options::default())
+    }
+
+    fn options_schema(&self) -> RefOr<Schema> {
+        E::Options::schema()
+    }
+
+    fn schemas(&self, prefix: &str) -> Vec<(String, RefOr<Schema>)> {
+        let mut schemas = vec![
+            (format!("{prefix}Options"), E::Options::schema()),
+            (format!("{prefix}Action"), E::Action::schema()),
+            (format!("{prefix}Event"), E::Event::schema()),
+            (format!("{prefix}View"), E::View::schema()),
+        ];
+        E::Options::schemas(&mut schemas);
+        E::Action::schemas(&mut schemas);
+        E::Event::schemas(&mut schemas);
+        E::View::schemas(&mut schemas);
+        schemas
+    }
+
+    fn normalize_options(&self, options: &Value) -> Result<Value, String> {
+        parse_options::<E>(options).map(|options| to_json(&options))
+    }
+
+    fn setup(
+        &self,
+        options: &Value,
+        seats: u8,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<RecordedEvent>, RuleError> {
+        let options = parse_options::<E>(options)
+            .map_err(|message| RuleError::new(SharedRule::InvalidOptions, message))?;
+        E::setup(&options, seats, rng).map(record::<E>)
+    }
+
+    fn new_table(&self, options: &Value, seats: u8) -> Result<Box<dyn Table>, ReplayError> {
+        let options = parse_options::<E>(options).map_err(ReplayError)?;
+        Ok(Box::new(TypedTable::<E> {
+            state: E::initial_state(&options, seats),
+        }))
+    }
+}
+
+struct TypedTable<E: Engine> {
+    state: E::State,
+}
+
+fn parse_event<E: Engine>(payload: &str) -> Result<E::Event, ReplayError> {
+    serde_json::from_str(payload).map_err(|error| ReplayError(error.to_string()))
+}
+
+impl<E: Engine> Table for TypedTable<E> {
+    fn apply(&mut self, payload: &str) -> Result<(), ReplayError> {
+        let event = parse_event::<E>(payload)?;
+        E::evolve(&mut self.state, &event);
+        Ok(())
+    }
+
+    fn decide(
+        &self,
+        seat: Seat,
+        action: &Value,
+        rng: &mut dyn RngCore,
+    ) -> Result<(Value, Vec<RecordedEvent>), ActionError> {
+        let action: E::Action = serde_json::from_value(action.clone())
+            .map_err(|error| ActionError::Malformed(error.to_string()))?;
+        let events = E::decide(&self.state, seat, &action, rng).map_err(ActionError::Rule)?;
+        Ok((to_json(&action), record::<E>(events)))
+    }
+
+    fn legal_actions(&self, seat: Seat) -> Vec<Value> {
+        E::legal_actions(&self.state, seat)
+            .iter()
+            .map(to_json)
+            .collect()
+    }
+
+    fn to_act(&self) -> Vec<Seat> {
+        E::to_act(&self.state)
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        E::outcome(&self.state)
+    }
+
+    fn view(&self, viewer: Viewer) -> Value {
+        to_json(&E::view(&self.state, viewer))
+    }
+
+    fn redact(&self, payload: &str, viewer: Viewer) -> Result<(Value, String), ReplayError> {
+        let redacted = E::redact(&parse_event::<E>(payload)?, viewer);
+        let text = E::describe(&self.state, &redacted);
+        Ok((to_json(&redacted), text))
+    }
+
+    fn secrets(&self) -> Vec<Secret> {
+        E::secrets(&self.state)
+    }
+
+    fn state_json(&self) -> Value {
+        to_json(&self.state)
+    }
+
+    fn clone_table(&self) -> Box<dyn Table> {
+        Box::new(TypedTable::<E> {
+            state: self.state.clone(),
+        })
+    }
+}

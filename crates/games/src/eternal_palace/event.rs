@@ -1,0 +1,217 @@
+//! What happened. Every random outcome is written here; secret fields are `Option`s that
+//! `redact` empties for viewers who may not see them.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::action::MarketItem;
+use super::data::{Goods, Resource};
+use crate::engine::Seat;
+
+/// Why material changed hands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalaceReason)]
+pub enum Reason {
+    /// Resource location yield.
+    ResourceLocation,
+    /// Temple of Wisdom.
+    Temple,
+    /// Palace Market.
+    Market,
+    /// Imperial Scrolls.
+    Scrolls,
+    /// A bonus of the Eternal Bridge.
+    Bridge,
+    /// Palace steps for visiting a monument.
+    Monument,
+    /// Cost and fish/wisdom sign of hiring an advisor.
+    Hire,
+    /// An advisor's effect.
+    Advisor,
+    /// A diplomat of another player gave this.
+    Diplomacy,
+}
+
+/// Where a hired advisor came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalaceHireSource)]
+pub enum HireSource {
+    FishMarket,
+    Academy,
+    Bridge,
+}
+
+/// A choice that waits for the active seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[schema(as = EternalPalaceChoice)]
+pub enum Choice {
+    /// Hire one open advisor (academy: pay; bridge: free) or none: answer with `hire`.
+    Hire { source: HireSource },
+    /// Take a resource of your choice: answer with `take_resource`.
+    Resource,
+    /// Take `count` distinct market items: answer with `market`.
+    Market { count: u8 },
+    /// Imperial Scrolls with 2+ dice: answer with `scrolls`.
+    Scrolls,
+}
+
+/// One line of the final scoring.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = EternalPalaceScoreSheet)]
+pub struct ScoreSheet {
+    pub seat: Seat,
+    /// 1 VP per painting layer.
+    pub layers: i32,
+    /// 1 VP per decoration.
+    pub decorations: i32,
+    /// 1 VP per monument owned.
+    pub monuments: i32,
+    /// Completion prize token (first to 8 layers).
+    pub completion: i32,
+    /// Sequence prize token (longest run of layer numbers).
+    pub sequence: i32,
+    /// Imperial seals from the palace track (3 for first, 1 for second).
+    pub seals: i32,
+    /// Sum of the above.
+    pub total: i32,
+    /// Place (1 = winner); equal places are shared.
+    pub place: u8,
+}
+
+/// An event. Internally tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[schema(as = EternalPalaceEvent)]
+pub enum Event {
+    /// The game is set up: random starting turn order and the shuffled advisor deck
+    /// (deck entries are hidden tokens; `null` for everybody but the omniscient export).
+    Started {
+        seats: u8,
+        privileges: bool,
+        turn_order: Vec<Seat>,
+        #[serde(default)]
+        deck: Option<Vec<String>>,
+    },
+    /// The discard pile was shuffled into a new deck (order hidden).
+    DeckReshuffled {
+        #[serde(default)]
+        deck: Option<Vec<String>>,
+    },
+    /// The open advisors left over were discarded.
+    DisplayCleared { cards: Vec<String> },
+    /// Cards from the top of the deck were laid out face up.
+    DisplayDealt { cards: Vec<String> },
+    /// A seat's material changed.
+    GoodsChanged {
+        seat: Seat,
+        delta: Goods,
+        reason: Reason,
+    },
+    /// A new round: every seat's active dice were rolled (pips per seat).
+    DiceRolled { round: u32, dice: Vec<Vec<u8>> },
+    /// New turn order (first to place first).
+    TurnOrderSet { order: Vec<Seat> },
+    /// A seat locked its grouping. `sealed` is the grouping in sealed form
+    /// ("r{round}s{seat}:" then groups of pip digits separated by "/"), visible only to
+    /// that seat until the reveal.
+    Grouped {
+        seat: Seat,
+        #[serde(default)]
+        sealed: Option<String>,
+    },
+    /// Privileges module: these seats (in this order) now decide whether to play a token.
+    PrivilegesOpened { seats: Vec<Seat> },
+    /// Privileges module: a seat played a token under its marker or passed.
+    PrivilegeDecided { seat: Seat, play: bool },
+    /// All groupings revealed at once (groups per seat, index = group number).
+    GroupsRevealed { groups: Vec<Vec<Vec<u8>>> },
+    /// A group was placed; `pips` after wisdom; `wisdom` and `fish` spent.
+    Placed {
+        seat: Seat,
+        group: u8,
+        location: String,
+        pips: Vec<u8>,
+        wisdom: i32,
+        fish: i32,
+    },
+    /// A marker stepped on a location track (or the bridge) to space `to`.
+    TrackAdvanced {
+        seat: Seat,
+        location: String,
+        to: u8,
+    },
+    /// A painting layer was taken.
+    LayerTaken { seat: Seat, layer: String },
+    /// The first layer of a location came with its decoration.
+    DecorationTaken { seat: Seat, location: String },
+    /// A monument changed hands; `paid` resources, the ring grew by one.
+    MonumentTaken {
+        seat: Seat,
+        location: String,
+        paid: i32,
+    },
+    /// A temple / market space was marked.
+    SpaceMarked { seat: Seat, space: String },
+    /// The seat now has to decide this.
+    ChoiceOffered { seat: Seat, choice: Choice },
+    /// The seat answered its pending choice (not the fish market).
+    ChoiceMade {
+        seat: Seat,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        card: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resource: Option<Resource>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        items: Vec<MarketItem>,
+    },
+    /// Fish market: cards drawn from the deck, seen only by the drawer (hidden tokens).
+    AdvisorsDrawn {
+        seat: Seat,
+        count: u8,
+        #[serde(default)]
+        cards: Option<Vec<String>>,
+    },
+    /// Fish market decision: a card back on top (hidden token, seen only by that seat),
+    /// discarded cards (public) and the card kept for hiring, if any.
+    FishMarketResolved {
+        seat: Seat,
+        #[serde(default)]
+        returned: Option<String>,
+        discarded: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hired: Option<String>,
+    },
+    /// An advisor joined a seat.
+    AdvisorHired {
+        seat: Seat,
+        card: String,
+        from: HireSource,
+    },
+    /// An advisor was used and turned sideways.
+    AdvisorUsed {
+        seat: Seat,
+        card: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<Seat>,
+    },
+    /// The next seat to place (none: every group is placed).
+    TurnPassed {
+        #[serde(default)]
+        next: Option<Seat>,
+    },
+    /// The round is over: dice come back, advisors are turned upright.
+    RoundEnded { round: u32 },
+    /// A seat got one of its dice back from the palace.
+    PalaceDieReleased { seat: Seat },
+    /// Final scoring.
+    GameEnded {
+        scores: Vec<ScoreSheet>,
+        #[serde(default)]
+        completion: Option<Seat>,
+        #[serde(default)]
+        sequence: Option<Seat>,
+    },
+}

@@ -1,0 +1,450 @@
+//! Eternal Palace (Steven Aramini, Alley Cat Games 2022): base game and the privileges
+//! module, for 2 to 5 players.
+//!
+//! A round: everybody's dice are rolled (in `decide`/`setup`, written into `DiceRolled`),
+//! the turn order follows the ascending pip sums, then every seat groups its dice in secret
+//! and simultaneously (`to_act` lists every seat that has not submitted; a submitted
+//! grouping is stored sealed and owned by its seat until the reveal). With the privileges
+//! module the seats holding tokens then decide in turn order. The reveal is emitted when
+//! the last decision of the planning phase arrives. Then groups are placed one at a time in
+//! turn order; some locations open a follow-up choice for the same seat. When every group
+//! is placed the round ends, the next one is prepared and rolled within the same `decide`.
+//!
+//! Numbers and components come from `data/eternal_palace/game.json`; the rules page is
+//! `docs/rules/eternal-palace.md`.
+
+pub mod action;
+pub mod data;
+pub mod event;
+pub mod legal;
+pub mod rules;
+pub mod scoring;
+pub mod state;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+use std::ops::RangeInclusive;
+
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, Viewer};
+
+pub use action::{Action, MarketItem};
+pub use event::Event;
+pub use state::State;
+pub use view::EternalPalaceView;
+
+use data::{data, Goods};
+use event::{Choice, HireSource, Reason};
+use state::{token_card, token_owner, Pending};
+
+/// Options chosen when the game is created.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct EternalPalaceOptions {
+    /// Play with the privileges module (privilege tokens change the turn order; 4 more
+    /// advisors; the Palace Market and the bridge's third space hand out tokens).
+    pub privileges: bool,
+}
+
+/// The Eternal Palace engine.
+pub struct EternalPalace;
+
+impl Engine for EternalPalace {
+    type Options = EternalPalaceOptions;
+    type State = State;
+    type Action = Action;
+    type Event = Event;
+    type View = EternalPalaceView;
+
+    const KIND: &'static str = "eternal_palace";
+    const NAME: &'static str = "Eternal Palace";
+    const RULES_VERSION: u32 = 1;
+    const EVENT_SCHEMA_VERSION: u32 = 1;
+    // Transitional: until this game names its rule codes in its own enum.
+    type Rule = crate::engine::SharedRule;
+    const SHARED_RULES: &'static [crate::engine::SharedRule] = &[];
+
+    fn player_counts() -> RangeInclusive<u8> {
+        let counts = &data().player_counts;
+        counts.min..=counts.max
+    }
+
+    fn initial_state(options: &Self::Options, seats: u8) -> State {
+        State::new(options, seats)
+    }
+
+    fn setup(
+        options: &Self::Options,
+        seats: u8,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<Event>, RuleError> {
+        rules::setup(options, seats, rng)
+    }
+
+    fn decide(
+        state: &State,
+        seat: Seat,
+        action: &Action,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<Event>, RuleError> {
+        rules::decide(state, seat, action, rng)
+    }
+
+    fn evolve(state: &mut State, event: &Event) {
+        state.apply(event);
+    }
+
+    fn legal_actions(state: &State, seat: Seat) -> Vec<Action> {
+        legal::legal_actions(state, seat)
+    }
+
+    fn to_act(state: &State) -> Vec<Seat> {
+        legal::to_act(state)
+    }
+
+    fn outcome(state: &State) -> Option<Outcome> {
+        let sheets = state.result.as_ref()?;
+        Some(Outcome {
+            scores: sheets.iter().map(|s| s.total).collect(),
+            places: sheets.iter().map(|s| s.place).collect(),
+        })
+    }
+
+    fn view(state: &State, viewer: Viewer) -> EternalPalaceView {
+        view::view(state, viewer)
+    }
+
+    fn redact(event: &Event, viewer: Viewer) -> Event {
+        let mut event = event.clone();
+        match &mut event {
+            Event::Started { deck, .. } | Event::DeckReshuffled { deck }
+                if !viewer.is_omniscient() =>
+            {
+                *deck = None;
+            }
+            Event::Grouped { seat, sealed } if !viewer.sees_secrets_of(*seat) => *sealed = None,
+            Event::AdvisorsDrawn { seat, cards, .. } if !viewer.sees_secrets_of(*seat) => {
+                *cards = None;
+            }
+            Event::FishMarketResolved { seat, returned, .. } if !viewer.sees_secrets_of(*seat) => {
+                *returned = None;
+            }
+            _ => {}
+        }
+        event
+    }
+
+    fn describe(state: &State, event: &Event) -> String {
+        describe(state, event)
+    }
+
+    fn secrets(state: &State) -> Vec<Secret> {
+        let mut out = Vec::new();
+        for token in &state.deck {
+            out.push(Secret {
+                owner: token_owner(token),
+                needle: format!("\"{token}\""),
+            });
+        }
+        for pending in &state.pending {
+            if let Pending::FishMarket { seat, cards } = pending {
+                for token in cards {
+                    out.push(Secret {
+                        owner: Some(*seat),
+                        needle: format!("\"{token}\""),
+                    });
+                }
+            }
+        }
+        for (seat, sealed) in state.sealed.iter().enumerate() {
+            if let Some(sealed) = sealed {
+                out.push(Secret {
+                    owner: Some(seat as Seat),
+                    needle: format!("\"{sealed}\""),
+                });
+            }
+        }
+        out
+    }
+}
+
+fn colour(seat: Seat) -> &'static str {
+    data().colour(seat)
+}
+
+fn card_name(id: &str) -> String {
+    match data().card(id) {
+        Some(c) => format!("{} ({})", c.name, c.id),
+        None => id.to_string(),
+    }
+}
+
+fn location_name(key: &str) -> String {
+    let d = data();
+    match d.location_index(key) {
+        Some(i) if d.locations[i].number().is_some() => {
+            format!("{} ({})", d.locations[i].name, key)
+        }
+        Some(i) => d.locations[i].name.clone(),
+        None => key.to_string(),
+    }
+}
+
+fn seats_text(seats: &[Seat]) -> String {
+    seats
+        .iter()
+        .map(|s| colour(*s))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn reason_text(reason: Reason) -> &'static str {
+    match reason {
+        Reason::ResourceLocation => "at the resource location",
+        Reason::Temple => "at the Temple of Wisdom",
+        Reason::Market => "at the Palace Market",
+        Reason::Scrolls => "at the Imperial Scrolls",
+        Reason::Bridge => "from the Eternal Bridge",
+        Reason::Monument => "at the monument",
+        Reason::Hire => "for hiring",
+        Reason::Advisor => "from an advisor",
+        Reason::Diplomacy => "from a diplomat",
+    }
+}
+
+fn describe(state: &State, event: &Event) -> String {
+    match event {
+        Event::Started {
+            seats, turn_order, ..
+        } => format!(
+            "A game for {seats} players begins; turn order {}",
+            seats_text(turn_order)
+        ),
+        Event::DeckReshuffled { .. } => {
+            format!(
+                "The {} discarded advisors are shuffled into the deck",
+                state.discard.len()
+            )
+        }
+        Event::DisplayCleared { cards } => {
+            format!("{} open advisor(s) are discarded", cards.len())
+        }
+        Event::DisplayDealt { cards } => format!(
+            "New advisors on display: {}",
+            cards
+                .iter()
+                .map(|c| card_name(c))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Event::GoodsChanged {
+            seat,
+            delta,
+            reason,
+        } => {
+            let positive = Goods::only_positive(delta);
+            let negative = Goods::only_positive(&delta.negated());
+            let mut parts = Vec::new();
+            if !positive.is_empty() {
+                parts.push(format!("gains {}", positive.text()));
+            }
+            if !negative.is_empty() {
+                parts.push(format!("pays {}", negative.text()));
+            }
+            format!(
+                "{} {} {}",
+                colour(*seat),
+                parts.join(" and "),
+                reason_text(*reason)
+            )
+        }
+        Event::DiceRolled { round, dice } => {
+            let rolls: Vec<String> = dice
+                .iter()
+                .enumerate()
+                .map(|(s, d)| format!("{} {:?}", colour(s as Seat), d))
+                .collect();
+            format!("Round {round}: dice rolled: {}", rolls.join(", "))
+        }
+        Event::TurnOrderSet { order } => format!("Turn order: {}", seats_text(order)),
+        Event::Grouped { seat, sealed } => match sealed {
+            Some(s) => format!(
+                "{} locks the grouping {:?}",
+                colour(*seat),
+                state::unseal(s)
+            ),
+            None => format!("{} locks a grouping", colour(*seat)),
+        },
+        Event::PrivilegesOpened { seats } => {
+            format!("Privileges: {} decide in this order", seats_text(seats))
+        }
+        Event::PrivilegeDecided { seat, play } => {
+            if *play {
+                format!("{} plays a privilege", colour(*seat))
+            } else {
+                format!("{} plays no privilege", colour(*seat))
+            }
+        }
+        Event::GroupsRevealed { groups } => {
+            let parts: Vec<String> = groups
+                .iter()
+                .enumerate()
+                .map(|(s, g)| format!("{} {:?}", colour(s as Seat), g))
+                .collect();
+            format!("Groups revealed: {}", parts.join(", "))
+        }
+        Event::Placed {
+            seat,
+            location,
+            pips,
+            wisdom,
+            fish,
+            ..
+        } => {
+            let mut text = format!(
+                "{} places {:?} on {}",
+                colour(*seat),
+                pips,
+                location_name(location)
+            );
+            if *wisdom > 0 {
+                text.push_str(&format!(", spending {wisdom} wisdom"));
+            }
+            if *fish > 0 {
+                text.push_str(&format!(", paying {fish} fish"));
+            }
+            text
+        }
+        Event::TrackAdvanced { seat, location, to } => format!(
+            "{} moves to space {to} at {}",
+            colour(*seat),
+            location_name(location)
+        ),
+        Event::LayerTaken { seat, layer } => format!(
+            "{} takes the painting layer of {}",
+            colour(*seat),
+            location_name(layer)
+        ),
+        Event::DecorationTaken { seat, location } => format!(
+            "{} takes the decoration of {}",
+            colour(*seat),
+            location_name(location)
+        ),
+        Event::MonumentTaken {
+            seat,
+            location,
+            paid,
+        } => format!(
+            "{} pays {paid} to the ring and takes the monument {}",
+            colour(*seat),
+            location_name(location)
+        ),
+        Event::SpaceMarked { seat, space } => {
+            format!("{} marks space {space}", colour(*seat))
+        }
+        Event::ChoiceOffered { seat, choice } => {
+            let what = match choice {
+                Choice::Hire {
+                    source: HireSource::Academy,
+                } => "may hire an open advisor".to_string(),
+                Choice::Hire { .. } => "may take an open advisor for free".to_string(),
+                Choice::Resource => "chooses a resource".to_string(),
+                Choice::Market { count } => format!("chooses {count} market items"),
+                Choice::Scrolls => "chooses the scrolls' reward".to_string(),
+            };
+            format!("{} {what}", colour(*seat))
+        }
+        Event::ChoiceMade {
+            seat,
+            card,
+            resource,
+            items,
+        } => {
+            let mut parts = Vec::new();
+            if let Some(c) = card {
+                parts.push(card_name(c));
+            }
+            if let Some(r) = resource {
+                parts.push(r.name().to_string());
+            }
+            for i in items {
+                parts.push(i.id().to_string());
+            }
+            if parts.is_empty() {
+                format!("{} takes nothing", colour(*seat))
+            } else {
+                format!("{} chooses {}", colour(*seat), parts.join(", "))
+            }
+        }
+        Event::AdvisorsDrawn { seat, count, cards } => match cards {
+            Some(cards) => format!(
+                "{} draws {}",
+                colour(*seat),
+                cards
+                    .iter()
+                    .map(|t| card_name(token_card(t)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => format!("{} draws {count} advisor(s)", colour(*seat)),
+        },
+        Event::FishMarketResolved {
+            seat,
+            returned,
+            discarded,
+            hired,
+        } => {
+            let mut parts = Vec::new();
+            match returned {
+                Some(t) => parts.push(format!("puts {} back on top", card_name(token_card(t)))),
+                None => parts.push("puts a card back on top".to_string()),
+            }
+            if !discarded.is_empty() {
+                parts.push(format!(
+                    "discards {}",
+                    discarded
+                        .iter()
+                        .map(|c| card_name(c))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            if let Some(h) = hired {
+                parts.push(format!("keeps {}", card_name(h)));
+            }
+            format!("{} {}", colour(*seat), parts.join(", "))
+        }
+        Event::AdvisorHired { seat, card, .. } => {
+            format!("{} hires {}", colour(*seat), card_name(card))
+        }
+        Event::AdvisorUsed { seat, card, target } => match target {
+            Some(t) => format!(
+                "{} uses {} towards {}",
+                colour(*seat),
+                card_name(card),
+                colour(*t)
+            ),
+            None => format!("{} uses {}", colour(*seat), card_name(card)),
+        },
+        Event::TurnPassed { next } => match next {
+            Some(s) => format!("{} places next", colour(*s)),
+            None => "Every group is placed".to_string(),
+        },
+        Event::RoundEnded { round } => format!("Round {round} ends"),
+        Event::PalaceDieReleased { seat } => {
+            format!("{} gets a die back from the palace", colour(*seat))
+        }
+        Event::GameEnded { scores, .. } => {
+            let parts: Vec<String> = scores
+                .iter()
+                .map(|s| format!("{} {} VP (place {})", colour(s.seat), s.total, s.place))
+                .collect();
+            format!("Game over: {}", parts.join(", "))
+        }
+    }
+}

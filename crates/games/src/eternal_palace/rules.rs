@@ -1,0 +1,1234 @@
+//! `setup` and `decide`: the rules proper. Decisions are worked out on a
+//! copy of the state that every emitted event is folded into at once, so later steps of the
+//! same decision see the effects of earlier ones exactly as `evolve` will.
+
+use rand::seq::SliceRandom;
+use rand::{Rng, RngCore};
+
+use super::action::{Action, MarketItem};
+use super::data::{
+    data, AdvisorEffect, BonusChoice, Goods, HireSign, LocationKind, Resource, SCROLLS,
+};
+use super::event::{Choice, Event, HireSource, Reason};
+use super::scoring::final_scores;
+use super::state::{
+    deck_token, held_token, known_token, seal, token_card, unseal, Pending, Phase, State,
+};
+use super::EternalPalaceOptions;
+use crate::engine::{RuleError, Seat};
+
+type Decision = Result<Vec<Event>, RuleError>;
+
+fn err(code: &'static str, message: impl Into<String>) -> RuleError {
+    RuleError::legacy(code, message)
+}
+
+/// A working copy of the state plus the events emitted so far.
+pub struct Ctx {
+    pub s: State,
+    pub events: Vec<Event>,
+}
+
+impl Ctx {
+    fn new(state: State) -> Ctx {
+        Ctx {
+            s: state,
+            events: Vec::new(),
+        }
+    }
+
+    fn emit(&mut self, event: Event) {
+        self.s.apply(&event);
+        self.events.push(event);
+    }
+}
+
+// ---------------------------------------------------------------- setup and rounds
+
+pub fn setup(options: &EternalPalaceOptions, seats: u8, rng: &mut dyn RngCore) -> Decision {
+    let d = data();
+    if seats < d.player_counts.min || seats > d.player_counts.max {
+        return Err(err(
+            "unsupported_player_count",
+            format!(
+                "Eternal Palace is played by {} to {} players",
+                d.player_counts.min, d.player_counts.max
+            ),
+        ));
+    }
+    let mut cx = Ctx::new(State::new(options, seats));
+    let mut order: Vec<Seat> = (0..seats).collect();
+    order.shuffle(rng);
+    let mut deck = d.deck_for(seats, options.privileges);
+    deck.shuffle(rng);
+    cx.emit(Event::Started {
+        seats,
+        privileges: options.privileges,
+        turn_order: order,
+        deck: Some(deck.iter().map(|c| deck_token(c)).collect()),
+    });
+    deal_display(&mut cx, rng);
+    start_round(&mut cx, 1, rng);
+    Ok(cx.events)
+}
+
+/// Makes sure the deck holds at least `needed` cards if the discard pile allows: the
+/// discard pile is shuffled and put under the remaining deck.
+fn ensure_deck(cx: &mut Ctx, needed: usize, rng: &mut dyn RngCore) {
+    if cx.s.deck.len() >= needed || cx.s.discard.is_empty() {
+        return;
+    }
+    let mut fresh = cx.s.discard.clone();
+    fresh.shuffle(rng);
+    let mut deck = cx.s.deck.clone();
+    deck.extend(fresh.iter().map(|c| deck_token(c)));
+    cx.emit(Event::DeckReshuffled { deck: Some(deck) });
+}
+
+fn deal_display(cx: &mut Ctx, rng: &mut dyn RngCore) {
+    let wanted = cx.s.seats as usize + data().display.extra_cards as usize;
+    let missing = wanted.saturating_sub(cx.s.display.len());
+    if missing == 0 {
+        return;
+    }
+    ensure_deck(cx, missing, rng);
+    let n = missing.min(cx.s.deck.len());
+    if n > 0 {
+        let cards = cx.s.deck[..n]
+            .iter()
+            .map(|t| token_card(t).to_string())
+            .collect();
+        cx.emit(Event::DisplayDealt { cards });
+    }
+}
+
+fn start_round(cx: &mut Ctx, round: u32, rng: &mut dyn RngCore) {
+    let dice: Vec<Vec<u8>> =
+        cx.s.players
+            .iter()
+            .map(|p| (0..p.active_dice).map(|_| rng.gen_range(1..=6u8)).collect())
+            .collect();
+    let sums: Vec<u32> = dice
+        .iter()
+        .map(|d| d.iter().map(|p| *p as u32).sum())
+        .collect();
+    cx.emit(Event::DiceRolled { round, dice });
+    let mut order = cx.s.turn_order.clone();
+    order.sort_by_key(|s| sums[*s as usize]);
+    if order != cx.s.turn_order {
+        cx.emit(Event::TurnOrderSet { order });
+    }
+    let lowest = sums.iter().copied().min().unwrap_or(0);
+    let lowest_seats: Vec<usize> = (0..sums.len()).filter(|i| sums[*i] == lowest).collect();
+    if let [alone] = lowest_seats.as_slice() {
+        let seat = *alone as Seat;
+        let cards = active_cards(&cx.s, seat, |e| {
+            matches!(e, AdvisorEffect::ArtistLowestSum { .. })
+        });
+        for (card, effect) in cards {
+            if let AdvisorEffect::ArtistLowestSum { gain } = effect {
+                cx.emit(Event::AdvisorUsed {
+                    seat,
+                    card,
+                    target: None,
+                });
+                gain_goods(cx, seat, gain, Reason::Advisor);
+            }
+        }
+    }
+}
+
+/// Unused advisors of `seat` whose effect matches.
+fn active_cards(
+    state: &State,
+    seat: Seat,
+    filter: impl Fn(&AdvisorEffect) -> bool,
+) -> Vec<(String, AdvisorEffect)> {
+    let d = data();
+    let Some(p) = state.player(seat) else {
+        return Vec::new();
+    };
+    p.advisors
+        .iter()
+        .filter(|a| !a.used)
+        .filter_map(|a| d.card(&a.card))
+        .filter(|c| filter(&c.effect))
+        .map(|c| (c.id.clone(), c.effect.clone()))
+        .collect()
+}
+
+/// Gains from the supply, limited by the palace track's end and the privilege supply.
+fn gain_goods(cx: &mut Ctx, seat: Seat, gain: Goods, reason: Reason) {
+    let mut delta = gain;
+    if let Some(p) = cx.s.player(seat) {
+        let room = data().palace.length as i32 - p.palace as i32;
+        delta.palace = delta.palace.clamp(0, room.max(0));
+    }
+    delta.privilege = delta.privilege.min(cx.s.privilege_supply.max(0));
+    if !delta.is_empty() {
+        cx.emit(Event::GoodsChanged {
+            seat,
+            delta,
+            reason,
+        });
+    }
+}
+
+fn pay_goods(cx: &mut Ctx, seat: Seat, cost: Goods, reason: Reason) {
+    if !cost.is_empty() {
+        cx.emit(Event::GoodsChanged {
+            seat,
+            delta: cost.negated(),
+            reason,
+        });
+    }
+}
+
+fn after_grouping(cx: &mut Ctx) {
+    if cx.s.sealed.iter().any(Option::is_none) {
+        return;
+    }
+    if cx.s.privileges {
+        let seats: Vec<Seat> =
+            cx.s.turn_order
+                .iter()
+                .copied()
+                .filter(|s| cx.s.player(*s).is_some_and(|p| p.stock.privilege > 0))
+                .collect();
+        if !seats.is_empty() {
+            cx.emit(Event::PrivilegesOpened { seats });
+            return;
+        }
+    }
+    reveal(cx);
+}
+
+/// Privileges evaluated in turn order: a marker with a token swaps with the marker right
+/// before it unless that one carries a token too.
+pub fn privilege_order(order: &[Seat], played: &[bool]) -> Vec<Seat> {
+    let mut result = order.to_vec();
+    for seat in order {
+        if !played.get(*seat as usize).copied().unwrap_or(false) {
+            continue;
+        }
+        let Some(position) = result.iter().position(|s| s == seat) else {
+            continue;
+        };
+        if position == 0 {
+            continue;
+        }
+        let before = result[position - 1];
+        if played.get(before as usize).copied().unwrap_or(false) {
+            continue;
+        }
+        result.swap(position - 1, position);
+    }
+    result
+}
+
+fn reveal(cx: &mut Ctx) {
+    if cx.s.privileges {
+        let played: Vec<bool> = cx.s.players.iter().map(|p| p.privilege_played).collect();
+        let order = privilege_order(&cx.s.turn_order, &played);
+        if order != cx.s.turn_order {
+            cx.emit(Event::TurnOrderSet { order });
+        }
+    }
+    let groups: Vec<Vec<Vec<u8>>> =
+        cx.s.sealed
+            .iter()
+            .map(|s| unseal(s.as_deref().unwrap_or("")))
+            .collect();
+    cx.emit(Event::GroupsRevealed { groups });
+    let rewards = &data().artist_group_rewards;
+    for seat in cx.s.turn_order.clone() {
+        let largest =
+            cx.s.player(seat)
+                .and_then(|p| p.groups.iter().map(Vec::len).max())
+                .unwrap_or(0);
+        let cards = active_cards(&cx.s, seat, |e| {
+            matches!(e, AdvisorEffect::ArtistGroups { .. })
+        });
+        for (card, effect) in cards {
+            let AdvisorEffect::ArtistGroups { resource } = effect else {
+                continue;
+            };
+            let gain = match largest {
+                0 | 1 => continue,
+                2 => rewards.two_dice,
+                3 => Goods::resource(resource, rewards.three_dice_resource),
+                _ => rewards.four_dice,
+            };
+            cx.emit(Event::AdvisorUsed {
+                seat,
+                card,
+                target: None,
+            });
+            gain_goods(cx, seat, gain, Reason::Advisor);
+        }
+    }
+    let first = cx.s.turn_order.first().copied();
+    cx.emit(Event::TurnPassed { next: first });
+}
+
+fn has_unplaced(state: &State, seat: Seat) -> bool {
+    state
+        .player(seat)
+        .is_some_and(|p| p.placed.iter().any(|placed| !placed))
+}
+
+/// Called when the active seat has nothing pending: pass the turn or end the round.
+fn finish_turn(cx: &mut Ctx, rng: &mut dyn RngCore) {
+    if !cx.s.pending.is_empty() {
+        return;
+    }
+    let order = cx.s.turn_order.clone();
+    let start =
+        cx.s.placer
+            .and_then(|p| order.iter().position(|s| *s == p))
+            .unwrap_or(0);
+    let n = order.len();
+    let next = (1..=n)
+        .map(|k| order[(start + k) % n])
+        .find(|s| has_unplaced(&cx.s, *s));
+    cx.emit(Event::TurnPassed { next });
+    if next.is_none() {
+        end_round(cx, rng);
+    }
+}
+
+fn end_round(cx: &mut Ctx, rng: &mut dyn RngCore) {
+    let d = data();
+    let round = cx.s.round;
+    cx.emit(Event::RoundEnded { round });
+    let someone_done = cx.s.players.iter().any(|p| p.layers.len() >= d.end.layers);
+    if someone_done || round >= d.round_limit.rounds {
+        let (scores, sequence) = final_scores(&cx.s);
+        let completion = cx.s.completion;
+        cx.emit(Event::GameEnded {
+            scores,
+            completion,
+            sequence,
+        });
+        return;
+    }
+    if !cx.s.display.is_empty() {
+        let cards = cx.s.display.clone();
+        cx.emit(Event::DisplayCleared { cards });
+    }
+    deal_display(cx, rng);
+    let per_round = d
+        .palace_dice_per_round
+        .by_players
+        .get(cx.s.seats as usize)
+        .copied()
+        .unwrap_or(0);
+    let mut released = Vec::new();
+    for _ in 0..per_round {
+        if let Some(seat) = palace_die_recipient(&cx.s, &released) {
+            cx.emit(Event::PalaceDieReleased { seat });
+            released.push(seat);
+        }
+    }
+    start_round(cx, round + 1, rng);
+}
+
+/// Who gets the next palace die: fewest active dice, then furthest in the palace, then
+/// the earliest to arrive on that palace space. Seats in `released` already got one in
+/// this preparation.
+pub fn palace_die_recipient(state: &State, released: &[Seat]) -> Option<Seat> {
+    (0..state.seats)
+        .filter(|s| !released.contains(s))
+        .filter(|s| state.players[*s as usize].palace_dice > 0)
+        .min_by_key(|s| {
+            let p = &state.players[*s as usize];
+            (p.active_dice, std::cmp::Reverse(p.palace), p.palace_arrival)
+        })
+}
+
+// ---------------------------------------------------------------- dice and wisdom
+
+/// Least wisdom needed to make `pips` add up to `target`, with the pips afterwards.
+pub fn cheapest_sum(pips: &[u8], target: u32) -> Option<(i32, Vec<u8>)> {
+    let d = data();
+    // best[sum] = (cost, chosen pips) over the dice processed so far
+    let mut best: Vec<Option<(i32, Vec<u8>)>> = vec![None; 31];
+    best[0] = Some((0, Vec::new()));
+    for pip in pips {
+        let mut next: Vec<Option<(i32, Vec<u8>)>> = vec![None; 31];
+        for (sum, entry) in best.iter().enumerate() {
+            let Some((cost, chosen)) = entry else {
+                continue;
+            };
+            for value in 1..=6u8 {
+                let s = sum + value as usize;
+                if s > 30 {
+                    continue;
+                }
+                let c = cost + d.pip_cost(*pip, value);
+                if next[s].as_ref().is_none_or(|(old, _)| c < *old) {
+                    let mut v = chosen.clone();
+                    v.push(value);
+                    next[s] = Some((c, v));
+                }
+            }
+        }
+        best = next;
+    }
+    best.get(target as usize).cloned().flatten()
+}
+
+/// Every distinct way to split `dice` into groups (equal pips are interchangeable), each
+/// group sorted high to low and the groups sorted.
+pub fn partitions(dice: &[u8]) -> Vec<Vec<Vec<u8>>> {
+    let mut sorted = dice.to_vec();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    let mut out: Vec<Vec<Vec<u8>>> = Vec::new();
+    let mut current: Vec<Vec<u8>> = Vec::new();
+    fn rec(rest: &[u8], current: &mut Vec<Vec<u8>>, out: &mut Vec<Vec<Vec<u8>>>) {
+        let Some((first, tail)) = rest.split_first() else {
+            let canonical = canonical_groups(current);
+            if !out.contains(&canonical) {
+                out.push(canonical);
+            }
+            return;
+        };
+        for i in 0..current.len() {
+            current[i].push(*first);
+            rec(tail, current, out);
+            current[i].pop();
+        }
+        current.push(vec![*first]);
+        rec(tail, current, out);
+        current.pop();
+    }
+    rec(&sorted, &mut current, &mut out);
+    out.sort();
+    out
+}
+
+pub fn canonical_groups(groups: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut result: Vec<Vec<u8>> = groups
+        .iter()
+        .map(|g| {
+            let mut g = g.clone();
+            g.sort_unstable_by(|a, b| b.cmp(a));
+            g
+        })
+        .collect();
+    result.sort_unstable_by(|a, b| b.cmp(a));
+    result
+}
+
+// ---------------------------------------------------------------- decide
+
+pub fn decide(state: &State, seat: Seat, action: &Action, rng: &mut dyn RngCore) -> Decision {
+    if state.phase == Phase::Finished {
+        return Err(err("game_over", "the game is over"));
+    }
+    if seat >= state.seats {
+        return Err(err("no_such_seat", "there is no such seat at this table"));
+    }
+    match action {
+        Action::Group { groups } => decide_group(state, seat, groups),
+        Action::Privilege { play } => decide_privilege(state, seat, *play),
+        Action::Place {
+            group,
+            location,
+            value,
+        } => decide_place(state, seat, *group, location, *value, rng),
+        Action::UseAdvisor { card, target } => decide_use_advisor(state, seat, card, *target),
+        Action::FishMarket {
+            returned,
+            discarded,
+            hire,
+        } => decide_fish_market(
+            state,
+            seat,
+            returned.as_deref(),
+            discarded.as_deref(),
+            *hire,
+            rng,
+        ),
+        Action::Hire { card } => decide_hire(state, seat, card.as_deref(), rng),
+        Action::TakeResource { resource } => decide_take_resource(state, seat, *resource, rng),
+        Action::Market { items } => decide_market(state, seat, items, rng),
+        Action::Scrolls { goods, resource } => decide_scrolls(state, seat, *goods, *resource, rng),
+    }
+}
+
+fn decide_group(state: &State, seat: Seat, groups: &[Vec<u8>]) -> Decision {
+    if state.phase != Phase::Grouping {
+        return Err(err("wrong_phase", "dice are grouped only after the roll"));
+    }
+    if state.sealed.get(seat as usize).is_some_and(Option::is_some) {
+        return Err(err(
+            "already_grouped",
+            "your grouping is locked for this round",
+        ));
+    }
+    if groups.iter().any(Vec::is_empty) {
+        return Err(err("empty_group", "a group needs at least one die"));
+    }
+    let mut given: Vec<u8> = groups.iter().flatten().copied().collect();
+    given.sort_unstable();
+    let mut rolled = state.players[seat as usize].rolled.clone();
+    rolled.sort_unstable();
+    if given != rolled {
+        return Err(err(
+            "not_your_dice",
+            "the groups must use exactly the dice you rolled, each once",
+        ));
+    }
+    let canonical = canonical_groups(groups);
+    let mut cx = Ctx::new(state.clone());
+    cx.emit(Event::Grouped {
+        seat,
+        sealed: Some(seal(state.round, seat, &canonical)),
+    });
+    after_grouping(&mut cx);
+    Ok(cx.events)
+}
+
+fn decide_privilege(state: &State, seat: Seat, play: bool) -> Decision {
+    if state.phase != Phase::Privileges {
+        return Err(err("wrong_phase", "privileges are played after grouping"));
+    }
+    if state.privilege_queue.first() != Some(&seat) {
+        return Err(err(
+            "not_your_turn",
+            "another seat decides on privileges now",
+        ));
+    }
+    if play && state.players[seat as usize].stock.privilege < 1 {
+        return Err(err("no_privilege", "you hold no privilege token"));
+    }
+    let mut cx = Ctx::new(state.clone());
+    cx.emit(Event::PrivilegeDecided { seat, play });
+    if cx.s.privilege_queue.is_empty() {
+        reveal(&mut cx);
+    }
+    Ok(cx.events)
+}
+
+fn check_turn(state: &State, seat: Seat) -> Result<(), RuleError> {
+    if state.phase != Phase::Placement {
+        return Err(err("wrong_phase", "groups are placed after the reveal"));
+    }
+    if state.placer != Some(seat) {
+        return Err(err("not_your_turn", "another seat is placing now"));
+    }
+    if !state.pending.is_empty() {
+        return Err(err(
+            "choice_pending",
+            "finish the choice of your current location first",
+        ));
+    }
+    Ok(())
+}
+
+/// What placing costs and how the pips end up, or why it is refused.
+pub struct Placement {
+    pub location: usize,
+    pub pips: Vec<u8>,
+    pub wisdom: i32,
+    pub fish: i32,
+}
+
+pub fn check_place(
+    state: &State,
+    seat: Seat,
+    group: u8,
+    location: &str,
+    value: Option<u8>,
+) -> Result<Placement, RuleError> {
+    let d = data();
+    let p = &state.players[seat as usize];
+    let Some(dice) = p.groups.get(group as usize) else {
+        return Err(err("no_such_group", "you have no group with that number"));
+    };
+    if p.placed.get(group as usize).copied().unwrap_or(true) {
+        return Err(err("group_placed", "that group is already placed"));
+    }
+    let Some(index) = d.location_index(location) else {
+        return Err(err(
+            "no_such_location",
+            "locations are \"1\"..\"12\", \"bridge\" and \"scrolls\"",
+        ));
+    };
+    let spot = &d.locations[index];
+    let (pips, wisdom) = match spot.kind {
+        LocationKind::Scrolls => {
+            if value.is_some() {
+                return Err(err(
+                    "unexpected_value",
+                    "a value is given only at the bridge",
+                ));
+            }
+            (dice.clone(), 0)
+        }
+        LocationKind::Bridge => {
+            let [pip] = dice.as_slice() else {
+                return Err(err(
+                    "single_die_only",
+                    "the Eternal Bridge takes a single die only",
+                ));
+            };
+            let Some(v) = value.filter(|v| (1..=6).contains(v)) else {
+                return Err(err(
+                    "bad_value",
+                    "at the bridge give the die's value after wisdom, 1 to 6",
+                ));
+            };
+            let length = spot.track_length().unwrap_or(0);
+            if p.tracks[index] >= length {
+                return Err(err(
+                    "bridge_complete",
+                    "your marker has already crossed the bridge",
+                ));
+            }
+            (vec![v], d.pip_cost(*pip, v))
+        }
+        _ => {
+            if value.is_some() {
+                return Err(err(
+                    "unexpected_value",
+                    "a value is given only at the bridge",
+                ));
+            }
+            let target = spot.number().unwrap_or(0);
+            let Some((cost, pips)) = cheapest_sum(dice, target) else {
+                return Err(err(
+                    "wrong_sum",
+                    format!("this group cannot add up to {target}"),
+                ));
+            };
+            (pips, cost)
+        }
+    };
+    if wisdom > p.stock.wisdom {
+        return Err(err(
+            "not_enough_wisdom",
+            format!("that needs {wisdom} wisdom"),
+        ));
+    }
+    let fish = if index == SCROLLS {
+        0
+    } else {
+        state.colours_at(index)
+    };
+    if fish > p.stock.fish {
+        return Err(err("not_enough_fish", format!("that needs {fish} fish")));
+    }
+    if spot.kind == LocationKind::Monument {
+        let resource = spot.resource.unwrap_or(Resource::Wood);
+        if p.stock.get(resource) < state.rings[index] {
+            return Err(err(
+                "not_enough_resources",
+                format!(
+                    "the monument needs {} {}",
+                    state.rings[index],
+                    resource.name()
+                ),
+            ));
+        }
+    }
+    Ok(Placement {
+        location: index,
+        pips,
+        wisdom,
+        fish,
+    })
+}
+
+fn decide_place(
+    state: &State,
+    seat: Seat,
+    group: u8,
+    location: &str,
+    value: Option<u8>,
+    rng: &mut dyn RngCore,
+) -> Decision {
+    check_turn(state, seat)?;
+    let placement = check_place(state, seat, group, location, value)?;
+    let d = data();
+    let index = placement.location;
+    let spot = &d.locations[index];
+    let dice = state.players[seat as usize].groups[group as usize].len();
+    let mut cx = Ctx::new(state.clone());
+    cx.emit(Event::Placed {
+        seat,
+        group,
+        location: spot.key.clone(),
+        pips: placement.pips.clone(),
+        wisdom: placement.wisdom,
+        fish: placement.fish,
+    });
+    match spot.kind {
+        LocationKind::FishMarket => {
+            step_track(&mut cx, seat, index);
+            let draw = d.fish_market.draw;
+            ensure_deck(&mut cx, draw, rng);
+            let n = draw.min(cx.s.deck.len());
+            if n > 0 {
+                let cards = cx.s.deck[..n]
+                    .iter()
+                    .map(|t| held_token(seat, token_card(t)))
+                    .collect();
+                cx.emit(Event::AdvisorsDrawn {
+                    seat,
+                    count: n as u8,
+                    cards: Some(cards),
+                });
+            }
+        }
+        LocationKind::Academy => {
+            step_track(&mut cx, seat, index);
+            let any =
+                cx.s.display
+                    .iter()
+                    .any(|c| can_hire(&cx.s, seat, c, HireSource::Academy));
+            if any {
+                cx.emit(Event::ChoiceOffered {
+                    seat,
+                    choice: Choice::Hire {
+                        source: HireSource::Academy,
+                    },
+                });
+            }
+        }
+        LocationKind::Resource => {
+            step_track(&mut cx, seat, index);
+            let resource = spot.resource.unwrap_or(Resource::Wood);
+            gain_goods(
+                &mut cx,
+                seat,
+                Goods::resource(resource, spot.yield_for(dice)),
+                Reason::ResourceLocation,
+            );
+            let cards = active_cards(&cx.s, seat, |e| {
+                matches!(e, AdvisorEffect::ArtistResourceVisit { .. })
+            });
+            for (card, effect) in cards {
+                if let AdvisorEffect::ArtistResourceVisit { resource } = effect {
+                    cx.emit(Event::AdvisorUsed {
+                        seat,
+                        card,
+                        target: None,
+                    });
+                    gain_goods(&mut cx, seat, Goods::resource(resource, 1), Reason::Advisor);
+                }
+            }
+        }
+        LocationKind::Monument => {
+            let already_owner = cx.s.monument_owners[index] == Some(seat);
+            let paid = cx.s.rings[index];
+            cx.emit(Event::MonumentTaken {
+                seat,
+                location: spot.key.clone(),
+                paid,
+            });
+            let steps = if already_owner { 2 } else { 1 };
+            gain_goods(
+                &mut cx,
+                seat,
+                Goods {
+                    palace: steps,
+                    ..Goods::default()
+                },
+                Reason::Monument,
+            );
+            if !cx.s.players[seat as usize].layers.contains(&spot.key) {
+                take_layer(&mut cx, seat, index);
+            }
+        }
+        LocationKind::Temple => {
+            gain_goods(
+                &mut cx,
+                seat,
+                Goods {
+                    wisdom: spot.wisdom.unwrap_or(0),
+                    ..Goods::default()
+                },
+                Reason::Temple,
+            );
+            mark_space(&mut cx, seat, index, dice);
+        }
+        LocationKind::Market => {
+            mark_space(&mut cx, seat, index, dice);
+            let available = available_market_items(&cx.s).len();
+            let count = spot.items_for(dice).min(available);
+            if count > 0 {
+                cx.emit(Event::ChoiceOffered {
+                    seat,
+                    choice: Choice::Market { count: count as u8 },
+                });
+            }
+        }
+        LocationKind::Bridge => {
+            let from = cx.s.players[seat as usize].tracks[index];
+            let length = spot.track_length().unwrap_or(0);
+            let moved = placement.pips.first().copied().unwrap_or(0);
+            let to = (from + moved).min(length);
+            cx.emit(Event::TrackAdvanced {
+                seat,
+                location: spot.key.clone(),
+                to,
+            });
+            let bonuses: Vec<_> = d
+                .bridge_bonuses(cx.s.privileges)
+                .filter(|b| b.space > from && b.space <= to)
+                .cloned()
+                .collect();
+            for bonus in bonuses {
+                gain_goods(&mut cx, seat, bonus.gain, Reason::Bridge);
+                match bonus.choice {
+                    Some(BonusChoice::Resource) => cx.emit(Event::ChoiceOffered {
+                        seat,
+                        choice: Choice::Resource,
+                    }),
+                    Some(BonusChoice::Advisor) if !cx.s.display.is_empty() => {
+                        cx.emit(Event::ChoiceOffered {
+                            seat,
+                            choice: Choice::Hire {
+                                source: HireSource::Bridge,
+                            },
+                        })
+                    }
+                    _ => {}
+                }
+            }
+            if to >= length {
+                take_layer(&mut cx, seat, index);
+            }
+        }
+        LocationKind::Scrolls => {
+            if dice >= 2 {
+                cx.emit(Event::ChoiceOffered {
+                    seat,
+                    choice: Choice::Scrolls,
+                });
+            } else {
+                gain_goods(&mut cx, seat, scroll_goods(), Reason::Scrolls);
+            }
+        }
+    }
+    finish_turn(&mut cx, rng);
+    Ok(cx.events)
+}
+
+fn scroll_goods() -> Goods {
+    let s = &data().scrolls;
+    Goods {
+        fish: s.fish,
+        wisdom: s.wisdom,
+        ..Goods::default()
+    }
+}
+
+/// One step on a location track; the last space brings the layer.
+fn step_track(cx: &mut Ctx, seat: Seat, index: usize) {
+    let d = data();
+    let spot = &d.locations[index];
+    let Some(length) = spot.track_length() else {
+        return;
+    };
+    let at = cx.s.players[seat as usize].tracks[index];
+    if at >= length {
+        return;
+    }
+    cx.emit(Event::TrackAdvanced {
+        seat,
+        location: spot.key.clone(),
+        to: at + 1,
+    });
+    if at + 1 >= length {
+        take_layer(cx, seat, index);
+    }
+}
+
+fn take_layer(cx: &mut Ctx, seat: Seat, index: usize) {
+    let d = data();
+    let spot = &d.locations[index];
+    if cx.s.players[seat as usize].layers.contains(&spot.key) {
+        return;
+    }
+    cx.emit(Event::LayerTaken {
+        seat,
+        layer: spot.key.clone(),
+    });
+    if spot.kind != LocationKind::Monument && cx.s.decorations.contains(&spot.key) {
+        cx.emit(Event::DecorationTaken {
+            seat,
+            location: spot.key.clone(),
+        });
+    }
+}
+
+fn mark_space(cx: &mut Ctx, seat: Seat, index: usize, dice: usize) {
+    let d = data();
+    let spot = &d.locations[index];
+    let Some(space) = spot.space_for(dice) else {
+        return;
+    };
+    if cx.s.players[seat as usize].marks.contains(&space.id) {
+        return;
+    }
+    cx.emit(Event::SpaceMarked {
+        seat,
+        space: space.id.clone(),
+    });
+    let marks_here = spot
+        .spaces
+        .iter()
+        .filter(|s| cx.s.players[seat as usize].marks.contains(&s.id))
+        .count();
+    if marks_here >= spot.layer_at_marks.unwrap_or(2) {
+        take_layer(cx, seat, index);
+    }
+}
+
+pub fn available_market_items(state: &State) -> Vec<MarketItem> {
+    let d = data();
+    MarketItem::ALL
+        .into_iter()
+        .filter(|item| d.market_items(state.privileges).any(|m| m.id == item.id()))
+        .filter(|item| *item != MarketItem::Privilege || state.privilege_supply > 0)
+        .collect()
+}
+
+fn market_goods(item: MarketItem) -> Goods {
+    data()
+        .market_items
+        .iter()
+        .find(|m| m.id == item.id())
+        .map(|m| m.gain)
+        .unwrap_or_default()
+}
+
+/// What hiring `card` costs from `source` (cost plus the fish / wisdom sign).
+pub fn hire_cost(card: &str, source: HireSource) -> Option<(Goods, Goods)> {
+    let d = data();
+    let card = d.card(card)?;
+    let mut pay = card.cost;
+    let mut gain = Goods::default();
+    match source {
+        HireSource::Bridge => return Some((Goods::default(), gain)),
+        HireSource::FishMarket => match card.hire {
+            HireSign::Gain => gain.fish = d.fish_market.hire_fish,
+            HireSign::Pay => pay.fish += d.fish_market.hire_fish,
+        },
+        HireSource::Academy => match card.hire {
+            HireSign::Gain => gain.wisdom = d.academy.hire_wisdom,
+            HireSign::Pay => pay.wisdom += d.academy.hire_wisdom,
+        },
+    }
+    Some((pay, gain))
+}
+
+pub fn can_hire(state: &State, seat: Seat, card: &str, source: HireSource) -> bool {
+    match hire_cost(card, source) {
+        Some((pay, _)) => state.players[seat as usize].stock.covers(&pay),
+        None => false,
+    }
+}
+
+/// Hire a card (already taken out of the fish market draw or lying in the display).
+fn hire(cx: &mut Ctx, seat: Seat, card: &str, source: HireSource) {
+    let Some((pay, gain)) = hire_cost(card, source) else {
+        return;
+    };
+    let delta = gain.plus(&pay.negated());
+    if !delta.is_empty() {
+        cx.emit(Event::GoodsChanged {
+            seat,
+            delta,
+            reason: Reason::Hire,
+        });
+    }
+    cx.emit(Event::AdvisorHired {
+        seat,
+        card: card.to_string(),
+        from: source,
+    });
+    let d = data();
+    if let Some(AdvisorEffect::Patron { gain, track_steps }) = d.card(card).map(|c| &c.effect) {
+        gain_goods(cx, seat, *gain, Reason::Advisor);
+        for key in track_steps {
+            if let Some(index) = d.location_index(key) {
+                step_track(cx, seat, index);
+            }
+        }
+    }
+}
+
+fn front_pending(state: &State, seat: Seat) -> Result<&Pending, RuleError> {
+    if state.phase != Phase::Placement {
+        return Err(err("wrong_phase", "choices come up while placing"));
+    }
+    match state.pending.first() {
+        Some(p) if p.seat() == seat => Ok(p),
+        Some(_) => Err(err("not_your_turn", "another seat is choosing now")),
+        None => Err(err("no_choice_pending", "there is nothing to choose now")),
+    }
+}
+
+fn decide_fish_market(
+    state: &State,
+    seat: Seat,
+    returned: Option<&str>,
+    discarded: Option<&str>,
+    hire_it: bool,
+    rng: &mut dyn RngCore,
+) -> Decision {
+    let Pending::FishMarket { cards, .. } = front_pending(state, seat)? else {
+        return Err(err(
+            "wrong_choice",
+            "the pending choice is not the fish market",
+        ));
+    };
+    let ids: Vec<&str> = cards.iter().map(|t| token_card(t)).collect();
+    let need_return = ids.len() >= 2;
+    let need_discard = ids.len() >= 3;
+    if returned.is_some() != need_return || discarded.is_some() != need_discard {
+        return Err(err(
+            "bad_fish_market_choice",
+            "with 3 cards name one to return and one to discard, with 2 only one to return, with 1 neither",
+        ));
+    }
+    let mut rest: Vec<&str> = ids.clone();
+    for chosen in [returned, discarded].into_iter().flatten() {
+        let Some(pos) = rest.iter().position(|c| *c == chosen) else {
+            return Err(err(
+                "not_drawn",
+                "name two different cards among the ones you drew",
+            ));
+        };
+        rest.remove(pos);
+    }
+    let Some(kept) = rest.first().map(|c| c.to_string()) else {
+        return Err(err("not_drawn", "no card left to hire"));
+    };
+    if hire_it && !can_hire(state, seat, &kept, HireSource::FishMarket) {
+        return Err(err(
+            "cannot_afford",
+            "you cannot pay for the remaining card",
+        ));
+    }
+    let mut discards: Vec<String> = discarded.map(str::to_string).into_iter().collect();
+    if !hire_it {
+        discards.push(kept.clone());
+    }
+    let mut cx = Ctx::new(state.clone());
+    cx.emit(Event::FishMarketResolved {
+        seat,
+        returned: returned.map(|c| known_token(seat, c)),
+        discarded: discards,
+        hired: hire_it.then(|| kept.clone()),
+    });
+    if hire_it {
+        hire(&mut cx, seat, &kept, HireSource::FishMarket);
+    }
+    finish_turn(&mut cx, rng);
+    Ok(cx.events)
+}
+
+fn decide_hire(state: &State, seat: Seat, card: Option<&str>, rng: &mut dyn RngCore) -> Decision {
+    let Pending::Offered {
+        choice: Choice::Hire { source },
+        ..
+    } = front_pending(state, seat)?
+    else {
+        return Err(err("wrong_choice", "the pending choice is not hiring"));
+    };
+    let source = *source;
+    if let Some(card) = card {
+        if !state.display.iter().any(|c| c == card) {
+            return Err(err("not_in_display", "that advisor is not on display"));
+        }
+        if !can_hire(state, seat, card, source) {
+            return Err(err("cannot_afford", "you cannot pay for that advisor"));
+        }
+    }
+    let mut cx = Ctx::new(state.clone());
+    cx.emit(Event::ChoiceMade {
+        seat,
+        card: card.map(str::to_string),
+        resource: None,
+        items: Vec::new(),
+    });
+    if let Some(card) = card {
+        hire(&mut cx, seat, card, source);
+    }
+    finish_turn(&mut cx, rng);
+    Ok(cx.events)
+}
+
+fn decide_take_resource(
+    state: &State,
+    seat: Seat,
+    resource: Resource,
+    rng: &mut dyn RngCore,
+) -> Decision {
+    let Pending::Offered {
+        choice: Choice::Resource,
+        ..
+    } = front_pending(state, seat)?
+    else {
+        return Err(err("wrong_choice", "the pending choice is not a resource"));
+    };
+    let mut cx = Ctx::new(state.clone());
+    cx.emit(Event::ChoiceMade {
+        seat,
+        card: None,
+        resource: Some(resource),
+        items: Vec::new(),
+    });
+    gain_goods(&mut cx, seat, Goods::resource(resource, 1), Reason::Bridge);
+    finish_turn(&mut cx, rng);
+    Ok(cx.events)
+}
+
+fn decide_market(
+    state: &State,
+    seat: Seat,
+    items: &[MarketItem],
+    rng: &mut dyn RngCore,
+) -> Decision {
+    let Pending::Offered {
+        choice: Choice::Market { count },
+        ..
+    } = front_pending(state, seat)?
+    else {
+        return Err(err("wrong_choice", "the pending choice is not the market"));
+    };
+    if items.len() != *count as usize {
+        return Err(err(
+            "wrong_item_count",
+            format!("take exactly {count} different items"),
+        ));
+    }
+    let available = available_market_items(state);
+    for (i, item) in items.iter().enumerate() {
+        if items[..i].contains(item) {
+            return Err(err("duplicate_item", "the items must all differ"));
+        }
+        if !available.contains(item) {
+            return Err(err("item_unavailable", "that item is not on offer"));
+        }
+    }
+    let mut sorted = items.to_vec();
+    sorted.sort_unstable();
+    let total = sorted
+        .iter()
+        .fold(Goods::default(), |acc, i| acc.plus(&market_goods(*i)));
+    let mut cx = Ctx::new(state.clone());
+    cx.emit(Event::ChoiceMade {
+        seat,
+        card: None,
+        resource: None,
+        items: sorted,
+    });
+    gain_goods(&mut cx, seat, total, Reason::Market);
+    finish_turn(&mut cx, rng);
+    Ok(cx.events)
+}
+
+fn decide_scrolls(
+    state: &State,
+    seat: Seat,
+    goods: bool,
+    resource: Option<Resource>,
+    rng: &mut dyn RngCore,
+) -> Decision {
+    let Pending::Offered {
+        choice: Choice::Scrolls,
+        ..
+    } = front_pending(state, seat)?
+    else {
+        return Err(err("wrong_choice", "the pending choice is not the scrolls"));
+    };
+    if !goods && resource.is_none() {
+        return Err(err(
+            "nothing_chosen",
+            "take the fish and wisdom, a resource, or both",
+        ));
+    }
+    let mut gain = Goods::default();
+    if goods {
+        gain = scroll_goods();
+    }
+    if let Some(r) = resource {
+        *gain.resource_mut(r) += data().scrolls.resource_from_two_dice;
+    }
+    let mut cx = Ctx::new(state.clone());
+    cx.emit(Event::ChoiceMade {
+        seat,
+        card: None,
+        resource,
+        items: Vec::new(),
+    });
+    gain_goods(&mut cx, seat, gain, Reason::Scrolls);
+    finish_turn(&mut cx, rng);
+    Ok(cx.events)
+}
+
+fn decide_use_advisor(state: &State, seat: Seat, card: &str, target: Option<Seat>) -> Decision {
+    check_turn(state, seat)?;
+    let p = &state.players[seat as usize];
+    let Some(owned) = p.advisors.iter().find(|a| a.card == card) else {
+        return Err(err("not_your_advisor", "you have no such advisor"));
+    };
+    if owned.used {
+        return Err(err(
+            "advisor_used",
+            "that advisor was already used this round",
+        ));
+    }
+    let Some(info) = data().card(card) else {
+        return Err(err("not_your_advisor", "you have no such advisor"));
+    };
+    let (give, get, diplomat) = match &info.effect {
+        AdvisorEffect::Trader { give, get } => (*give, *get, false),
+        AdvisorEffect::Diplomat { give, get } => (*give, *get, true),
+        _ => {
+            return Err(err(
+                "not_usable",
+                "only traders and diplomats are used by hand",
+            ))
+        }
+    };
+    match (diplomat, target) {
+        (false, Some(_)) => {
+            return Err(err("unexpected_target", "a trader gives to the supply"));
+        }
+        (true, None) => {
+            return Err(err("target_required", "name the seat that receives"));
+        }
+        (true, Some(t)) if t == seat || t >= state.seats => {
+            return Err(err("bad_target", "name another seat at this table"));
+        }
+        _ => {}
+    }
+    if !p.stock.covers(&give) {
+        return Err(err("cannot_afford", "you cannot give what the card asks"));
+    }
+    let mut cx = Ctx::new(state.clone());
+    cx.emit(Event::AdvisorUsed {
+        seat,
+        card: card.to_string(),
+        target,
+    });
+    pay_goods(&mut cx, seat, give, Reason::Advisor);
+    if let Some(t) = target {
+        if !give.is_empty() {
+            cx.emit(Event::GoodsChanged {
+                seat: t,
+                delta: give,
+                reason: Reason::Diplomacy,
+            });
+        }
+    }
+    gain_goods(&mut cx, seat, get, Reason::Advisor);
+    Ok(cx.events)
+}

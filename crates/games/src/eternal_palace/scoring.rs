@@ -1,0 +1,146 @@
+//! Final scoring: layers, decorations, monuments, prize tokens, imperial seals, places.
+
+use super::data::data;
+use super::event::ScoreSheet;
+use super::state::State;
+use crate::engine::Seat;
+
+/// Longest run of consecutive numbered layers, as (length, highest number).
+pub fn best_run(layers: &[String]) -> (u32, u32) {
+    let mut numbers: Vec<u32> = layers.iter().filter_map(|l| l.parse().ok()).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    let mut best = (0, 0);
+    let mut run = 0;
+    let mut prev: Option<u32> = None;
+    for n in numbers {
+        run = match prev {
+            Some(p) if p + 1 == n => run + 1,
+            _ => 1,
+        };
+        if (run, n) > best {
+            best = (run, n);
+        }
+        prev = Some(n);
+    }
+    best
+}
+
+/// The final score sheets (places included) and the winner of the sequence prize.
+pub fn final_scores(state: &State) -> (Vec<ScoreSheet>, Option<Seat>) {
+    let d = data();
+    let n = state.seats as usize;
+    let runs: Vec<(u32, u32)> = state.players.iter().map(|p| best_run(&p.layers)).collect();
+    let best = runs.iter().copied().max().unwrap_or((0, 0));
+    let sequence = if best.0 > 0 && runs.iter().filter(|r| **r == best).count() == 1 {
+        runs.iter().position(|r| *r == best).map(|i| i as Seat)
+    } else {
+        None
+    };
+    let top = state.players.iter().map(|p| p.palace).max().unwrap_or(0);
+    let leaders = state.players.iter().filter(|p| p.palace == top).count();
+    let second = state
+        .players
+        .iter()
+        .map(|p| p.palace)
+        .filter(|pos| *pos < top)
+        .max();
+    let mut sheets: Vec<ScoreSheet> = (0..n)
+        .map(|i| {
+            let p = &state.players[i];
+            let seat = i as Seat;
+            let seals = if p.palace == top {
+                d.scoring.seals_first
+            } else if leaders == 1 && Some(p.palace) == second {
+                d.scoring.seals_second
+            } else {
+                0
+            };
+            let monuments = state
+                .monument_owners
+                .iter()
+                .filter(|o| **o == Some(seat))
+                .count() as i32;
+            let completion = if state.completion == Some(seat) {
+                d.scoring.completion
+            } else {
+                0
+            };
+            let sequence_points = if sequence == Some(seat) {
+                d.scoring.sequence
+            } else {
+                0
+            };
+            let layers = p.layers.len() as i32;
+            ScoreSheet {
+                seat,
+                layers,
+                decorations: p.decorations,
+                monuments,
+                completion,
+                sequence: sequence_points,
+                seals,
+                total: layers + p.decorations + monuments + completion + sequence_points + seals,
+                place: 0,
+            }
+        })
+        .collect();
+    let places = places(state, &sheets);
+    for (sheet, place) in sheets.iter_mut().zip(places) {
+        sheet.place = place;
+    }
+    (sheets, sequence)
+}
+
+/// Places by total; equal totals are split by the highest layer number that only one of
+/// the tied seats holds (repeatedly); seats that cannot be split share a place.
+fn places(state: &State, sheets: &[ScoreSheet]) -> Vec<u8> {
+    let n = sheets.len();
+    let mut ranking: Vec<Vec<usize>> = Vec::new();
+    let mut totals: Vec<i32> = sheets.iter().map(|s| s.total).collect();
+    totals.sort_unstable_by(|a, b| b.cmp(a));
+    totals.dedup();
+    for total in totals {
+        let mut tied: Vec<usize> = (0..n).filter(|i| sheets[*i].total == total).collect();
+        while !tied.is_empty() {
+            match sole_highest(state, &tied) {
+                Some(winner) => {
+                    ranking.push(vec![winner]);
+                    tied.retain(|i| *i != winner);
+                }
+                None => {
+                    ranking.push(tied.clone());
+                    tied.clear();
+                }
+            }
+        }
+    }
+    let mut places = vec![0u8; n];
+    let mut next_place = 1u8;
+    for group in ranking {
+        for i in &group {
+            places[*i] = next_place;
+        }
+        next_place += group.len() as u8;
+    }
+    places
+}
+
+/// Among `tied`, the seat holding the highest layer number that no other tied seat holds.
+fn sole_highest(state: &State, tied: &[usize]) -> Option<usize> {
+    if tied.len() == 1 {
+        return tied.first().copied();
+    }
+    for number in (1..=12u32).rev() {
+        let key = number.to_string();
+        let holders: Vec<usize> = tied
+            .iter()
+            .copied()
+            .filter(|i| state.players[*i].layers.contains(&key))
+            .collect();
+        if holders.len() == 1 {
+            return holders.first().copied();
+        }
+    }
+    None
+}

@@ -1,0 +1,500 @@
+//! The full state (with every secret) and `evolve`, which folds one event into it.
+
+use serde::{Deserialize, Serialize};
+
+use super::data::{data, Goods, LocationKind, LOCATIONS};
+use super::event::{Choice, Event, ScoreSheet};
+use super::EternalPalaceOptions;
+use crate::engine::Seat;
+
+/// Where the game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Before the opening events.
+    Setup,
+    /// Everybody groups their dice in secret, simultaneously.
+    Grouping,
+    /// Privileges module: in turn order, play a token or not.
+    Privileges,
+    /// Groups are placed one at a time in turn order.
+    Placement,
+    /// Final scoring done.
+    Finished,
+}
+
+/// An advisor in front of a player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnedAdvisor {
+    pub card: String,
+    /// Turned sideways this round (patrons stay unused: they acted once on hiring).
+    pub used: bool,
+}
+
+/// One seat's material and progress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    /// Fish, wisdom, resources and privilege tokens (the palace field stays 0).
+    pub stock: Goods,
+    pub active_dice: u8,
+    pub palace_dice: u8,
+    /// Pips rolled this round.
+    pub rolled: Vec<u8>,
+    /// Revealed groups of this round (empty before the reveal).
+    pub groups: Vec<Vec<u8>>,
+    /// Which revealed groups are already placed.
+    pub placed: Vec<bool>,
+    /// Marker position per location index (tracks and the bridge; 0 elsewhere).
+    pub tracks: Vec<u8>,
+    /// Painting layers, as location keys in the order taken.
+    pub layers: Vec<String>,
+    pub decorations: i32,
+    pub advisors: Vec<OwnedAdvisor>,
+    /// Palace track position.
+    pub palace: u8,
+    /// When the marker arrived at its palace space (lower = further down the stack).
+    pub palace_arrival: u32,
+    /// Temple / market spaces marked (space ids).
+    pub marks: Vec<String>,
+    /// Privilege played this round (privileges module).
+    pub privilege_played: bool,
+}
+
+/// A group lying on a location this round.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlacedGroup {
+    pub seat: Seat,
+    pub pips: Vec<u8>,
+}
+
+/// A decision the active seat owes before the turn can pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Pending {
+    /// Fish market: drawn cards (hidden tokens "held{seat}:{id}").
+    FishMarket { seat: Seat, cards: Vec<String> },
+    /// Any other choice.
+    Offered { seat: Seat, choice: Choice },
+}
+
+impl Pending {
+    pub fn seat(&self) -> Seat {
+        match self {
+            Pending::FishMarket { seat, .. } | Pending::Offered { seat, .. } => *seat,
+        }
+    }
+}
+
+/// The whole game, secrets included.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    pub seats: u8,
+    pub privileges: bool,
+    pub round: u32,
+    pub phase: Phase,
+    pub turn_order: Vec<Seat>,
+    /// The seat placing now (placement phase).
+    pub placer: Option<Seat>,
+    pub players: Vec<Player>,
+    /// Groups lying on each location this round, by location index.
+    pub location_dice: Vec<Vec<PlacedGroup>>,
+    /// Resources in each monument's ring, by location index (0 elsewhere).
+    pub rings: Vec<i32>,
+    /// Owner of each monument, by location index.
+    pub monument_owners: Vec<Option<Seat>>,
+    /// Locations whose decoration token is still there (location keys).
+    pub decorations: Vec<String>,
+    /// Advisor deck, top first, as hidden tokens: "deck:{id}" (nobody knows it) or
+    /// "known{seat}:{id}" (put back on top by that seat).
+    pub deck: Vec<String>,
+    /// Discard pile (card ids, face up).
+    pub discard: Vec<String>,
+    /// Open advisors (card ids).
+    pub display: Vec<String>,
+    pub pending: Vec<Pending>,
+    /// Sealed groupings of this round until the reveal (see `Event::Grouped`).
+    pub sealed: Vec<Option<String>>,
+    /// Privileges module: seats still to decide, in order.
+    pub privilege_queue: Vec<Seat>,
+    pub privilege_supply: i32,
+    /// First seat to reach the layers that end the game.
+    pub completion: Option<Seat>,
+    /// Counter for palace arrivals.
+    pub palace_clock: u32,
+    /// Final scoring, once finished.
+    pub result: Option<Vec<ScoreSheet>>,
+    pub sequence_winner: Option<Seat>,
+}
+
+pub fn deck_token(card: &str) -> String {
+    format!("deck:{card}")
+}
+
+pub fn known_token(seat: Seat, card: &str) -> String {
+    format!("known{seat}:{card}")
+}
+
+pub fn held_token(seat: Seat, card: &str) -> String {
+    format!("held{seat}:{card}")
+}
+
+/// The card id inside a hidden token.
+pub fn token_card(token: &str) -> &str {
+    token.rsplit(':').next().unwrap_or(token)
+}
+
+/// The seat that knows a deck token, if any.
+pub fn token_owner(token: &str) -> Option<Seat> {
+    let rest = token
+        .strip_prefix("known")
+        .or_else(|| token.strip_prefix("held"))?;
+    rest.split(':').next()?.parse().ok()
+}
+
+/// Sealed form of a grouping, unique per round and seat.
+pub fn seal(round: u32, seat: Seat, groups: &[Vec<u8>]) -> String {
+    let body: Vec<String> = groups
+        .iter()
+        .map(|g| g.iter().map(|p| p.to_string()).collect::<String>())
+        .collect();
+    format!("r{round}s{seat}:{}", body.join("/"))
+}
+
+/// Groups from a sealed grouping (the engine wrote it, so it parses).
+pub fn unseal(sealed: &str) -> Vec<Vec<u8>> {
+    let body = sealed.split(':').nth(1).unwrap_or("");
+    body.split('/')
+        .filter(|g| !g.is_empty())
+        .map(|g| g.bytes().map(|b| b.saturating_sub(b'0')).collect())
+        .collect()
+}
+
+impl State {
+    pub fn new(options: &EternalPalaceOptions, seats: u8) -> State {
+        let d = data();
+        let n = seats as usize;
+        let fish = d.start.fish_by_players.get(n).copied().unwrap_or(0);
+        let privileges = if options.privileges {
+            d.privileges.start
+        } else {
+            0
+        };
+        let stock = Goods {
+            fish,
+            wisdom: d.start.wisdom,
+            wood: d.start.each_resource,
+            stone: d.start.each_resource,
+            kaolin: d.start.each_resource,
+            bronze: d.start.each_resource,
+            palace: 0,
+            privilege: privileges,
+        };
+        let player = Player {
+            stock,
+            active_dice: d.dice.active_at_start,
+            palace_dice: d.dice.per_player - d.dice.active_at_start,
+            rolled: Vec::new(),
+            groups: Vec::new(),
+            placed: Vec::new(),
+            tracks: vec![0; LOCATIONS],
+            layers: Vec::new(),
+            decorations: 0,
+            advisors: Vec::new(),
+            palace: 0,
+            palace_arrival: 0,
+            marks: Vec::new(),
+            privilege_played: false,
+        };
+        let rings = d
+            .locations
+            .iter()
+            .map(|l| match l.kind {
+                LocationKind::Monument => l.ring_start.unwrap_or(1),
+                _ => 0,
+            })
+            .collect();
+        State {
+            seats,
+            privileges: options.privileges,
+            round: 0,
+            phase: Phase::Setup,
+            turn_order: (0..seats).collect(),
+            placer: None,
+            players: vec![player; n],
+            location_dice: vec![Vec::new(); LOCATIONS],
+            rings,
+            monument_owners: vec![None; LOCATIONS],
+            decorations: d
+                .locations
+                .iter()
+                .filter(|l| l.decoration.is_some())
+                .map(|l| l.key.clone())
+                .collect(),
+            deck: Vec::new(),
+            discard: Vec::new(),
+            display: Vec::new(),
+            pending: Vec::new(),
+            sealed: vec![None; n],
+            privilege_queue: Vec::new(),
+            privilege_supply: if options.privileges {
+                d.privileges.tokens - d.privileges.start * seats as i32
+            } else {
+                0
+            },
+            completion: None,
+            palace_clock: seats as u32,
+            result: None,
+            sequence_winner: None,
+        }
+    }
+
+    pub fn player(&self, seat: Seat) -> Option<&Player> {
+        self.players.get(seat as usize)
+    }
+
+    fn player_mut(&mut self, seat: Seat) -> Option<&mut Player> {
+        self.players.get_mut(seat as usize)
+    }
+
+    /// Distinct colours (seats) already lying on a location this round.
+    pub fn colours_at(&self, location: usize) -> i32 {
+        let mut seen: Vec<Seat> = Vec::new();
+        for group in self.location_dice.get(location).into_iter().flatten() {
+            if !seen.contains(&group.seat) {
+                seen.push(group.seat);
+            }
+        }
+        seen.len() as i32
+    }
+
+    pub fn apply(&mut self, event: &Event) {
+        let d = data();
+        match event {
+            Event::Started {
+                turn_order, deck, ..
+            } => {
+                self.turn_order = turn_order.clone();
+                self.deck = deck.clone().unwrap_or_default();
+                for (position, seat) in turn_order.iter().enumerate() {
+                    if let Some(p) = self.player_mut(*seat) {
+                        p.palace_arrival = position as u32;
+                    }
+                }
+            }
+            Event::DeckReshuffled { deck } => {
+                self.deck = deck.clone().unwrap_or_default();
+                self.discard.clear();
+            }
+            Event::DisplayCleared { cards } => {
+                self.display.retain(|c| !cards.contains(c));
+                self.discard.extend(cards.iter().cloned());
+            }
+            Event::DisplayDealt { cards } => {
+                let n = cards.len().min(self.deck.len());
+                self.deck.drain(..n);
+                self.display.extend(cards.iter().cloned());
+            }
+            Event::GoodsChanged { seat, delta, .. } => {
+                let length = d.palace.length;
+                self.privilege_supply -= delta.privilege;
+                let clock = self.palace_clock;
+                if let Some(p) = self.player_mut(*seat) {
+                    let mut change = *delta;
+                    change.palace = 0;
+                    p.stock = p.stock.plus(&change);
+                    if delta.palace != 0 {
+                        let to = (p.palace as i32 + delta.palace).clamp(0, length as i32);
+                        p.palace = to as u8;
+                        p.palace_arrival = clock;
+                    }
+                }
+                if delta.palace != 0 {
+                    self.palace_clock += 1;
+                }
+            }
+            Event::DiceRolled { round, dice } => {
+                self.round = *round;
+                self.phase = Phase::Grouping;
+                for (p, rolled) in self.players.iter_mut().zip(dice) {
+                    p.rolled = rolled.clone();
+                    p.groups.clear();
+                    p.placed.clear();
+                }
+                self.sealed = vec![None; self.seats as usize];
+            }
+            Event::TurnOrderSet { order } => self.turn_order = order.clone(),
+            Event::Grouped { seat, sealed } => {
+                if let Some(slot) = self.sealed.get_mut(*seat as usize) {
+                    *slot = Some(sealed.clone().unwrap_or_default());
+                }
+            }
+            Event::PrivilegesOpened { seats } => {
+                self.phase = Phase::Privileges;
+                self.privilege_queue = seats.clone();
+            }
+            Event::PrivilegeDecided { seat, play } => {
+                self.privilege_queue.retain(|s| s != seat);
+                if *play {
+                    self.privilege_supply += 1;
+                    if let Some(p) = self.player_mut(*seat) {
+                        p.stock.privilege -= 1;
+                        p.privilege_played = true;
+                    }
+                }
+            }
+            Event::GroupsRevealed { groups } => {
+                self.phase = Phase::Placement;
+                for (p, g) in self.players.iter_mut().zip(groups) {
+                    p.groups = g.clone();
+                    p.placed = vec![false; g.len()];
+                    p.privilege_played = false;
+                }
+                self.sealed = vec![None; self.seats as usize];
+                self.privilege_queue.clear();
+            }
+            Event::Placed {
+                seat,
+                group,
+                location,
+                pips,
+                wisdom,
+                fish,
+            } => {
+                if let Some(index) = d.location_index(location) {
+                    self.location_dice[index].push(PlacedGroup {
+                        seat: *seat,
+                        pips: pips.clone(),
+                    });
+                }
+                if let Some(p) = self.player_mut(*seat) {
+                    if let Some(flag) = p.placed.get_mut(*group as usize) {
+                        *flag = true;
+                    }
+                    p.stock.wisdom -= wisdom;
+                    p.stock.fish -= fish;
+                }
+            }
+            Event::TrackAdvanced { seat, location, to } => {
+                if let (Some(index), Some(p)) = (
+                    d.location_index(location),
+                    self.players.get_mut(*seat as usize),
+                ) {
+                    p.tracks[index] = *to;
+                }
+            }
+            Event::LayerTaken { seat, layer } => {
+                let needed = d.end.layers;
+                if let Some(p) = self.player_mut(*seat) {
+                    p.layers.push(layer.clone());
+                    if p.layers.len() >= needed && self.completion.is_none() {
+                        self.completion = Some(*seat);
+                    }
+                }
+            }
+            Event::DecorationTaken { seat, location } => {
+                self.decorations.retain(|l| l != location);
+                if let Some(p) = self.player_mut(*seat) {
+                    p.decorations += 1;
+                }
+            }
+            Event::MonumentTaken {
+                seat,
+                location,
+                paid,
+            } => {
+                if let Some(index) = d.location_index(location) {
+                    self.rings[index] += 1;
+                    self.monument_owners[index] = Some(*seat);
+                    if let (Some(resource), Some(p)) = (
+                        d.locations[index].resource,
+                        self.players.get_mut(*seat as usize),
+                    ) {
+                        *p.stock.resource_mut(resource) -= paid;
+                    }
+                }
+            }
+            Event::SpaceMarked { seat, space } => {
+                if let Some(p) = self.player_mut(*seat) {
+                    p.marks.push(space.clone());
+                }
+            }
+            Event::ChoiceOffered { seat, choice } => self.pending.push(Pending::Offered {
+                seat: *seat,
+                choice: choice.clone(),
+            }),
+            Event::ChoiceMade { .. } => {
+                if !self.pending.is_empty() {
+                    self.pending.remove(0);
+                }
+            }
+            Event::AdvisorsDrawn { seat, count, cards } => {
+                let n = (*count as usize).min(self.deck.len());
+                self.deck.drain(..n);
+                self.pending.push(Pending::FishMarket {
+                    seat: *seat,
+                    cards: cards.clone().unwrap_or_default(),
+                });
+            }
+            Event::FishMarketResolved {
+                returned,
+                discarded,
+                ..
+            } => {
+                if !self.pending.is_empty() {
+                    self.pending.remove(0);
+                }
+                if let Some(token) = returned {
+                    self.deck.insert(0, token.clone());
+                }
+                self.discard.extend(discarded.iter().cloned());
+            }
+            Event::AdvisorHired { seat, card, .. } => {
+                self.display.retain(|c| c != card);
+                if let Some(p) = self.player_mut(*seat) {
+                    p.advisors.push(OwnedAdvisor {
+                        card: card.clone(),
+                        used: false,
+                    });
+                }
+            }
+            Event::AdvisorUsed { seat, card, .. } => {
+                if let Some(p) = self.player_mut(*seat) {
+                    if let Some(a) = p.advisors.iter_mut().find(|a| &a.card == card) {
+                        a.used = true;
+                    }
+                }
+            }
+            Event::TurnPassed { next } => self.placer = *next,
+            Event::RoundEnded { .. } => {
+                for dice in &mut self.location_dice {
+                    dice.clear();
+                }
+                for p in &mut self.players {
+                    p.groups.clear();
+                    p.placed.clear();
+                    p.rolled.clear();
+                    for a in &mut p.advisors {
+                        a.used = false;
+                    }
+                }
+                self.pending.clear();
+                self.placer = None;
+            }
+            Event::PalaceDieReleased { seat } => {
+                if let Some(p) = self.player_mut(*seat) {
+                    p.palace_dice = p.palace_dice.saturating_sub(1);
+                    p.active_dice += 1;
+                }
+            }
+            Event::GameEnded {
+                scores, sequence, ..
+            } => {
+                self.phase = Phase::Finished;
+                self.result = Some(scores.clone());
+                self.sequence_winner = *sequence;
+                self.placer = None;
+                self.pending.clear();
+            }
+        }
+    }
+}

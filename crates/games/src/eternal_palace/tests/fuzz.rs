@@ -1,0 +1,138 @@
+//! Arbitrary (also nonsensical) actions in the states of random games: `decide` never
+//! panics, and whatever it accepts is listed by `legal_actions` (up to the order of dice
+//! inside groupings and of market items).
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::playouts::playout_with;
+use crate::engine::Engine;
+use crate::eternal_palace::action::{Action, MarketItem};
+use crate::eternal_palace::data::{data, Resource};
+use crate::eternal_palace::rules::canonical_groups;
+use crate::eternal_palace::state::{token_card, Pending, State};
+use crate::eternal_palace::EternalPalace;
+
+fn some_card(state: &State, rng: &mut ChaCha8Rng) -> String {
+    let mut pool: Vec<String> = state.display.clone();
+    for p in &state.pending {
+        if let Pending::FishMarket { cards, .. } = p {
+            pool.extend(cards.iter().map(|t| token_card(t).to_string()));
+        }
+    }
+    for p in &state.players {
+        pool.extend(p.advisors.iter().map(|a| a.card.clone()));
+    }
+    pool.push("zz99".into());
+    pool.push(
+        data().advisors[rng.gen_range(0..data().advisors.len())]
+            .id
+            .clone(),
+    );
+    pool.choose(rng).cloned().unwrap_or_default()
+}
+
+fn random_action(state: &State, rng: &mut ChaCha8Rng) -> Action {
+    let resource = *Resource::ALL.choose(rng).expect("resource");
+    match rng.gen_range(0..9) {
+        0 => Action::Group {
+            groups: (0..rng.gen_range(0..4))
+                .map(|_| {
+                    (0..rng.gen_range(0..4))
+                        .map(|_| rng.gen_range(0..8))
+                        .collect()
+                })
+                .collect(),
+        },
+        1 => Action::Privilege { play: rng.gen() },
+        2 => {
+            let keys = [
+                "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12",
+            ];
+            let location = match rng.gen_range(0..4) {
+                0 => "bridge".to_string(),
+                1 => "scrolls".to_string(),
+                2 => ["0", "13", "C3", ""][rng.gen_range(0..4)].to_string(),
+                _ => keys[rng.gen_range(0..12)].to_string(),
+            };
+            Action::Place {
+                group: rng.gen_range(0..7),
+                location,
+                value: if rng.gen() {
+                    Some(rng.gen_range(0..9))
+                } else {
+                    None
+                },
+            }
+        }
+        3 => Action::UseAdvisor {
+            card: some_card(state, rng),
+            target: if rng.gen() {
+                Some(rng.gen_range(0..7))
+            } else {
+                None
+            },
+        },
+        4 => Action::FishMarket {
+            returned: rng.gen::<bool>().then(|| some_card(state, rng)),
+            discarded: rng.gen::<bool>().then(|| some_card(state, rng)),
+            hire: rng.gen(),
+        },
+        5 => Action::Hire {
+            card: rng.gen::<bool>().then(|| some_card(state, rng)),
+        },
+        6 => Action::TakeResource { resource },
+        7 => Action::Market {
+            items: (0..rng.gen_range(0..7))
+                .map(|_| *MarketItem::ALL.choose(rng).expect("item"))
+                .collect(),
+        },
+        _ => Action::Scrolls {
+            goods: rng.gen(),
+            resource: rng.gen::<bool>().then_some(resource),
+        },
+    }
+}
+
+fn canonical(action: &Action) -> Action {
+    match action {
+        Action::Group { groups } => Action::Group {
+            groups: canonical_groups(groups),
+        },
+        Action::Market { items } => {
+            let mut items = items.clone();
+            items.sort_unstable();
+            Action::Market { items }
+        }
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn arbitrary_actions_never_panic_and_accepted_ones_are_listed() {
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    let mut accepted = 0;
+    for seats in 2..=5u8 {
+        for seed in 0..12u64 {
+            playout_with(seats, seed % 2 == 0, 9000 + seed, 1000, &mut |state, _| {
+                for _ in 0..12 {
+                    let seat = rng.gen_range(0..seats + 1);
+                    let action = random_action(state, &mut rng);
+                    if EternalPalace::decide(state, seat, &action, &mut rng).is_ok() {
+                        accepted += 1;
+                        let legal = EternalPalace::legal_actions(state, seat);
+                        assert!(
+                            legal.contains(&canonical(&action)),
+                            "accepted but not listed: {action:?}"
+                        );
+                    }
+                }
+            });
+        }
+    }
+    assert!(
+        accepted > 100,
+        "the fuzzer reached accepted actions: {accepted}"
+    );
+}

@@ -1,0 +1,183 @@
+//! Hidden information: groupings before the reveal, the deck order, the card put back on
+//! top at the fish market and the cards drawn there.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::playouts::playout_with;
+use super::{act, start};
+use crate::engine::{Engine, Viewer};
+use crate::eternal_palace::action::Action;
+use crate::eternal_palace::state::Phase;
+use crate::eternal_palace::{EternalPalace, Event, State};
+
+/// No viewer gets a needle it may not see, from the view or from the step's events; every
+/// needle occurs in the full state. Returns how many needles of each kind were seen.
+fn check_step(state: &State, events: &[Event], seen: &mut [usize; 4]) {
+    let secrets = EternalPalace::secrets(state);
+    let full = serde_json::to_string(state).expect("state json");
+    for secret in &secrets {
+        assert!(
+            full.contains(&secret.needle),
+            "needle {} not in state",
+            secret.needle
+        );
+        let kind = if secret.needle.starts_with("\"deck:") {
+            0
+        } else if secret.needle.starts_with("\"known") {
+            1
+        } else if secret.needle.starts_with("\"held") {
+            2
+        } else {
+            3
+        };
+        seen[kind] += 1;
+    }
+    let mut viewers: Vec<Viewer> = (0..state.seats).map(Viewer::Seat).collect();
+    viewers.push(Viewer::Spectator);
+    for viewer in viewers {
+        let view = serde_json::to_string(&EternalPalace::view(state, viewer)).expect("view");
+        let redacted: Vec<Event> = events
+            .iter()
+            .map(|e| EternalPalace::redact(e, viewer))
+            .collect();
+        let events_json = serde_json::to_string(&redacted).expect("events");
+        let lines: String = redacted
+            .iter()
+            .map(|e| EternalPalace::describe(state, e))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for secret in &secrets {
+            let allowed = secret.owner.is_some_and(|o| viewer.sees_secrets_of(o));
+            if allowed {
+                continue;
+            }
+            assert!(
+                !view.contains(&secret.needle),
+                "{viewer:?} view leaks {}",
+                secret.needle
+            );
+            assert!(
+                !events_json.contains(&secret.needle),
+                "{viewer:?} events leak {}",
+                secret.needle
+            );
+            let bare = secret.needle.trim_matches('"');
+            assert!(!lines.contains(bare), "{viewer:?} description leaks {bare}");
+        }
+    }
+}
+
+#[test]
+fn no_view_or_redacted_event_leaks_a_secret() {
+    let mut seen = [0usize; 4];
+    let mut kinds = std::collections::BTreeSet::new();
+    for seats in 2..=5u8 {
+        for seed in 0..25u64 {
+            playout_with(
+                seats,
+                seed % 2 == 0,
+                5000 + seed,
+                1000,
+                &mut |state, events| {
+                    check_step(state, events, &mut seen);
+                    for e in events {
+                        let json = serde_json::to_value(e).expect("event json");
+                        kinds.insert(json["type"].as_str().unwrap_or("").to_string());
+                    }
+                },
+            );
+        }
+    }
+    // every kind of secret actually occurred, so the checks above could fail
+    assert!(
+        seen.iter().all(|n| *n > 0),
+        "kinds of secrets seen: {seen:?}"
+    );
+    // and the games went through every kind of event
+    assert_eq!(kinds.len(), 27, "event kinds seen: {kinds:?}");
+}
+
+/// Short rules, "Rundenablauf": dice are grouped behind a screen and all screens are
+/// removed together.
+#[test]
+fn grouping_stays_hidden_until_everybody_submitted() {
+    let (mut state, _, mut rng) = start(3, false, 11);
+    assert_eq!(state.phase, Phase::Grouping);
+    assert_eq!(EternalPalace::to_act(&state), vec![0, 1, 2]);
+    let dice = state.players[1].rolled.clone();
+    let groups = vec![dice.clone()];
+    let events = act(&mut state, 1, Action::Group { groups }, &mut rng);
+    let sealed = match &events[..] {
+        [Event::Grouped {
+            seat: 1,
+            sealed: Some(s),
+        }] => s.clone(),
+        other => panic!("unexpected events {other:?}"),
+    };
+    assert_eq!(EternalPalace::to_act(&state), vec![0, 2]);
+    for viewer in [Viewer::Seat(0), Viewer::Seat(2), Viewer::Spectator] {
+        let view = EternalPalace::view(&state, viewer);
+        assert!(view.players[1].grouped);
+        assert!(view.players[1].groups.is_none());
+        let json = serde_json::to_string(&view).expect("json");
+        assert!(!json.contains(&sealed));
+        match EternalPalace::redact(&events[0], viewer) {
+            Event::Grouped { sealed: None, .. } => {}
+            other => panic!("not redacted: {other:?}"),
+        }
+    }
+    let own = EternalPalace::view(&state, Viewer::Seat(1));
+    let mut own_dice: Vec<u8> = own.players[1].groups.as_ref().expect("own groups")[0]
+        .pips
+        .clone();
+    own_dice.sort_unstable();
+    let mut rolled = dice;
+    rolled.sort_unstable();
+    assert_eq!(own_dice, rolled);
+    assert!(EternalPalace::legal_actions(&state, 1).is_empty());
+    // the last submission reveals everything at once
+    for seat in [0u8, 2] {
+        let groups: Vec<Vec<u8>> = state.players[seat as usize]
+            .rolled
+            .iter()
+            .map(|p| vec![*p])
+            .collect();
+        let events = act(&mut state, seat, Action::Group { groups }, &mut rng);
+        if seat == 2 {
+            assert!(events
+                .iter()
+                .any(|e| matches!(e, Event::GroupsRevealed { .. })));
+        }
+    }
+    assert_eq!(state.phase, Phase::Placement);
+    let view = EternalPalace::view(&state, Viewer::Spectator);
+    assert!(view.players.iter().all(|p| p.groups.is_some()));
+    assert!(EternalPalace::secrets(&state)
+        .iter()
+        .all(|s| !s.needle.starts_with("\"r")));
+}
+
+#[test]
+fn deck_order_is_hidden_from_everybody_but_the_export() {
+    let options = Default::default();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let events = EternalPalace::setup(&options, 4, &mut rng).expect("setup");
+    let Event::Started {
+        deck: Some(deck), ..
+    } = &events[0]
+    else {
+        panic!("setup starts with the deck");
+    };
+    assert!(!deck.is_empty());
+    for viewer in [Viewer::Seat(0), Viewer::Spectator] {
+        match EternalPalace::redact(&events[0], viewer) {
+            Event::Started { deck: None, .. } => {}
+            other => panic!("deck not redacted: {other:?}"),
+        }
+    }
+    match EternalPalace::redact(&events[0], Viewer::Omniscient) {
+        Event::Started { deck: Some(_), .. } => {}
+        other => panic!("export lost the deck: {other:?}"),
+    }
+}

@@ -1,0 +1,397 @@
+//! What one viewer may see of the state.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::data::{data, AdvisorCard, BonusData, Goods, LocationKind, Resource, SpaceData};
+use super::event::{Choice, ScoreSheet};
+use super::legal::to_act;
+use super::state::{token_card, token_owner, unseal, Pending, Phase, State};
+use crate::engine::{Seat, Viewer};
+
+/// Phase of play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalacePhaseView)]
+pub enum PhaseView {
+    Setup,
+    /// Everybody groups in secret (simultaneous).
+    Grouping,
+    /// Privileges module: play a token or not, in turn order.
+    Privileges,
+    /// Groups are placed one at a time.
+    Placement,
+    Finished,
+}
+
+/// A group lying on a location this round.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalacePlacedGroupView)]
+pub struct PlacedGroupView {
+    pub seat: Seat,
+    /// Pips after wisdom.
+    pub pips: Vec<u8>,
+}
+
+/// A temple / market space and who marked it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalaceSpaceView)]
+pub struct SpaceView {
+    #[serde(flatten)]
+    pub space: SpaceData,
+    /// Seats with a mark on this space.
+    pub marked_by: Vec<Seat>,
+}
+
+/// Resources gained at a resource location for a number of dice.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalaceYieldView)]
+pub struct YieldView {
+    pub dice: usize,
+    pub amount: i32,
+}
+
+/// One location of the board.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalaceLocationView)]
+pub struct LocationView {
+    /// "1".."12", "bridge" or "scrolls" (the name used in actions).
+    pub key: String,
+    pub name: String,
+    pub kind: LocationKind,
+    /// Groups lying here this round.
+    pub dice: Vec<PlacedGroupView>,
+    /// Fish a new group pays here now (distinct colours present; 0 at the scrolls).
+    pub fish_to_pay: i32,
+    /// Track length (last space gives the layer), for track locations and the bridge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub track_length: Option<u8>,
+    /// Marker position per seat (index = seat), for track locations and the bridge.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<u8>,
+    /// The decoration token is still here.
+    pub decoration_available: bool,
+    /// Resource of a resource location or monument.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource: Option<Resource>,
+    /// Resource location yields.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub yields: Vec<YieldView>,
+    /// Monument: resources in the ring (the price of the next visit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ring: Option<i32>,
+    /// Monument: current owner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<Seat>,
+    /// Temple / market spaces.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub spaces: Vec<SpaceView>,
+    /// Bridge bonuses in play.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bonuses: Vec<BonusData>,
+}
+
+/// A group of the viewer (before the reveal) or of anybody (after it).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalaceGroupView)]
+pub struct GroupView {
+    /// Index used by the `place` action.
+    pub index: u8,
+    pub pips: Vec<u8>,
+    pub placed: bool,
+}
+
+/// An advisor in front of a player.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalaceOwnedAdvisorView)]
+pub struct OwnedAdvisorView {
+    pub card: AdvisorCard,
+    /// Turned sideways this round.
+    pub used: bool,
+}
+
+/// One seat as the viewer may see it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalacePlayerView)]
+pub struct PlayerView {
+    pub seat: Seat,
+    /// Colour name used in descriptions.
+    pub colour: String,
+    /// Fish, wisdom, resources, privilege tokens (all public).
+    pub stock: Goods,
+    pub active_dice: u8,
+    /// Dice still waiting on the palace.
+    pub palace_dice: u8,
+    /// Pips rolled this round (public).
+    pub rolled: Vec<u8>,
+    /// Grouping submitted this round (grouping phase).
+    pub grouped: bool,
+    /// Groups: the viewer's own before the reveal, everybody's after it; `null` when hidden.
+    pub groups: Option<Vec<GroupView>>,
+    pub advisors: Vec<OwnedAdvisorView>,
+    /// Painting layers (location keys).
+    pub layers: Vec<String>,
+    pub decorations: i32,
+    /// Monuments owned (location keys).
+    pub monuments: Vec<String>,
+    /// Palace track position.
+    pub palace: u8,
+    /// Arrival rank on the palace space (lower = arrived earlier, below in the stack).
+    pub palace_arrival: u32,
+    /// Temple / market spaces marked.
+    pub marks: Vec<String>,
+    /// Privilege played this round.
+    pub privilege_played: bool,
+}
+
+/// A deck card the viewer knows (put back on top by the viewer).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalaceKnownDeckCard)]
+pub struct KnownDeckCard {
+    /// 0 = top of the deck.
+    pub position: usize,
+    pub card: AdvisorCard,
+}
+
+/// The decision the active seat owes.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = EternalPalacePendingView)]
+pub struct PendingView {
+    pub seat: Seat,
+    /// Set for every choice but the fish market.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub choice: Option<Choice>,
+    /// Fish market: number of cards drawn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fish_market_cards: Option<usize>,
+    /// Fish market: the drawn cards, only for the seat that drew them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drawn: Option<Vec<AdvisorCard>>,
+}
+
+/// The game as one viewer sees it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EternalPalaceView {
+    pub round: u32,
+    /// The game ends after this round at the latest.
+    pub round_limit: u32,
+    pub phase: PhaseView,
+    /// Privileges module in play.
+    pub privileges: bool,
+    /// First to last.
+    pub turn_order: Vec<Seat>,
+    /// Seats that must act now.
+    pub to_act: Vec<Seat>,
+    /// The seat placing now.
+    pub placer: Option<Seat>,
+    pub locations: Vec<LocationView>,
+    pub players: Vec<PlayerView>,
+    /// Open advisors.
+    pub display: Vec<AdvisorCard>,
+    pub deck_size: usize,
+    /// Discard pile, oldest first.
+    pub discard: Vec<String>,
+    /// Deck cards the viewer knows.
+    pub known_deck_cards: Vec<KnownDeckCard>,
+    pub pending: Option<PendingView>,
+    /// Privilege tokens left in the supply.
+    pub privilege_supply: i32,
+    /// Privileges phase: seats still to decide, in order.
+    pub privilege_queue: Vec<Seat>,
+    /// Layers that end the game.
+    pub layers_to_end: usize,
+    /// Holder of the completion prize.
+    pub completion: Option<Seat>,
+    /// Holder of the sequence prize (after scoring).
+    pub sequence: Option<Seat>,
+    /// Final scoring.
+    pub result: Option<Vec<ScoreSheet>>,
+}
+
+fn card(id: &str) -> Option<AdvisorCard> {
+    data().card(id).cloned()
+}
+
+pub fn view(state: &State, viewer: Viewer) -> EternalPalaceView {
+    let d = data();
+    let seats = state.seats;
+    let locations = d
+        .locations
+        .iter()
+        .enumerate()
+        .map(|(i, l)| LocationView {
+            key: l.key.clone(),
+            name: l.name.clone(),
+            kind: l.kind,
+            dice: state.location_dice[i]
+                .iter()
+                .map(|g| PlacedGroupView {
+                    seat: g.seat,
+                    pips: g.pips.clone(),
+                })
+                .collect(),
+            fish_to_pay: if l.kind == LocationKind::Scrolls {
+                0
+            } else {
+                state.colours_at(i)
+            },
+            track_length: l.track_length(),
+            markers: if l.track.is_some() {
+                state.players.iter().map(|p| p.tracks[i]).collect()
+            } else {
+                Vec::new()
+            },
+            decoration_available: state.decorations.contains(&l.key),
+            resource: l.resource,
+            yields: l
+                .yields
+                .iter()
+                .map(|y| YieldView {
+                    dice: y.dice,
+                    amount: y.amount,
+                })
+                .collect(),
+            ring: (l.kind == LocationKind::Monument).then(|| state.rings[i]),
+            owner: state.monument_owners[i],
+            spaces: l
+                .spaces
+                .iter()
+                .map(|s| SpaceView {
+                    space: s.clone(),
+                    marked_by: (0..seats)
+                        .filter(|seat| state.players[*seat as usize].marks.contains(&s.id))
+                        .collect(),
+                })
+                .collect(),
+            bonuses: if l.kind == LocationKind::Bridge {
+                d.bridge_bonuses(state.privileges).cloned().collect()
+            } else {
+                Vec::new()
+            },
+        })
+        .collect();
+    let players = state
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let seat = i as Seat;
+            let sealed = state.sealed.get(i).cloned().flatten();
+            let groups = if !p.groups.is_empty() {
+                Some(
+                    p.groups
+                        .iter()
+                        .enumerate()
+                        .map(|(g, pips)| GroupView {
+                            index: g as u8,
+                            pips: pips.clone(),
+                            placed: p.placed.get(g).copied().unwrap_or(false),
+                        })
+                        .collect(),
+                )
+            } else if let (Some(sealed), true) = (&sealed, viewer.sees_secrets_of(seat)) {
+                Some(
+                    unseal(sealed)
+                        .into_iter()
+                        .enumerate()
+                        .map(|(g, pips)| GroupView {
+                            index: g as u8,
+                            pips,
+                            placed: false,
+                        })
+                        .collect(),
+                )
+            } else {
+                None
+            };
+            PlayerView {
+                seat,
+                colour: d.colour(seat).to_string(),
+                stock: p.stock,
+                active_dice: p.active_dice,
+                palace_dice: p.palace_dice,
+                rolled: p.rolled.clone(),
+                grouped: sealed.is_some(),
+                groups,
+                advisors: p
+                    .advisors
+                    .iter()
+                    .filter_map(|a| {
+                        card(&a.card).map(|c| OwnedAdvisorView {
+                            card: c,
+                            used: a.used,
+                        })
+                    })
+                    .collect(),
+                layers: p.layers.clone(),
+                decorations: p.decorations,
+                monuments: d
+                    .locations
+                    .iter()
+                    .enumerate()
+                    .filter(|(li, _)| state.monument_owners[*li] == Some(seat))
+                    .map(|(_, l)| l.key.clone())
+                    .collect(),
+                palace: p.palace,
+                palace_arrival: p.palace_arrival,
+                marks: p.marks.clone(),
+                privilege_played: p.privilege_played,
+            }
+        })
+        .collect();
+    let known_deck_cards = state
+        .deck
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            viewer.is_omniscient() || token_owner(t).is_some_and(|o| viewer.sees_secrets_of(o))
+        })
+        .filter_map(|(position, t)| {
+            card(token_card(t)).map(|c| KnownDeckCard { position, card: c })
+        })
+        .collect();
+    let pending = state.pending.first().map(|p| match p {
+        Pending::FishMarket { seat, cards } => PendingView {
+            seat: *seat,
+            choice: None,
+            fish_market_cards: Some(cards.len()),
+            drawn: viewer
+                .sees_secrets_of(*seat)
+                .then(|| cards.iter().filter_map(|t| card(token_card(t))).collect()),
+        },
+        Pending::Offered { seat, choice } => PendingView {
+            seat: *seat,
+            choice: Some(choice.clone()),
+            fish_market_cards: None,
+            drawn: None,
+        },
+    });
+    EternalPalaceView {
+        round: state.round,
+        round_limit: d.round_limit.rounds,
+        phase: match state.phase {
+            Phase::Setup => PhaseView::Setup,
+            Phase::Grouping => PhaseView::Grouping,
+            Phase::Privileges => PhaseView::Privileges,
+            Phase::Placement => PhaseView::Placement,
+            Phase::Finished => PhaseView::Finished,
+        },
+        privileges: state.privileges,
+        turn_order: state.turn_order.clone(),
+        to_act: to_act(state),
+        placer: state.placer,
+        locations,
+        players,
+        display: state.display.iter().filter_map(|c| card(c)).collect(),
+        deck_size: state.deck.len(),
+        discard: state.discard.clone(),
+        known_deck_cards,
+        pending,
+        privilege_supply: state.privilege_supply,
+        privilege_queue: state.privilege_queue.clone(),
+        layers_to_end: d.end.layers,
+        completion: state.completion,
+        sequence: state.sequence_winner,
+        result: state.result.clone(),
+    }
+}

@@ -1,0 +1,162 @@
+//! What happened. Every random outcome (deck order, reshuffles) is carried here.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::action::{CardSource, TileKind};
+use super::state::Card;
+use crate::engine::Seat;
+
+/// Why the end of the game began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = JavaEndReason)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// The last three-space tile was taken.
+    LastThreeSpaceTile,
+    /// The player could not afford any legal tile placement and ended the turn without one.
+    NoTilePlaceable,
+}
+
+/// One palace's contribution to a Great Final Count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = JavaPalaceCount)]
+pub struct PalaceCount {
+    /// The palace's space.
+    pub palace: String,
+    pub value: u8,
+    /// 1 (full value) or 2 (half value).
+    pub rank: u8,
+    pub points: u8,
+}
+
+/// An event of a Java game. Fields hidden from a viewer are `null` after redaction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum JavaEvent {
+    /// The game is set up; `deck` is the shuffled palace card deck, top first (hidden).
+    GameSetUp {
+        seats: u8,
+        deck: Option<Vec<Card>>,
+    },
+    /// `count` cards from the top of the deck go to `seat` (visible to that seat only).
+    CardsDealt {
+        seat: Seat,
+        count: u8,
+        cards: Option<Vec<Card>>,
+    },
+    /// The top card of the deck is turned face up.
+    FaceUpRevealed {
+        card: Card,
+    },
+    /// `seat` begins turn number `turn` with 6 AP.
+    TurnStarted {
+        seat: Seat,
+        turn: u32,
+    },
+    /// `seat` spends an action chip: one more AP this turn.
+    ActionChipUsed {
+        seat: Seat,
+    },
+    /// A tile was placed; `cost` is the AP paid (1 plus overhanging cells).
+    TilePlaced {
+        seat: Seat,
+        tile: TileKind,
+        space: String,
+        orientation: u8,
+        village: Option<String>,
+        rice: Vec<String>,
+        cost: u8,
+    },
+    /// The end of the game has begun with `seat`'s turn.
+    EndTriggered {
+        seat: Seat,
+        reason: EndReason,
+    },
+    DeveloperEntered {
+        seat: Seat,
+        to: String,
+        cost: u8,
+    },
+    DeveloperMoved {
+        seat: Seat,
+        from: String,
+        to: String,
+        cost: u8,
+    },
+    DeveloperWithdrawn {
+        seat: Seat,
+        from: String,
+        cost: u8,
+    },
+    PalaceBuilt {
+        seat: Seat,
+        space: String,
+        value: u8,
+        points: u8,
+    },
+    PalaceRaised {
+        seat: Seat,
+        space: String,
+        from: u8,
+        value: u8,
+        points: u8,
+    },
+    IrrigationPlaced {
+        seat: Seat,
+        space: String,
+    },
+    /// A water area became fully enclosed for the first time; `scorer` (if any) scores
+    /// `points` (3 per irrigation space).
+    WaterEnclosed {
+        spaces: Vec<String>,
+        scorer: Option<Seat>,
+        points: u8,
+    },
+    /// `seat` bought a card; `card` is hidden from others when it came from the deck.
+    CardBought {
+        seat: Seat,
+        source: CardSource,
+        card: Option<Card>,
+    },
+    /// The discard pile was shuffled into a new deck (cards get fresh ids; order hidden).
+    DeckReshuffled {
+        count: u8,
+        cards: Option<Vec<Card>>,
+    },
+    /// `seat` opens a festival at the palace with `cards`, worth `points`.
+    /// `participants` are the other seats that may join, in bidding order.
+    FestivalStarted {
+        seat: Seat,
+        palace: String,
+        cards: Vec<Card>,
+        points: u8,
+        participants: Vec<Seat>,
+    },
+    /// `seat` plays `cards`; `points` is the seat's new festival total.
+    FestivalBid {
+        seat: Seat,
+        cards: Vec<Card>,
+        points: u8,
+    },
+    FestivalPassed {
+        seat: Seat,
+    },
+    FestivalAgreed {
+        seat: Seat,
+    },
+    /// The festival is decided: each of `winners` scores `points`.
+    FestivalEnded {
+        palace: String,
+        winners: Vec<Seat>,
+        shared: bool,
+        points: u8,
+    },
+    /// `seat`'s Great Final Count.
+    FinalCount {
+        seat: Seat,
+        points: u16,
+        palaces: Vec<PalaceCount>,
+    },
+    GameEnded,
+}

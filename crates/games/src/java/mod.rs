@@ -1,0 +1,128 @@
+//! Java (Kiesling/Kramer, Ravensburger 2000) as a pure rule engine.
+//!
+//! Players develop central Java with terrain tiles, move developers across rice and village
+//! terrain, build and raise palaces, irrigate and hold palace festivals; the Great Final
+//! Count at the end decides. The rules as implemented (and every decision where the rule
+//! texts are silent) are described in `docs/rules/java.md`.
+//!
+//! Layout: [`data`] loads the board and material from `data/java/`, [`state`] holds the
+//! state and `evolve`, [`rules`] decides actions and lists the legal ones, [`view`] builds
+//! what each viewer may see.
+
+pub mod action;
+pub mod data;
+pub mod event;
+pub mod rules;
+pub mod state;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+use std::ops::RangeInclusive;
+
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, Viewer};
+
+pub use action::{CardSource, JavaAction, TileKind};
+pub use event::JavaEvent;
+pub use state::JavaState;
+pub use view::JavaView;
+
+/// Java has no options.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct JavaOptions {}
+
+/// The Java rule engine.
+pub struct Java;
+
+impl Engine for Java {
+    type Options = JavaOptions;
+    type State = JavaState;
+    type Action = JavaAction;
+    type Event = JavaEvent;
+    type View = JavaView;
+
+    const KIND: &'static str = "java";
+    const NAME: &'static str = "Java";
+    const RULES_VERSION: u32 = 1;
+    const EVENT_SCHEMA_VERSION: u32 = 1;
+    // Transitional: until this game names its rule codes in its own enum.
+    type Rule = crate::engine::SharedRule;
+    const SHARED_RULES: &'static [crate::engine::SharedRule] = &[];
+
+    fn player_counts() -> RangeInclusive<u8> {
+        2..=4
+    }
+
+    fn initial_state(_options: &JavaOptions, seats: u8) -> JavaState {
+        state::initial_state(seats)
+    }
+
+    fn setup(
+        _options: &JavaOptions,
+        seats: u8,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<JavaEvent>, RuleError> {
+        if !Self::player_counts().contains(&seats) {
+            return Err(RuleError::legacy(
+                "bad_player_count",
+                "Java is played by 2 to 4 players",
+            ));
+        }
+        Ok(rules::setup(seats, rng))
+    }
+
+    fn decide(
+        state: &JavaState,
+        seat: Seat,
+        action: &JavaAction,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<JavaEvent>, RuleError> {
+        rules::decide(state, seat, action, rng)
+    }
+
+    fn evolve(state: &mut JavaState, event: &JavaEvent) {
+        state::evolve(state, event)
+    }
+
+    fn legal_actions(state: &JavaState, seat: Seat) -> Vec<JavaAction> {
+        rules::legal_actions(state, seat)
+    }
+
+    fn to_act(state: &JavaState) -> Vec<Seat> {
+        rules::to_act(state)
+    }
+
+    fn outcome(state: &JavaState) -> Option<Outcome> {
+        if !matches!(state.phase, state::Phase::Finished) {
+            return None;
+        }
+        let scores: Vec<i32> = state.players.iter().map(|p| p.score).collect();
+        let places = scores
+            .iter()
+            .map(|s| 1 + scores.iter().filter(|o| *o > s).count() as u8)
+            .collect();
+        Some(Outcome { scores, places })
+    }
+
+    fn view(state: &JavaState, viewer: Viewer) -> JavaView {
+        view::view(state, viewer)
+    }
+
+    fn redact(event: &JavaEvent, viewer: Viewer) -> JavaEvent {
+        view::redact(event, viewer)
+    }
+
+    fn describe(state: &JavaState, event: &JavaEvent) -> String {
+        view::describe(state, event)
+    }
+
+    fn secrets(state: &JavaState) -> Vec<Secret> {
+        view::secrets(state)
+    }
+}

@@ -1,0 +1,1468 @@
+//! The rules: board analysis (villages, cities, rank, paths, water), `decide` and
+//! `legal_actions`.
+
+use std::collections::VecDeque;
+
+use rand::seq::SliceRandom;
+use rand::RngCore;
+
+use super::action::{CardSource, JavaAction, TileKind};
+use super::data::{board, data, CellKind, Symbol};
+use super::event::{EndReason, JavaEvent, PalaceCount};
+use super::state::{evolve, Card, FestivalStage, HandCard, JavaState, Phase, Terrain};
+use crate::engine::{RuleError, Seat};
+
+/// Fame points per irrigation space of a newly enclosed water area.
+pub const POINTS_PER_WATER_SPACE: u8 = 3;
+/// Palace cards a player may buy in one turn.
+pub const CARDS_PER_TURN: u8 = 2;
+
+const UNREACHABLE: u8 = u8::MAX;
+const NO_SETTLEMENT: u16 = u16::MAX;
+
+// ---------------------------------------------------------------------------------------
+// Villages and cities
+
+/// A connected group of village spaces (a city when it holds a palace).
+#[derive(Debug, Clone)]
+pub struct Settlement {
+    pub cells: Vec<usize>,
+    /// Index of the palace in this settlement, if it is a city.
+    pub palace: Option<u8>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Settlements {
+    /// Settlement id of every space (`NO_SETTLEMENT` for non-village spaces).
+    pub of: Vec<u16>,
+    pub groups: Vec<Settlement>,
+}
+
+impl Settlements {
+    pub fn of_space(&self, space: usize) -> Option<&Settlement> {
+        match self.of.get(space) {
+            Some(&id) if id != NO_SETTLEMENT => self.groups.get(id as usize),
+            _ => None,
+        }
+    }
+}
+
+fn is_village(state: &JavaState, cell: usize) -> bool {
+    state.spaces[cell].terrain == Some(Terrain::Village)
+}
+
+pub fn settlements(state: &JavaState) -> Settlements {
+    let cells = &board().cells;
+    let mut of = vec![NO_SETTLEMENT; cells.len()];
+    let mut groups = Vec::new();
+    let mut stack = Vec::new();
+    for start in 0..cells.len() {
+        if of[start] != NO_SETTLEMENT || !is_village(state, start) {
+            continue;
+        }
+        let id = groups.len() as u16;
+        let mut group = Settlement {
+            cells: Vec::new(),
+            palace: None,
+        };
+        of[start] = id;
+        stack.push(start);
+        while let Some(cell) = stack.pop() {
+            group.cells.push(cell);
+            if let Some(p) = state.spaces[cell].palace {
+                group.palace.get_or_insert(p);
+            }
+            for &n in cells[cell].neighbors.iter().flatten() {
+                if of[n] == NO_SETTLEMENT && is_village(state, n) {
+                    of[n] = id;
+                    stack.push(n);
+                }
+            }
+        }
+        group.cells.sort_unstable();
+        groups.push(group);
+    }
+    Settlements { of, groups }
+}
+
+// ---------------------------------------------------------------------------------------
+// Rank
+
+/// Each present seat's developer heights on `cells`, highest first.
+pub fn strengths(state: &JavaState, cells: &[usize]) -> Vec<(Seat, Vec<u8>)> {
+    let mut per_seat: Vec<Vec<u8>> = vec![Vec::new(); state.seats as usize];
+    for &cell in cells {
+        let space = &state.spaces[cell];
+        if let Some(seat) = space.developer {
+            per_seat[seat as usize].push(space.height);
+        }
+    }
+    per_seat
+        .into_iter()
+        .enumerate()
+        .filter(|(_, heights)| !heights.is_empty())
+        .map(|(seat, mut heights)| {
+            heights.sort_unstable_by(|a, b| b.cmp(a));
+            (seat as Seat, heights)
+        })
+        .collect()
+}
+
+/// The seat with the highest rank, if exactly one has it. Heights compare highest first;
+/// a seat with an extra developer wins an otherwise equal comparison.
+pub fn highest_rank(strengths: &[(Seat, Vec<u8>)]) -> Option<Seat> {
+    let best = strengths.iter().map(|(_, h)| h).max()?;
+    let mut leaders = strengths.iter().filter(|(_, h)| h == best);
+    let leader = leaders.next()?.0;
+    match leaders.next() {
+        Some(_) => None,
+        None => Some(leader),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Tile placement
+
+/// A checked tile placement.
+#[derive(Debug, Clone, Copy)]
+pub struct Placement {
+    pub village: Option<usize>,
+    pub rice: [usize; 2],
+    pub rice_len: usize,
+    pub cost: u8,
+}
+
+impl Placement {
+    pub fn rice(&self) -> &[usize] {
+        &self.rice[..self.rice_len]
+    }
+}
+
+/// Cells of a tile laid at `space` with `orientation`: (village, rice cells, rice count).
+fn tile_shape(
+    kind: TileKind,
+    space: usize,
+    orientation: u8,
+) -> Result<(Option<usize>, [usize; 2], usize), &'static str> {
+    if orientation >= kind.orientations() {
+        return Err("bad_orientation");
+    }
+    let neighbors = &board().cells[space].neighbors;
+    let o = orientation as usize;
+    match kind {
+        TileKind::ThreeSpace => match (neighbors[o], neighbors[(o + 1) % 6]) {
+            (Some(a), Some(b)) => Ok((Some(space), [a, b], 2)),
+            _ => Err("off_board"),
+        },
+        TileKind::TwoSpace => match neighbors[o] {
+            Some(a) => Ok((Some(space), [a, 0], 1)),
+            None => Err("off_board"),
+        },
+        TileKind::OneSpaceRice => Ok((None, [space, 0], 1)),
+        TileKind::OneSpaceVillage => Ok((Some(space), [0, 0], 0)),
+    }
+}
+
+pub fn tiles_in_stock(state: &JavaState, seat: Seat, kind: TileKind) -> u8 {
+    let player = &state.players[seat as usize];
+    match kind {
+        TileKind::ThreeSpace => state.three_space_tiles,
+        TileKind::TwoSpace => player.two_space_tiles,
+        TileKind::OneSpaceRice => player.one_space_rice_tiles,
+        TileKind::OneSpaceVillage => player.one_space_village_tiles,
+    }
+}
+
+/// Checks every placement rule except the stock; returns the rule code on failure.
+pub fn check_placement(
+    state: &JavaState,
+    towns: &Settlements,
+    kind: TileKind,
+    space: usize,
+    orientation: u8,
+) -> Result<Placement, &'static str> {
+    let cells_info = &board().cells;
+    let (village, rice, rice_len) = tile_shape(kind, space, orientation)?;
+    let mut cells = [0usize; 3];
+    let mut count = 0;
+    if let Some(v) = village {
+        cells[count] = v;
+        count += 1;
+    }
+    for &r in &rice[..rice_len] {
+        cells[count] = r;
+        count += 1;
+    }
+    let cells = &cells[..count];
+    let height = state.spaces[cells[0]].height;
+    let mut on_board = 0;
+    let mut overhang = 0u8;
+    for &cell in cells {
+        let space = &state.spaces[cell];
+        let info = &cells_info[cell];
+        if info.kind == CellKind::Irrigation || space.irrigation {
+            return Err("covers_irrigation");
+        }
+        if space.developer.is_some() {
+            return Err("covers_developer");
+        }
+        if space.palace.is_some() {
+            return Err("covers_palace");
+        }
+        if space.height != height {
+            return Err("not_flat");
+        }
+        if info.kind == CellKind::Land || space.height > 0 {
+            on_board += 1;
+        } else {
+            overhang += 1;
+        }
+    }
+    if on_board == 0 {
+        return Err("no_board_space");
+    }
+    if let Some(top) = state.spaces[cells[0]].top_tile {
+        let same_tile = cells.iter().all(|&c| state.spaces[c].top_tile == Some(top));
+        if same_tile && state.tile_sizes.get(top as usize) == Some(&(count as u8)) {
+            return Err("congruent");
+        }
+    }
+    let cost = 1 + overhang;
+    if cost > state.turn.ap {
+        return Err("not_enough_action_points");
+    }
+    if let Some(v) = village {
+        if joins_cities(state, towns, v, &rice[..rice_len]) {
+            return Err("joins_cities");
+        }
+    }
+    Ok(Placement {
+        village,
+        rice,
+        rice_len,
+        cost,
+    })
+}
+
+/// Whether a new village space at `village` (with `rice` covered by rice) would connect
+/// two palaces into one settlement.
+fn joins_cities(state: &JavaState, towns: &Settlements, village: usize, rice: &[usize]) -> bool {
+    let cells = &board().cells;
+    let mut first_city: Option<u16> = None;
+    let mut two_cities = false;
+    for &n in cells[village].neighbors.iter().flatten() {
+        if rice.contains(&n) || !is_village(state, n) {
+            continue;
+        }
+        let id = towns.of[n];
+        if towns.groups[id as usize].palace.is_none() {
+            continue;
+        }
+        match first_city {
+            None => first_city = Some(id),
+            Some(first) if first != id => two_cities = true,
+            Some(_) => {}
+        }
+    }
+    if !two_cities {
+        return false;
+    }
+    // Covering parts of a city may cut its palace off, so count what really connects.
+    let mut seen = vec![false; cells.len()];
+    let mut stack = vec![village];
+    seen[village] = true;
+    let mut palaces = 0;
+    while let Some(cell) = stack.pop() {
+        if cell != village && state.spaces[cell].palace.is_some() {
+            palaces += 1;
+            if palaces >= 2 {
+                return true;
+            }
+        }
+        for &n in cells[cell].neighbors.iter().flatten() {
+            if !seen[n] && !rice.contains(&n) && is_village(state, n) {
+                seen[n] = true;
+                stack.push(n);
+            }
+        }
+    }
+    false
+}
+
+/// Every placement of every tile `seat` has, with its cost (within the AP left).
+/// With `first_only`, stops at the first one found.
+pub fn placements(
+    state: &JavaState,
+    seat: Seat,
+    towns: &Settlements,
+    first_only: bool,
+) -> Vec<(TileKind, usize, u8, Placement)> {
+    let mut found = Vec::new();
+    for kind in TileKind::ALL {
+        if tiles_in_stock(state, seat, kind) == 0 {
+            continue;
+        }
+        for space in 0..board().len() {
+            for orientation in 0..kind.orientations() {
+                if let Ok(p) = check_placement(state, towns, kind, space, orientation) {
+                    found.push((kind, space, orientation, p));
+                    if first_only {
+                        return found;
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+// ---------------------------------------------------------------------------------------
+// Developers
+
+/// AP to enter or leave central Java at `cell`: 1 next to uncovered lowlands, else 2 next
+/// to uncovered mountains; `None` if the cell has no tile or is not at the rim.
+pub fn rim_cost(state: &JavaState, cell: usize) -> Option<u8> {
+    if state.spaces[cell].height == 0 {
+        return None;
+    }
+    let cells = &board().cells;
+    let mut cost = None;
+    for &n in cells[cell].neighbors.iter().flatten() {
+        if state.spaces[n].height > 0 {
+            continue;
+        }
+        match cells[n].kind {
+            CellKind::Lowlands => return Some(1),
+            CellKind::Mountains => cost = Some(2),
+            _ => {}
+        }
+    }
+    cost
+}
+
+/// Cheapest AP cost from `from` to every space for `seat`'s developer (`UNREACHABLE` if
+/// none): free within one terrain, 1 AP per change between rice and village.
+pub fn move_costs(state: &JavaState, seat: Seat, from: usize) -> Vec<u8> {
+    let cells = &board().cells;
+    let mut cost = vec![UNREACHABLE; cells.len()];
+    let passable = |c: usize| {
+        let s = &state.spaces[c];
+        s.height > 0 && s.palace.is_none() && s.developer.is_none_or(|d| d == seat)
+    };
+    let mut queue = VecDeque::new();
+    cost[from] = 0;
+    queue.push_back(from);
+    while let Some(cell) = queue.pop_front() {
+        let here = cost[cell];
+        for &n in cells[cell].neighbors.iter().flatten() {
+            if !passable(n) {
+                continue;
+            }
+            let step = u8::from(state.spaces[n].terrain != state.spaces[cell].terrain);
+            let next = here + step;
+            if next < cost[n] {
+                cost[n] = next;
+                if step == 0 {
+                    queue.push_front(n);
+                } else {
+                    queue.push_back(n);
+                }
+            }
+        }
+    }
+    cost
+}
+
+// ---------------------------------------------------------------------------------------
+// Water
+
+fn is_water(state: &JavaState, cell: usize) -> bool {
+    board().cells[cell].kind == CellKind::Irrigation || state.spaces[cell].irrigation
+}
+
+/// Water areas enclosed by tiles that have not been scored yet:
+/// (spaces, scorer, points).
+pub fn newly_enclosed_water(state: &JavaState) -> Vec<(Vec<usize>, Option<Seat>, u8)> {
+    let cells = &board().cells;
+    let mut seen = vec![false; cells.len()];
+    let mut result = Vec::new();
+    for start in 0..cells.len() {
+        if seen[start] || !is_water(state, start) || state.spaces[start].water_scored {
+            continue;
+        }
+        let mut area = Vec::new();
+        let mut shore = Vec::new();
+        let mut enclosed = true;
+        let mut stack = vec![start];
+        seen[start] = true;
+        while let Some(cell) = stack.pop() {
+            area.push(cell);
+            for slot in cells[cell].neighbors {
+                let Some(n) = slot else {
+                    enclosed = false;
+                    continue;
+                };
+                if is_water(state, n) {
+                    if !seen[n] {
+                        seen[n] = true;
+                        stack.push(n);
+                    }
+                } else if state.spaces[n].height == 0 {
+                    enclosed = false;
+                } else if !shore.contains(&n) {
+                    shore.push(n);
+                }
+            }
+        }
+        if enclosed {
+            area.sort_unstable();
+            let scorer = highest_rank(&strengths(state, &shore));
+            let points = POINTS_PER_WATER_SPACE.saturating_mul(area.len() as u8);
+            result.push((area, scorer, points));
+        }
+    }
+    result
+}
+
+// ---------------------------------------------------------------------------------------
+// Palace cards
+
+/// The cards (by id) form a valid play for `seat`: returns the cards and their points.
+fn check_cards(
+    state: &JavaState,
+    seat: Seat,
+    ids: &[String],
+    symbols: &[Symbol],
+) -> Result<(Vec<Card>, u8), RuleError> {
+    if ids.is_empty() {
+        return Err(RuleError::legacy(
+            "no_cards",
+            "play at least one palace card",
+        ));
+    }
+    let hand = &state.players[seat as usize].hand;
+    let mut cards: Vec<Card> = Vec::new();
+    let mut points = 0u8;
+    for id in ids {
+        if cards.iter().any(|c| &c.id == id) {
+            return Err(RuleError::legacy(
+                "duplicate_card",
+                format!("card {id} is listed twice"),
+            ));
+        }
+        let Some(held) = hand.iter().find(|h| &h.card.id == id) else {
+            return Err(RuleError::legacy(
+                "card_not_in_hand",
+                format!("card {id} is not in your hand"),
+            ));
+        };
+        let p = held.card.points(symbols);
+        if p == 0 {
+            return Err(RuleError::legacy(
+                "card_does_not_match",
+                format!("card {id} shows none of the face-up card's symbols"),
+            ));
+        }
+        points = points.saturating_add(p);
+        cards.push(held.card.clone());
+    }
+    Ok((cards, points))
+}
+
+/// One play per distinct combination of matching card kinds worth at least `need`
+/// points, naming the first cards of each kind in hand order.
+pub fn card_combos(hand: &[HandCard], symbols: &[Symbol], need: u8) -> Vec<Vec<String>> {
+    let mut groups: Vec<(&[Symbol], u8, Vec<&str>)> = Vec::new();
+    for held in hand {
+        let points = held.card.points(symbols);
+        if points == 0 {
+            continue;
+        }
+        match groups
+            .iter_mut()
+            .find(|(s, _, _)| *s == held.card.symbols.as_slice())
+        {
+            Some(group) => group.2.push(&held.card.id),
+            None => groups.push((&held.card.symbols, points, vec![&held.card.id])),
+        }
+    }
+    let mut result = Vec::new();
+    let mut counts = vec![0usize; groups.len()];
+    loop {
+        let total: u32 = groups
+            .iter()
+            .zip(&counts)
+            .map(|(g, &c)| u32::from(g.1) * c as u32)
+            .sum();
+        if counts.iter().any(|&c| c > 0) && total >= u32::from(need) {
+            let mut ids = Vec::new();
+            for (g, &c) in groups.iter().zip(&counts) {
+                ids.extend(g.2[..c].iter().map(|s| s.to_string()));
+            }
+            result.push(ids);
+        }
+        // Odometer over the per-kind counts.
+        let mut i = 0;
+        loop {
+            if i == groups.len() {
+                return result;
+            }
+            if counts[i] < groups[i].2.len() {
+                counts[i] += 1;
+                break;
+            }
+            counts[i] = 0;
+            i += 1;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Turn bookkeeping
+
+/// The mandatory tile of this turn has not been placed yet.
+pub fn tile_owed(state: &JavaState) -> bool {
+    state.turn.tiles_placed == 0 && state.end_started_by.is_none()
+}
+
+/// The cost of the cheapest placement `seat` can afford now, if any.
+fn cheapest_placement(state: &JavaState, seat: Seat, towns: &Settlements) -> Option<u8> {
+    let mut cheapest: Option<u8> = None;
+    for kind in TileKind::ALL {
+        if tiles_in_stock(state, seat, kind) == 0 {
+            continue;
+        }
+        for space in 0..board().len() {
+            for orientation in 0..kind.orientations() {
+                if let Ok(p) = check_placement(state, towns, kind, space, orientation) {
+                    if p.cost <= 1 {
+                        return Some(p.cost);
+                    }
+                    cheapest = Some(cheapest.map_or(p.cost, |c| c.min(p.cost)));
+                }
+            }
+        }
+    }
+    cheapest
+}
+
+/// AP that other actions must leave for the mandatory tile: the cost of the cheapest
+/// placement still affordable (border-rule placements cost more than 1), 0 when none is.
+fn reserve(state: &JavaState) -> u8 {
+    if !tile_owed(state) {
+        return 0;
+    }
+    cheapest_placement(state, state.current, &settlements(state)).unwrap_or(0)
+}
+
+fn affordable_with(state: &JavaState, reserve: u8, cost: u8) -> bool {
+    state.turn.ap >= cost.saturating_add(reserve)
+}
+
+fn pay(state: &JavaState, cost: u8) -> Result<(), RuleError> {
+    if state.turn.ap < cost {
+        return Err(RuleError::legacy(
+            "not_enough_action_points",
+            format!("this costs {cost} AP, {} left", state.turn.ap),
+        ));
+    }
+    let reserve = reserve(state);
+    if !affordable_with(state, reserve, cost) {
+        return Err(RuleError::legacy(
+            "tile_still_owed",
+            format!("keep {reserve} AP for the tile you must still place this turn"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_cost(given: Option<u8>, actual: u8) -> Result<(), RuleError> {
+    match given {
+        Some(c) if c != actual => Err(RuleError::legacy(
+            "wrong_cost",
+            format!("this costs {actual} AP, not {c}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn placement_message(code: &'static str) -> &'static str {
+    match code {
+        "bad_orientation" => "orientation must be 0..5 (0 for one-space tiles)",
+        "off_board" => "the tile would lie outside the map",
+        "covers_irrigation" => "a tile may not cover irrigation",
+        "covers_developer" => "a tile may not cover a developer",
+        "covers_palace" => "a tile may not cover a palace",
+        "not_flat" => "every space under a tile must be at the same height",
+        "no_board_space" => "a tile must cover at least one space of the board",
+        "congruent" => "a tile may not lie exactly on a tile of the same size",
+        "not_enough_action_points" => "not enough AP for this placement",
+        "joins_cities" => "a tile may not join two cities",
+        _ => "illegal tile placement",
+    }
+}
+
+fn space(name: &str) -> Result<usize, RuleError> {
+    board()
+        .index(name)
+        .ok_or_else(|| RuleError::legacy("unknown_space", format!("no space named {name:?}")))
+}
+
+fn name(cell: usize) -> String {
+    board().name(cell).to_string()
+}
+
+/// Applies events to a scratch copy as they are decided, so later checks see them.
+struct Emitter {
+    state: JavaState,
+    events: Vec<JavaEvent>,
+}
+
+impl Emitter {
+    fn emit(&mut self, event: JavaEvent) {
+        evolve(&mut self.state, &event);
+        self.events.push(event);
+    }
+
+    /// Shuffles the discard pile into a new deck when the deck is empty.
+    fn reshuffle_if_needed(&mut self, rng: &mut dyn RngCore) {
+        if !self.state.deck.is_empty() || self.state.discard.is_empty() {
+            return;
+        }
+        let mut symbols: Vec<Vec<Symbol>> = self
+            .state
+            .discard
+            .iter()
+            .map(|c| c.symbols.clone())
+            .collect();
+        symbols.shuffle(rng);
+        let first = self.state.next_card_number;
+        let cards: Vec<Card> = symbols
+            .into_iter()
+            .enumerate()
+            .map(|(i, symbols)| Card {
+                id: card_id(first + i as u32),
+                symbols,
+            })
+            .collect();
+        self.emit(JavaEvent::DeckReshuffled {
+            count: cards.len() as u8,
+            cards: Some(cards),
+        });
+    }
+
+    fn refill_face_up(&mut self, rng: &mut dyn RngCore) {
+        if self.state.face_up.is_some() {
+            return;
+        }
+        self.reshuffle_if_needed(rng);
+        if let Some(card) = self.state.deck.first().cloned() {
+            self.emit(JavaEvent::FaceUpRevealed { card });
+        }
+    }
+
+    fn water_check(&mut self) {
+        for (area, scorer, points) in newly_enclosed_water(&self.state) {
+            self.emit(JavaEvent::WaterEnclosed {
+                spaces: area.into_iter().map(name).collect(),
+                scorer,
+                points: if scorer.is_some() { points } else { 0 },
+            });
+        }
+    }
+
+    /// Ends the current turn: final count during the end game, then the next turn.
+    fn finish_turn(&mut self) {
+        let seat = self.state.current;
+        let seats = self.state.seats;
+        if let Some(starter) = self.state.end_started_by {
+            if !self.state.players[seat as usize].counted {
+                let (points, palaces) = final_count(&self.state, seat);
+                self.emit(JavaEvent::FinalCount {
+                    seat,
+                    points,
+                    palaces,
+                });
+            }
+            if (seat + 1) % seats == starter {
+                self.emit(JavaEvent::GameEnded);
+                return;
+            }
+        }
+        self.emit(JavaEvent::TurnStarted {
+            seat: (seat + 1) % seats,
+            turn: self.state.turn.number + 1,
+        });
+    }
+
+    /// Closes a decided festival and the host's turn.
+    fn settle_festival(&mut self, rng: &mut dyn RngCore) {
+        let Phase::Festival(festival) = &self.state.phase else {
+            return;
+        };
+        let FestivalStage::Decided { winners, shared } = &festival.stage else {
+            return;
+        };
+        let palace = &self.state.palaces[festival.palace as usize];
+        let table = data().festival_points(palace.value);
+        let points = if *shared { table.shared } else { table.alone };
+        let event = JavaEvent::FestivalEnded {
+            palace: name(palace.space),
+            winners: winners.clone(),
+            shared: *shared,
+            points,
+        };
+        self.emit(event);
+        self.refill_face_up(rng);
+        self.finish_turn();
+    }
+}
+
+pub fn card_id(number: u32) -> String {
+    format!("pc{number:02}")
+}
+
+/// Points of `seat`'s Great Final Count: full value where nobody is stronger, half where
+/// exactly one other seat is stronger.
+pub fn final_count(state: &JavaState, seat: Seat) -> (u16, Vec<PalaceCount>) {
+    let towns = settlements(state);
+    let mut total = 0u16;
+    let mut counts = Vec::new();
+    for palace in &state.palaces {
+        let Some(city) = towns.of_space(palace.space) else {
+            continue;
+        };
+        let ranks = strengths(state, &city.cells);
+        let Some((_, mine)) = ranks.iter().find(|(s, _)| *s == seat) else {
+            continue;
+        };
+        let stronger = ranks.iter().filter(|(_, h)| h > mine).count();
+        let (rank, points) = match stronger {
+            0 => (1, palace.value),
+            1 => (2, palace.value / 2),
+            _ => continue,
+        };
+        total += u16::from(points);
+        counts.push(PalaceCount {
+            palace: name(palace.space),
+            value: palace.value,
+            rank,
+            points,
+        });
+    }
+    (total, counts)
+}
+
+// ---------------------------------------------------------------------------------------
+// setup / decide
+
+pub fn setup(seats: u8, rng: &mut dyn RngCore) -> Vec<JavaEvent> {
+    let d = data();
+    let mut symbols: Vec<Vec<Symbol>> = d
+        .cards
+        .iter()
+        .flat_map(|(s, count)| std::iter::repeat_n(s.clone(), *count as usize))
+        .collect();
+    symbols.shuffle(rng);
+    let deck: Vec<Card> = symbols
+        .into_iter()
+        .enumerate()
+        .map(|(i, symbols)| Card {
+            id: card_id(i as u32 + 1),
+            symbols,
+        })
+        .collect();
+    let dealt = d.material.palace_cards_dealt as usize;
+    let mut events = vec![JavaEvent::GameSetUp {
+        seats,
+        deck: Some(deck.clone()),
+    }];
+    for seat in 0..seats {
+        let start = seat as usize * dealt;
+        events.push(JavaEvent::CardsDealt {
+            seat,
+            count: dealt as u8,
+            cards: Some(deck[start..start + dealt].to_vec()),
+        });
+    }
+    events.push(JavaEvent::FaceUpRevealed {
+        card: deck[seats as usize * dealt].clone(),
+    });
+    events.push(JavaEvent::TurnStarted { seat: 0, turn: 1 });
+    events
+}
+
+pub fn decide(
+    state: &JavaState,
+    seat: Seat,
+    action: &JavaAction,
+    rng: &mut dyn RngCore,
+) -> Result<Vec<JavaEvent>, RuleError> {
+    if seat >= state.seats {
+        return Err(RuleError::legacy(
+            "no_such_seat",
+            "no such seat in this game",
+        ));
+    }
+    let festival_action = matches!(
+        action,
+        JavaAction::FestivalBid { .. } | JavaAction::FestivalPass | JavaAction::FestivalAgree
+    );
+    match &state.phase {
+        Phase::Setup => return Err(RuleError::legacy("wrong_phase", "the game has not started")),
+        Phase::Finished => return Err(RuleError::legacy("game_over", "the game is over")),
+        Phase::Festival(f) => {
+            if f.to_act() != Some(seat) {
+                return Err(RuleError::legacy(
+                    "not_your_turn",
+                    "another player must act in the festival now",
+                ));
+            }
+            if !festival_action {
+                return Err(RuleError::legacy(
+                    "wrong_phase",
+                    "a festival is running: bid, pass or agree",
+                ));
+            }
+        }
+        Phase::Turn => {
+            if seat != state.current {
+                return Err(RuleError::legacy("not_your_turn", "it is not your turn"));
+            }
+            if festival_action {
+                return Err(RuleError::legacy("wrong_phase", "no festival is running"));
+            }
+        }
+    }
+    let mut out = Emitter {
+        state: state.clone(),
+        events: Vec::new(),
+    };
+    match action {
+        JavaAction::PlaceTile {
+            tile,
+            space: at,
+            orientation,
+            cost,
+        } => {
+            let cell = space(at)?;
+            if tiles_in_stock(state, seat, *tile) == 0 {
+                return Err(RuleError::legacy(
+                    "no_tile_left",
+                    "no tile of that kind left",
+                ));
+            }
+            let towns = settlements(state);
+            let placement = check_placement(state, &towns, *tile, cell, *orientation)
+                .map_err(|code| RuleError::legacy(code, placement_message(code)))?;
+            check_cost(*cost, placement.cost)?;
+            out.emit(JavaEvent::TilePlaced {
+                seat,
+                tile: *tile,
+                space: name(cell),
+                orientation: *orientation,
+                village: placement.village.map(name),
+                rice: placement.rice().iter().map(|&c| name(c)).collect(),
+                cost: placement.cost,
+            });
+            if *tile == TileKind::ThreeSpace
+                && out.state.three_space_tiles == 0
+                && out.state.end_started_by.is_none()
+            {
+                out.emit(JavaEvent::EndTriggered {
+                    seat,
+                    reason: EndReason::LastThreeSpaceTile,
+                });
+            }
+            out.water_check();
+        }
+        JavaAction::EnterDeveloper { to, cost } => {
+            let cell = space(to)?;
+            if state.players[seat as usize].developers == 0 {
+                return Err(RuleError::legacy(
+                    "no_developer_in_reserve",
+                    "all your developers are on the board",
+                ));
+            }
+            check_free_tile(state, cell)?;
+            let rim = rim_cost(state, cell).ok_or_else(|| {
+                RuleError::legacy("not_rim_space", "developers enter only at the rim")
+            })?;
+            check_cost(*cost, rim)?;
+            pay(state, rim)?;
+            out.emit(JavaEvent::DeveloperEntered {
+                seat,
+                to: name(cell),
+                cost: rim,
+            });
+        }
+        JavaAction::MoveDeveloper { from, to, cost } => {
+            let start = own_developer(state, seat, from)?;
+            let cell = space(to)?;
+            if cell == start {
+                return Err(RuleError::legacy(
+                    "same_space",
+                    "the developer is already there",
+                ));
+            }
+            check_free_tile(state, cell)?;
+            let steps = move_costs(state, seat, start)[cell];
+            if steps == UNREACHABLE {
+                return Err(RuleError::legacy(
+                    "no_path",
+                    "no path over tiles that avoids palaces and other players' developers",
+                ));
+            }
+            check_cost(*cost, steps)?;
+            pay(state, steps)?;
+            out.emit(JavaEvent::DeveloperMoved {
+                seat,
+                from: name(start),
+                to: name(cell),
+                cost: steps,
+            });
+        }
+        JavaAction::WithdrawDeveloper { from, cost } => {
+            let cell = own_developer(state, seat, from)?;
+            let rim = rim_cost(state, cell).ok_or_else(|| {
+                RuleError::legacy("not_rim_space", "developers leave only from the rim")
+            })?;
+            check_cost(*cost, rim)?;
+            pay(state, rim)?;
+            out.emit(JavaEvent::DeveloperWithdrawn {
+                seat,
+                from: name(cell),
+                cost: rim,
+            });
+        }
+        JavaAction::BuildPalace { space: at, value } => {
+            let cell = space(at)?;
+            if !is_village(state, cell) {
+                return Err(RuleError::legacy(
+                    "not_a_village_space",
+                    "palaces are built on village spaces",
+                ));
+            }
+            let s = &state.spaces[cell];
+            if s.developer.is_some() || s.palace.is_some() {
+                return Err(RuleError::legacy(
+                    "space_occupied",
+                    "the space is not empty",
+                ));
+            }
+            let towns = settlements(state);
+            let Some(village) = towns.of_space(cell) else {
+                return Err(RuleError::legacy("not_a_village_space", "not a village"));
+            };
+            if village.palace.is_some() {
+                return Err(RuleError::legacy(
+                    "already_a_city",
+                    "this village already has a palace: raise it instead",
+                ));
+            }
+            check_palace_value(state, *value, village.cells.len())?;
+            if highest_rank(&strengths(state, &village.cells)) != Some(seat) {
+                return Err(RuleError::legacy(
+                    "not_highest_rank",
+                    "only the player with the highest rank in the village may build",
+                ));
+            }
+            pay(state, 1)?;
+            out.emit(JavaEvent::PalaceBuilt {
+                seat,
+                space: name(cell),
+                value: *value,
+                points: *value / 2,
+            });
+        }
+        JavaAction::RaisePalace { space: at, value } => {
+            let cell = space(at)?;
+            let Some(index) = state.spaces[cell].palace else {
+                return Err(RuleError::legacy(
+                    "no_palace",
+                    "there is no palace on that space",
+                ));
+            };
+            let palace = &state.palaces[index as usize];
+            if palace.changed_in_turn == state.turn.number {
+                return Err(RuleError::legacy(
+                    "palace_changed_this_turn",
+                    "a palace may change only once per turn",
+                ));
+            }
+            if *value <= palace.value {
+                return Err(RuleError::legacy(
+                    "value_not_higher",
+                    format!("the palace is already worth {}", palace.value),
+                ));
+            }
+            let towns = settlements(state);
+            let Some(city) = towns.of_space(cell) else {
+                return Err(RuleError::legacy(
+                    "no_palace",
+                    "there is no palace on that space",
+                ));
+            };
+            check_palace_value(state, *value, city.cells.len())?;
+            if highest_rank(&strengths(state, &city.cells)) != Some(seat) {
+                return Err(RuleError::legacy(
+                    "not_highest_rank",
+                    "only the player with the highest rank in the city may raise its palace",
+                ));
+            }
+            pay(state, 1)?;
+            out.emit(JavaEvent::PalaceRaised {
+                seat,
+                space: name(cell),
+                from: palace.value,
+                value: *value,
+                points: *value / 2,
+            });
+        }
+        JavaAction::PlaceIrrigation { space: at } => {
+            let cell = space(at)?;
+            if state.irrigation_tiles == 0 {
+                return Err(RuleError::legacy(
+                    "no_irrigation_tile_left",
+                    "the irrigation tiles are used up",
+                ));
+            }
+            check_irrigation_space(state, cell)?;
+            pay(state, 1)?;
+            out.emit(JavaEvent::IrrigationPlaced {
+                seat,
+                space: name(cell),
+            });
+            out.water_check();
+        }
+        JavaAction::BuyCard { source } => {
+            if state.turn.cards_bought >= CARDS_PER_TURN {
+                return Err(RuleError::legacy(
+                    "card_limit_reached",
+                    "at most 2 palace cards per turn",
+                ));
+            }
+            match source {
+                CardSource::FaceUp if state.face_up.is_none() => {
+                    return Err(RuleError::legacy(
+                        "no_face_up_card",
+                        "there is no face-up card",
+                    ))
+                }
+                CardSource::Deck if state.deck.is_empty() && state.discard.is_empty() => {
+                    return Err(RuleError::legacy("deck_empty", "no cards left to draw"))
+                }
+                _ => {}
+            }
+            pay(state, 1)?;
+            match source {
+                CardSource::FaceUp => {
+                    out.emit(JavaEvent::CardBought {
+                        seat,
+                        source: *source,
+                        card: state.face_up.clone(),
+                    });
+                    out.refill_face_up(rng);
+                }
+                CardSource::Deck => {
+                    out.reshuffle_if_needed(rng);
+                    let card = out.state.deck.first().cloned();
+                    out.emit(JavaEvent::CardBought {
+                        seat,
+                        source: *source,
+                        card,
+                    });
+                }
+            }
+        }
+        JavaAction::UseActionChip => {
+            if state.players[seat as usize].action_chips == 0 {
+                return Err(RuleError::legacy("no_action_chip", "no action chips left"));
+            }
+            if state.turn.chip_used {
+                return Err(RuleError::legacy(
+                    "chip_already_used",
+                    "at most one action chip per turn",
+                ));
+            }
+            out.emit(JavaEvent::ActionChipUsed { seat });
+        }
+        JavaAction::HoldFestival { palace, cards } => {
+            let cell = space(palace)?;
+            if tile_owed(state) {
+                return Err(RuleError::legacy(
+                    "must_place_tile",
+                    "place a tile before ending the turn with a festival",
+                ));
+            }
+            let Some(face_up) = &state.face_up else {
+                return Err(RuleError::legacy(
+                    "no_face_up_card",
+                    "without a face-up card no festival can be held",
+                ));
+            };
+            let Some(index) = state.spaces[cell].palace else {
+                return Err(RuleError::legacy(
+                    "no_palace",
+                    "there is no palace on that space",
+                ));
+            };
+            if state.palaces[index as usize].festival_held {
+                return Err(RuleError::legacy(
+                    "festival_already_held",
+                    "this palace held a festival since it last changed",
+                ));
+            }
+            let towns = settlements(state);
+            let city = towns
+                .of_space(cell)
+                .map(|c| c.cells.clone())
+                .unwrap_or_default();
+            let present = |s: Seat| city.iter().any(|&c| state.spaces[c].developer == Some(s));
+            if !present(seat) {
+                return Err(RuleError::legacy(
+                    "no_developer_in_city",
+                    "you need a developer in the city",
+                ));
+            }
+            let (played, points) = check_cards(state, seat, cards, &face_up.symbols)?;
+            let participants = (1..state.seats)
+                .map(|step| (seat + step) % state.seats)
+                .filter(|&s| present(s) && !state.players[s as usize].hand.is_empty())
+                .collect();
+            out.emit(JavaEvent::FestivalStarted {
+                seat,
+                palace: name(cell),
+                cards: played,
+                points,
+                participants,
+            });
+            out.settle_festival(rng);
+        }
+        JavaAction::FestivalBid { cards } => {
+            let Phase::Festival(festival) = &state.phase else {
+                return Err(RuleError::legacy("wrong_phase", "no festival is running"));
+            };
+            let (played, points) = check_cards(state, seat, cards, &festival.symbols)?;
+            let before = festival.bidder(seat).map_or(0, |b| b.points);
+            let total = before.saturating_add(points);
+            let needed = match festival.stage {
+                FestivalStage::Agreement { .. } => festival.high.saturating_add(1),
+                _ => festival.high,
+            };
+            if total < needed {
+                return Err(RuleError::legacy(
+                    "bid_too_low",
+                    format!("your total must reach at least {needed}"),
+                ));
+            }
+            out.emit(JavaEvent::FestivalBid {
+                seat,
+                cards: played,
+                points: total,
+            });
+            out.settle_festival(rng);
+        }
+        JavaAction::FestivalPass => {
+            let Some(FestivalStage::Bidding { .. }) = state.festival().map(|f| &f.stage) else {
+                return Err(RuleError::legacy(
+                    "cannot_pass_now",
+                    "when offered an agreement, agree or bid higher",
+                ));
+            };
+            out.emit(JavaEvent::FestivalPassed { seat });
+            out.settle_festival(rng);
+        }
+        JavaAction::FestivalAgree => {
+            let Some(FestivalStage::Agreement { .. }) = state.festival().map(|f| &f.stage) else {
+                return Err(RuleError::legacy(
+                    "no_agreement_offered",
+                    "nobody offers to share the festival now",
+                ));
+            };
+            out.emit(JavaEvent::FestivalAgreed { seat });
+            out.settle_festival(rng);
+        }
+        JavaAction::EndTurn => {
+            if tile_owed(state) {
+                let towns = settlements(state);
+                if !placements(state, seat, &towns, true).is_empty() {
+                    return Err(RuleError::legacy(
+                        "must_place_tile",
+                        "place at least one tile before ending the turn",
+                    ));
+                }
+                out.emit(JavaEvent::EndTriggered {
+                    seat,
+                    reason: EndReason::NoTilePlaceable,
+                });
+            }
+            out.finish_turn();
+        }
+    }
+    Ok(out.events)
+}
+
+fn check_free_tile(state: &JavaState, cell: usize) -> Result<(), RuleError> {
+    let s = &state.spaces[cell];
+    if s.height == 0 {
+        return Err(RuleError::legacy(
+            "no_tile_there",
+            "developers stand only on tiles",
+        ));
+    }
+    if s.developer.is_some() || s.palace.is_some() {
+        return Err(RuleError::legacy(
+            "space_occupied",
+            "the space is not empty",
+        ));
+    }
+    Ok(())
+}
+
+fn own_developer(state: &JavaState, seat: Seat, from: &str) -> Result<usize, RuleError> {
+    let cell = space(from)?;
+    if state.spaces[cell].developer != Some(seat) {
+        return Err(RuleError::legacy(
+            "not_your_developer",
+            format!("you have no developer on {from}"),
+        ));
+    }
+    Ok(cell)
+}
+
+fn check_palace_value(state: &JavaState, value: u8, size: usize) -> Result<(), RuleError> {
+    if !data().palace_values().any(|v| v == value) {
+        return Err(RuleError::legacy(
+            "bad_palace_value",
+            "palace values are 2, 4, 6, 8 and 10",
+        ));
+    }
+    if usize::from(value) > size {
+        return Err(RuleError::legacy(
+            "settlement_too_small",
+            format!("a palace may not be worth more than its {size} village spaces"),
+        ));
+    }
+    if state.palace_stock(value) == 0 {
+        return Err(RuleError::legacy(
+            "no_palace_tile",
+            format!("no palace tiles of value {value} left"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_irrigation_space(state: &JavaState, cell: usize) -> Result<(), RuleError> {
+    let info = &board().cells[cell];
+    if info.kind != CellKind::Land {
+        return Err(RuleError::legacy(
+            "not_a_board_space",
+            "irrigation goes on a land space of central Java",
+        ));
+    }
+    if info.printed_edge {
+        return Err(RuleError::legacy(
+            "rim_space",
+            "irrigation may not be placed at the rim of central Java",
+        ));
+    }
+    let s = &state.spaces[cell];
+    if s.height > 0 || s.irrigation {
+        return Err(RuleError::legacy(
+            "space_not_empty",
+            "irrigation goes directly on an empty board space",
+        ));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// legal actions
+
+pub fn legal_actions(state: &JavaState, seat: Seat) -> Vec<JavaAction> {
+    let mut actions = Vec::new();
+    match &state.phase {
+        Phase::Festival(festival) if festival.to_act() == Some(seat) => {
+            let hand = &state.players[seat as usize].hand;
+            let points = festival.bidder(seat).map_or(0, |b| b.points);
+            let needed = match festival.stage {
+                FestivalStage::Agreement { .. } => {
+                    actions.push(JavaAction::FestivalAgree);
+                    festival.high.saturating_add(1)
+                }
+                _ => {
+                    actions.push(JavaAction::FestivalPass);
+                    festival.high
+                }
+            };
+            let need = needed.saturating_sub(points).max(1);
+            actions.extend(
+                card_combos(hand, &festival.symbols, need)
+                    .into_iter()
+                    .map(|cards| JavaAction::FestivalBid { cards }),
+            );
+        }
+        Phase::Turn if state.current == seat => turn_actions(state, seat, &mut actions),
+        _ => {}
+    }
+    actions
+}
+
+fn turn_actions(state: &JavaState, seat: Seat, actions: &mut Vec<JavaAction>) {
+    let cells = &board().cells;
+    let player = &state.players[seat as usize];
+    let towns = settlements(state);
+    let tiles = placements(state, seat, &towns, false);
+    let no_tile_possible = tiles.is_empty();
+    let reserve = if tile_owed(state) {
+        tiles.iter().map(|t| t.3.cost).min().unwrap_or(0)
+    } else {
+        0
+    };
+    let affordable = |cost: u8| affordable_with(state, reserve, cost);
+    for (kind, cell, orientation, p) in tiles {
+        actions.push(JavaAction::PlaceTile {
+            tile: kind,
+            space: name(cell),
+            orientation,
+            cost: Some(p.cost),
+        });
+    }
+    if player.developers > 0 {
+        for cell in 0..cells.len() {
+            let s = &state.spaces[cell];
+            if s.developer.is_some() || s.palace.is_some() {
+                continue;
+            }
+            if let Some(cost) = rim_cost(state, cell) {
+                if affordable(cost) {
+                    actions.push(JavaAction::EnterDeveloper {
+                        to: name(cell),
+                        cost: Some(cost),
+                    });
+                }
+            }
+        }
+    }
+    for from in 0..cells.len() {
+        if state.spaces[from].developer != Some(seat) {
+            continue;
+        }
+        let costs = move_costs(state, seat, from);
+        for (to, &cost) in costs.iter().enumerate() {
+            let s = &state.spaces[to];
+            if to != from && cost != UNREACHABLE && s.developer.is_none() && affordable(cost) {
+                actions.push(JavaAction::MoveDeveloper {
+                    from: name(from),
+                    to: name(to),
+                    cost: Some(cost),
+                });
+            }
+        }
+        if let Some(cost) = rim_cost(state, from) {
+            if affordable(cost) {
+                actions.push(JavaAction::WithdrawDeveloper {
+                    from: name(from),
+                    cost: Some(cost),
+                });
+            }
+        }
+    }
+    if affordable(1) {
+        for town in &towns.groups {
+            let values: Vec<u8> = data()
+                .palace_values()
+                .filter(|&v| usize::from(v) <= town.cells.len() && state.palace_stock(v) > 0)
+                .collect();
+            if values.is_empty() || highest_rank(&strengths(state, &town.cells)) != Some(seat) {
+                continue;
+            }
+            match town.palace {
+                None => {
+                    for &cell in &town.cells {
+                        if state.spaces[cell].developer.is_some() {
+                            continue;
+                        }
+                        for &value in &values {
+                            actions.push(JavaAction::BuildPalace {
+                                space: name(cell),
+                                value,
+                            });
+                        }
+                    }
+                }
+                Some(index) => {
+                    let palace = &state.palaces[index as usize];
+                    if palace.changed_in_turn == state.turn.number {
+                        continue;
+                    }
+                    for &value in values.iter().filter(|&&v| v > palace.value) {
+                        actions.push(JavaAction::RaisePalace {
+                            space: name(palace.space),
+                            value,
+                        });
+                    }
+                }
+            }
+        }
+        if state.irrigation_tiles > 0 {
+            for cell in 0..cells.len() {
+                if check_irrigation_space(state, cell).is_ok() {
+                    actions.push(JavaAction::PlaceIrrigation { space: name(cell) });
+                }
+            }
+        }
+        if state.turn.cards_bought < CARDS_PER_TURN {
+            if state.face_up.is_some() {
+                actions.push(JavaAction::BuyCard {
+                    source: CardSource::FaceUp,
+                });
+            }
+            if !state.deck.is_empty() || !state.discard.is_empty() {
+                actions.push(JavaAction::BuyCard {
+                    source: CardSource::Deck,
+                });
+            }
+        }
+    }
+    if player.action_chips > 0 && !state.turn.chip_used {
+        actions.push(JavaAction::UseActionChip);
+    }
+    if !tile_owed(state) {
+        if let Some(face_up) = &state.face_up {
+            for palace in &state.palaces {
+                if palace.festival_held {
+                    continue;
+                }
+                let Some(city) = towns.of_space(palace.space) else {
+                    continue;
+                };
+                if !city
+                    .cells
+                    .iter()
+                    .any(|&c| state.spaces[c].developer == Some(seat))
+                {
+                    continue;
+                }
+                for cards in card_combos(&player.hand, &face_up.symbols, 1) {
+                    actions.push(JavaAction::HoldFestival {
+                        palace: name(palace.space),
+                        cards,
+                    });
+                }
+            }
+        }
+    }
+    if !tile_owed(state) || no_tile_possible {
+        actions.push(JavaAction::EndTurn);
+    }
+}
+
+pub fn to_act(state: &JavaState) -> Vec<Seat> {
+    match &state.phase {
+        Phase::Turn => vec![state.current],
+        Phase::Festival(f) => f.to_act().into_iter().collect(),
+        Phase::Setup | Phase::Finished => Vec::new(),
+    }
+}

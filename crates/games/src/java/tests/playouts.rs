@@ -1,0 +1,447 @@
+//! Random playouts driven only by `legal_actions`, with invariants checked at every step.
+
+use std::collections::BTreeSet;
+
+use rand::seq::SliceRandom;
+use rand::Rng;
+
+use super::*;
+use crate::engine::{Secret, Viewer};
+use crate::java::data::data;
+use crate::java::rules::{settlements, tile_owed};
+use crate::java::state::Phase;
+
+const FULL_FOLD_EVERY: usize = 40;
+const LEAK_CHECK_EVERY: usize = 25;
+const PROBE_EVERY: usize = 7;
+
+fn weight(action: &JavaAction, state: &JavaState) -> f64 {
+    match action {
+        JavaAction::PlaceTile { tile, .. } => {
+            let base = if tile_owed(state) { 12.0 } else { 2.5 };
+            if *tile == TileKind::ThreeSpace {
+                base
+            } else {
+                base * 0.25
+            }
+        }
+        JavaAction::HoldFestival { .. } => 8.0,
+        JavaAction::BuildPalace { .. } | JavaAction::RaisePalace { .. } => 6.0,
+        JavaAction::EnterDeveloper { .. } => 3.0,
+        JavaAction::MoveDeveloper { .. } => 2.0,
+        JavaAction::WithdrawDeveloper { .. } => 0.2,
+        JavaAction::PlaceIrrigation { .. } => 0.8,
+        JavaAction::BuyCard { .. } => 2.0,
+        JavaAction::UseActionChip => 0.4,
+        JavaAction::EndTurn => 1.5,
+        JavaAction::FestivalBid { .. } => 2.0,
+        JavaAction::FestivalPass => 1.0,
+        JavaAction::FestivalAgree => 2.0,
+    }
+}
+
+/// An action's `type` tag, split by tile kind for placements.
+type GroupKey = (&'static str, Option<TileKind>);
+
+/// Picks a group of actions (by `type`, placements by tile kind, moves into cities apart)
+/// by the group's weight, then one action of it uniformly, so the thousands of tile
+/// placements do not drown the rest.
+fn choose(actions: &[JavaAction], state: &JavaState, rng: &mut impl Rng) -> JavaAction {
+    // Developers heading into cities make contested festivals likely.
+    let towns = settlements(state);
+    let in_city = |name: &str| {
+        towns
+            .of_space(board().index(name).unwrap())
+            .is_some_and(|t| t.palace.is_some())
+    };
+    let mut kinds: Vec<(GroupKey, f64, Vec<&JavaAction>)> = Vec::new();
+    for action in actions {
+        let (key, w) = match action {
+            JavaAction::PlaceTile { tile, .. } => {
+                (("place_tile", Some(*tile)), weight(action, state))
+            }
+            JavaAction::EnterDeveloper { to, .. } | JavaAction::MoveDeveloper { to, .. }
+                if in_city(to) =>
+            {
+                (("into_city", None), 5.0)
+            }
+            other => ((other.kind(), None), weight(action, state)),
+        };
+        match kinds.iter_mut().find(|(k, _, _)| *k == key) {
+            Some(entry) => entry.2.push(action),
+            None => kinds.push((key, w, vec![action])),
+        }
+    }
+    let total: f64 = kinds.iter().map(|k| k.1).sum();
+    let mut pick = rng.gen_range(0.0..total);
+    for (_, w, group) in &kinds {
+        if pick < *w {
+            return (*group.choose(rng).unwrap()).clone();
+        }
+        pick -= w;
+    }
+    (*kinds.last().unwrap().2.choose(rng).unwrap()).clone()
+}
+
+/// Equal up to the optional `cost` field (which `legal_actions` always fills in).
+fn same_ignoring_cost(listed: &JavaAction, probe: &JavaAction) -> bool {
+    use JavaAction as A;
+    match (listed, probe) {
+        (
+            A::PlaceTile {
+                tile,
+                space,
+                orientation,
+                ..
+            },
+            A::PlaceTile {
+                tile: t,
+                space: s,
+                orientation: o,
+                ..
+            },
+        ) => tile == t && space == s && orientation == o,
+        (A::EnterDeveloper { to, .. }, A::EnterDeveloper { to: t, .. }) => to == t,
+        (A::MoveDeveloper { from, to, .. }, A::MoveDeveloper { from: f, to: t, .. }) => {
+            from == f && to == t
+        }
+        (A::WithdrawDeveloper { from, .. }, A::WithdrawDeveloper { from: f, .. }) => from == f,
+        (a, b) => a == b,
+    }
+}
+
+/// Random actions that decide accepts must be listed (up to the optional cost).
+fn probe_unlisted(state: &JavaState, seat: Seat, listed: &[JavaAction], rng: &mut impl Rng) {
+    let cells = board().len();
+    let name = |rng: &mut dyn rand::RngCore| board().name(rng.gen_range(0..cells)).to_string();
+    let own: Vec<String> = (0..cells)
+        .filter(|&c| state.spaces[c].developer == Some(seat))
+        .map(|c| board().name(c).to_string())
+        .collect();
+    let values = [2u8, 4, 6, 8, 10];
+    let mut probes = vec![
+        JavaAction::EndTurn,
+        JavaAction::UseActionChip,
+        JavaAction::FestivalPass,
+        JavaAction::FestivalAgree,
+        JavaAction::BuyCard {
+            source: CardSource::Deck,
+        },
+        JavaAction::BuyCard {
+            source: CardSource::FaceUp,
+        },
+    ];
+    for _ in 0..6 {
+        probes.push(JavaAction::PlaceTile {
+            tile: TileKind::ALL[rng.gen_range(0..4)],
+            space: name(rng),
+            orientation: rng.gen_range(0..6),
+            cost: None,
+        });
+        probes.push(JavaAction::EnterDeveloper {
+            to: name(rng),
+            cost: None,
+        });
+        probes.push(JavaAction::WithdrawDeveloper {
+            from: own.choose(rng).cloned().unwrap_or_else(|| name(rng)),
+            cost: None,
+        });
+        probes.push(JavaAction::MoveDeveloper {
+            from: own.choose(rng).cloned().unwrap_or_else(|| name(rng)),
+            to: name(rng),
+            cost: None,
+        });
+        probes.push(JavaAction::BuildPalace {
+            space: name(rng),
+            value: *values.choose(rng).unwrap(),
+        });
+        probes.push(JavaAction::RaisePalace {
+            space: name(rng),
+            value: *values.choose(rng).unwrap(),
+        });
+        probes.push(JavaAction::PlaceIrrigation { space: name(rng) });
+    }
+    for probe in probes {
+        if Java::decide(state, seat, &probe, &mut super::rng(5)).is_ok() {
+            assert!(
+                listed.iter().any(|l| same_ignoring_cost(l, &probe)),
+                "accepted but not listed: {probe:?}"
+            );
+        }
+    }
+}
+
+fn check_invariants(state: &JavaState, palace_tiles_used: u32) {
+    let m = &data().material;
+    let seats = state.seats as usize;
+    // Tiles are conserved.
+    let placed = |size: u8| state.tile_sizes.iter().filter(|&&s| s == size).count();
+    assert_eq!(
+        placed(3) + state.three_space_tiles as usize,
+        m.three_space_tiles as usize
+    );
+    let two_left: usize = state
+        .players
+        .iter()
+        .map(|p| p.two_space_tiles as usize)
+        .sum();
+    assert_eq!(placed(2) + two_left, seats * m.two_space_tiles as usize);
+    let one_left: usize = state
+        .players
+        .iter()
+        .map(|p| (p.one_space_rice_tiles + p.one_space_village_tiles) as usize)
+        .sum();
+    let one_start = (m.one_space_rice_tiles + m.one_space_village_tiles) as usize;
+    assert_eq!(placed(1) + one_left, seats * one_start);
+    let irrigation_placed = state.spaces.iter().filter(|s| s.irrigation).count();
+    assert_eq!(
+        irrigation_placed + state.irrigation_tiles as usize,
+        m.irrigation_tiles as usize
+    );
+    // Developers are conserved and stand on free tiles.
+    for seat in 0..seats {
+        let on_board = state
+            .spaces
+            .iter()
+            .filter(|s| s.developer == Some(seat as Seat))
+            .count();
+        assert_eq!(
+            on_board + state.players[seat].developers as usize,
+            m.developers as usize
+        );
+    }
+    for (i, s) in state.spaces.iter().enumerate() {
+        if s.developer.is_some() {
+            assert!(s.height > 0 && s.palace.is_none(), "bad developer at {i}");
+        }
+        if s.irrigation {
+            assert_eq!(s.height, 0);
+        }
+        if s.palace.is_some() {
+            assert_eq!(s.terrain, Some(Terrain::Village));
+        }
+    }
+    // Palace tiles are conserved; one palace per settlement.
+    let supply: u32 = state.palace_supply.iter().map(|p| u32::from(p.count)).sum();
+    let total: u32 = data().palaces.iter().map(|&(_, c)| u32::from(c)).sum();
+    assert_eq!(supply + palace_tiles_used, total);
+    for town in settlements(state).groups {
+        let palaces = town
+            .cells
+            .iter()
+            .filter(|&&c| state.spaces[c].palace.is_some())
+            .count();
+        assert!(palaces <= 1, "two palaces in one settlement");
+    }
+    // Cards are conserved and ids are unique.
+    let mut ids = BTreeSet::new();
+    let mut count = 0;
+    let mut note = |id: &str| {
+        assert!(ids.insert(id.to_string()), "card {id} twice");
+        count += 1;
+    };
+    state.deck.iter().for_each(|c| note(&c.id));
+    state.discard.iter().for_each(|c| note(&c.id));
+    state.face_up.iter().for_each(|c| note(&c.id));
+    for p in &state.players {
+        p.hand.iter().for_each(|h| note(&h.card.id));
+    }
+    if let Some(f) = state.festival() {
+        for b in &f.bidders {
+            b.played.iter().for_each(|c| note(&c.id));
+        }
+    }
+    let deck_size: usize = data().cards.iter().map(|(_, n)| *n as usize).sum();
+    assert_eq!(count, deck_size);
+    assert!(state.turn.ap <= 7);
+    // The named seat is the one that may act.
+    let acting = Java::to_act(state);
+    match state.phase {
+        Phase::Finished => assert!(acting.is_empty()),
+        _ => assert_eq!(acting.len(), 1),
+    }
+}
+
+fn check_no_leaks(state: &JavaState, events: &[JavaEvent], secrets: &[Secret]) {
+    let full = serde_json::to_string(state).unwrap();
+    for secret in secrets {
+        assert!(
+            full.contains(&secret.needle),
+            "needle {} not in state",
+            secret.needle
+        );
+    }
+    let mut viewers: Vec<Viewer> = (0..state.seats).map(Viewer::Seat).collect();
+    viewers.push(Viewer::Spectator);
+    for viewer in viewers {
+        let hidden: Vec<&Secret> = secrets
+            .iter()
+            .filter(|s| !s.owner.is_some_and(|o| viewer.sees_secrets_of(o)))
+            .collect();
+        let view = serde_json::to_string(&Java::view(state, viewer)).unwrap();
+        for event in events {
+            let redacted = Java::redact(event, viewer);
+            let json = serde_json::to_string(&redacted).unwrap();
+            for secret in &hidden {
+                assert!(
+                    !json.contains(&secret.needle),
+                    "{viewer:?} sees {} in {json}",
+                    secret.needle
+                );
+            }
+        }
+        for secret in &hidden {
+            assert!(
+                !view.contains(&secret.needle),
+                "{viewer:?} sees {} in the view",
+                secret.needle
+            );
+        }
+    }
+}
+
+pub struct PlayoutStats {
+    pub steps: usize,
+    pub festivals: usize,
+    pub contested_festivals: usize,
+    pub shared_festivals: usize,
+    pub reshuffles: usize,
+    pub water_scored: usize,
+    pub raises: usize,
+}
+
+pub fn playout(seats: u8, seed: u64) -> PlayoutStats {
+    let mut rng = super::rng(seed);
+    let options = JavaOptions::default();
+    let mut state = Java::initial_state(&options, seats);
+    let mut log = Java::setup(&options, seats, &mut rng).unwrap();
+    for event in &log {
+        Java::evolve(&mut state, event);
+    }
+    let mut stats = PlayoutStats {
+        steps: 0,
+        festivals: 0,
+        contested_festivals: 0,
+        shared_festivals: 0,
+        reshuffles: 0,
+        water_scored: 0,
+        raises: 0,
+    };
+    let mut palace_tiles_used = 0;
+    check_invariants(&state, 0);
+    while Java::outcome(&state).is_none() {
+        stats.steps += 1;
+        assert!(stats.steps < 5000, "seed {seed}: game does not end");
+        let seat = Java::to_act(&state)[0];
+        for other in 0..seats {
+            if other != seat {
+                assert!(Java::legal_actions(&state, other).is_empty());
+            }
+        }
+        let actions = Java::legal_actions(&state, seat);
+        assert!(!actions.is_empty(), "seed {seed}: no legal action");
+        // A few other listed actions must be accepted as well.
+        for probe in actions.choose_multiple(&mut rng, 2) {
+            if let Err(e) = Java::decide(&state, seat, probe, &mut rng.clone()) {
+                panic!("seed {seed}: listed {probe:?} refused: {e}");
+            }
+        }
+        if stats.steps % PROBE_EVERY == 0 {
+            probe_unlisted(&state, seat, &actions, &mut rng);
+        }
+        let action = choose(&actions, &state, &mut rng);
+        let events = Java::decide(&state, seat, &action, &mut rng)
+            .unwrap_or_else(|e| panic!("seed {seed}: chosen {action:?} refused: {e}"));
+        assert!(!events.is_empty());
+        for event in &events {
+            let _ = Java::describe(&state, &Java::redact(event, Viewer::Spectator));
+            let ap_before = state.turn.ap;
+            match event {
+                JavaEvent::TilePlaced { cost, .. }
+                | JavaEvent::DeveloperEntered { cost, .. }
+                | JavaEvent::DeveloperMoved { cost, .. }
+                | JavaEvent::DeveloperWithdrawn { cost, .. } => assert!(*cost <= ap_before),
+                JavaEvent::PalaceBuilt { .. } => palace_tiles_used += 1,
+                JavaEvent::PalaceRaised { .. } => {
+                    palace_tiles_used += 1;
+                    stats.raises += 1;
+                }
+                JavaEvent::FestivalStarted { participants, .. } => {
+                    stats.festivals += 1;
+                    if !participants.is_empty() {
+                        stats.contested_festivals += 1;
+                    }
+                }
+                JavaEvent::FestivalEnded { shared: true, .. } => stats.shared_festivals += 1,
+                JavaEvent::DeckReshuffled { .. } => stats.reshuffles += 1,
+                JavaEvent::WaterEnclosed {
+                    scorer: Some(_), ..
+                } => stats.water_scored += 1,
+                _ => {}
+            }
+            Java::evolve(&mut state, event);
+        }
+        log.extend(events.iter().cloned());
+        check_invariants(&state, palace_tiles_used);
+        let json = serde_json::to_string(&state).unwrap();
+        let back: JavaState = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, state, "seed {seed}: JSON round trip");
+        if stats.steps % LEAK_CHECK_EVERY == 0 {
+            check_no_leaks(&state, &events, &Java::secrets(&state));
+        }
+        if stats.steps % FULL_FOLD_EVERY == 0 {
+            assert_eq!(fold(seats, &log), state, "seed {seed}: fold differs");
+        }
+    }
+    assert_eq!(fold(seats, &log), state, "seed {seed}: final fold differs");
+    assert!(state.players.iter().all(|p| p.counted));
+    let outcome = Java::outcome(&state).unwrap();
+    assert_eq!(outcome.scores.len(), seats as usize);
+    assert!(outcome.places.contains(&1));
+    stats
+}
+
+fn fold(seats: u8, log: &[JavaEvent]) -> JavaState {
+    let mut state = Java::initial_state(&JavaOptions::default(), seats);
+    for event in log {
+        Java::evolve(&mut state, event);
+    }
+    state
+}
+
+fn run_seeds(seats: u8, seeds: std::ops::Range<u64>) {
+    let mut totals = (0, 0, 0, 0, 0, 0);
+    for seed in seeds {
+        let stats = playout(seats, seed);
+        totals.0 += stats.festivals;
+        totals.1 += stats.contested_festivals;
+        totals.2 += stats.shared_festivals;
+        totals.3 += stats.reshuffles;
+        totals.4 += stats.water_scored;
+        totals.5 += stats.raises;
+    }
+    // The playouts must exercise the interesting parts of the rules.
+    assert!(totals.0 > 0, "no festival");
+    assert!(totals.1 > 0, "no contested festival");
+    assert!(totals.2 > 0, "no shared festival");
+    assert!(totals.4 > 0, "no water scored");
+    assert!(totals.5 > 0, "no palace raised");
+    if seats > 2 {
+        assert!(totals.3 > 0, "no reshuffle");
+    }
+}
+
+#[test]
+fn random_playouts_two_players() {
+    run_seeds(2, 0..300);
+}
+
+#[test]
+fn random_playouts_three_players() {
+    run_seeds(3, 1000..1300);
+}
+
+#[test]
+fn random_playouts_four_players() {
+    run_seeds(4, 2000..2300);
+}

@@ -1,0 +1,43 @@
+//! The rule engines and the one registry the server dispatches through.
+//!
+//! Each game lives in its own folder and implements [`engine::Engine`] with its own typed
+//! state, actions and events. [`erased`] wraps any engine behind object-safe traits that speak
+//! JSON, so the server handles every game alike.
+
+pub mod engine;
+pub mod erased;
+pub mod eternal_palace;
+pub mod java;
+pub mod kit;
+pub mod tikal;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+
+pub use erased::{ActionError, GameRules, RecordedEvent, ReplayError, Table};
+
+/// Every game the server hosts.
+pub fn all_games() -> &'static [&'static dyn GameRules] {
+    static TIKAL: erased::Rules<tikal::Tikal> = erased::Rules::new();
+    static JAVA: erased::Rules<java::Java> = erased::Rules::new();
+    static ETERNAL_PALACE: erased::Rules<eternal_palace::EternalPalace> = erased::Rules::new();
+    static ALL: [&dyn GameRules; 3] = [&TIKAL, &JAVA, &ETERNAL_PALACE];
+    &ALL
+}
+
+/// The game with this API identifier (e.g. `"tikal"`).
+pub fn find_game_rules(kind: &str) -> Option<&'static dyn GameRules> {
+    all_games()
+        .iter()
+        .copied()
+        .find(|rules| rules.kind() == kind)
+}
+
+/// The random source for the events that will follow `seq` in a game with this seed: every
+/// position in the log gets its own ChaCha stream, so a replay with the seed reproduces
+/// every shuffle and roll, and no two commands share randomness.
+pub fn rng_for(seed: [u8; 32], seq: u64) -> ChaCha20Rng {
+    let mut rng = ChaCha20Rng::from_seed(seed);
+    rng.set_stream(seq);
+    rng
+}

@@ -1,0 +1,122 @@
+//! Tikal (Kiesling / Kramer): expeditions explore a jungle hex by hex, uncover temples,
+//! recover treasures and score in four scoring rounds. Basic game and the auction variant
+//! ("Profiversion").
+//!
+//! Rules as implemented, the action/event vocabulary and every decision where the texts
+//! are silent: `docs/rules/tikal.md`. Data: `data/tikal/` (tiles, board, tokens).
+//!
+//! Structure: `data` parses the embedded material, `state` holds the full state and
+//! `evolve`, `rules` holds `setup`, `decide` and `legal_actions` (one check function per
+//! action, shared by both), `view` builds views, redacts events and names the secrets.
+//! Hidden information has no owner: the order of the undrawn hexes and the face-down
+//! treasure tokens. Both are fixed by the shuffles in `setup` and recorded in the
+//! `game_set_up` event, which `redact` blanks for everyone but the omniscient export;
+//! `decide` never needs randomness afterwards.
+
+pub mod action;
+pub mod data;
+pub mod event;
+pub mod rules;
+pub mod state;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+use std::ops::RangeInclusive;
+
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+pub use action::{PieceKind, TikalAction};
+pub use event::TikalEvent;
+pub use state::TikalState;
+pub use view::TikalView;
+
+use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, Viewer};
+
+/// Options chosen when a game of Tikal is created.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct TikalOptions {
+    /// Play the auction variant ("Profiversion"): scores start at 20 and the turns of each
+    /// round are auctioned. `false` (default) is the basic game.
+    pub auction: bool,
+}
+
+/// The Tikal rule engine.
+pub struct Tikal;
+
+impl Engine for Tikal {
+    type Options = TikalOptions;
+    type State = TikalState;
+    type Action = TikalAction;
+    type Event = TikalEvent;
+    type View = TikalView;
+
+    const KIND: &'static str = "tikal";
+    const NAME: &'static str = "Tikal";
+    const RULES_VERSION: u32 = 1;
+    const EVENT_SCHEMA_VERSION: u32 = 1;
+    // Transitional: until this game names its rule codes in its own enum.
+    type Rule = crate::engine::SharedRule;
+    const SHARED_RULES: &'static [crate::engine::SharedRule] = &[];
+
+    fn player_counts() -> RangeInclusive<u8> {
+        2..=4
+    }
+
+    fn initial_state(options: &TikalOptions, seats: u8) -> TikalState {
+        TikalState::new(options.auction, seats)
+    }
+
+    fn setup(
+        options: &TikalOptions,
+        seats: u8,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<TikalEvent>, RuleError> {
+        rules::setup(options.auction, seats, rng)
+    }
+
+    fn decide(
+        state: &TikalState,
+        seat: Seat,
+        action: &TikalAction,
+        _rng: &mut dyn RngCore,
+    ) -> Result<Vec<TikalEvent>, RuleError> {
+        rules::decide(state, seat, action)
+    }
+
+    fn evolve(state: &mut TikalState, event: &TikalEvent) {
+        state::evolve(state, event)
+    }
+
+    fn legal_actions(state: &TikalState, seat: Seat) -> Vec<TikalAction> {
+        rules::legal_actions(state, seat)
+    }
+
+    fn to_act(state: &TikalState) -> Vec<Seat> {
+        rules::to_act(state)
+    }
+
+    fn outcome(state: &TikalState) -> Option<Outcome> {
+        rules::outcome(state)
+    }
+
+    fn view(state: &TikalState, viewer: Viewer) -> TikalView {
+        view::view(state, viewer)
+    }
+
+    fn redact(event: &TikalEvent, viewer: Viewer) -> TikalEvent {
+        view::redact(event, viewer)
+    }
+
+    fn describe(state: &TikalState, event: &TikalEvent) -> String {
+        view::describe(state, event)
+    }
+
+    fn secrets(state: &TikalState) -> Vec<Secret> {
+        view::secrets(state)
+    }
+}

@@ -23,7 +23,8 @@ pub struct Problem {
     pub detail: String,
     /// Stable machine-readable code, e.g. `stale_seq`, `not_your_turn`, `illegal_action`.
     pub code: String,
-    /// For `illegal_action`: the game's own rule code, e.g. `not_enough_action_points`.
+    /// For `illegal_action`: the game's rule code, e.g. `not_enough_action_points` (one of
+    /// the kind's `<Kind>RuleCode` values, also listed by `GET /v1/game-kinds`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
     /// For `stale_seq`: the game's current seq, to refetch from.

@@ -5,10 +5,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::blocking;
-use crate::auth::{hash_password, verify_password, AuthUser, TokenKeys};
+use crate::auth::TokenKeys;
 use crate::error::{ApiError, Problem};
-use crate::service::{format_time, random_id};
-use crate::store::{self, now_millis, Account, Db, StoreError};
+use crate::service::{accounts, format_time, now_millis};
+use crate::store::Db;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -40,27 +40,6 @@ pub struct TokenIssued {
     pub account: super::models::AccountRef,
 }
 
-fn validate(credentials: &Credentials) -> Result<(), ApiError> {
-    let name = &credentials.name;
-    let name_ok = (1..=32).contains(&name.chars().count())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if !name_ok {
-        return Err(ApiError::unprocessable(
-            "invalid_name",
-            "a name has 1 to 32 characters: letters, digits, `_`, `-` and `.`",
-        ));
-    }
-    if !(8..=128).contains(&credentials.password.chars().count()) {
-        return Err(ApiError::unprocessable(
-            "invalid_password",
-            "a password has 8 to 128 characters",
-        ));
-    }
-    Ok(())
-}
-
 /// Create an account.
 ///
 /// No token needed. Then get a token with `POST /v1/tokens`.
@@ -79,25 +58,8 @@ pub async fn create_account(
     body: web::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let credentials = body.into_inner();
-    validate(&credentials)?;
-    let account = blocking(move || {
-        let account = Account {
-            id: random_id(12),
-            name_key: credentials.name.to_lowercase(),
-            name: credentials.name,
-            password_hash: hash_password(&credentials.password)?,
-            created_at: now_millis(),
-        };
-        db.write(|conn| store::insert_account(conn, &account))
-            .map_err(|error| match error {
-                StoreError::Duplicate => {
-                    ApiError::conflict("name_taken", "that name is taken; pick another")
-                }
-                other => other.into(),
-            })?;
-        Ok(account)
-    })
-    .await?;
+    let account =
+        blocking(move || accounts::register(&db, &credentials.name, &credentials.password)).await?;
     Ok(HttpResponse::Created().json(AccountCreated {
         id: account.id,
         name: account.name,
@@ -121,22 +83,8 @@ pub async fn create_token(
     body: web::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let credentials = body.into_inner();
-    let user = blocking(move || {
-        let account = db.read(|conn| store::find_account_by_name(conn, &credentials.name))?;
-        match account {
-            Some(account) if verify_password(&credentials.password, &account.password_hash) => {
-                Ok(AuthUser {
-                    account_id: account.id,
-                    name: account.name,
-                })
-            }
-            _ => Err(ApiError::unauthorized(
-                "invalid_credentials",
-                "no account has that name and password",
-            )),
-        }
-    })
-    .await?;
+    let user =
+        blocking(move || accounts::sign_in(&db, &credentials.name, &credentials.password)).await?;
     let now = (now_millis() / 1000) as u64;
     let issued = keys.issue(&user, now)?;
     Ok(HttpResponse::Ok().json(TokenIssued {

@@ -137,6 +137,40 @@ mod tests {
     }
 
     #[test]
+    fn every_rule_code_is_in_the_spec_and_on_its_rules_page() {
+        let pages = [
+            ("tikal", include_str!("../../docs/rules/tikal.md")),
+            ("java", include_str!("../../docs/rules/java.md")),
+            (
+                "eternal_palace",
+                include_str!("../../docs/rules/eternal-palace.md"),
+            ),
+        ];
+        let spec = spec_json();
+        for rules in all_games() {
+            let (_, page) = pages
+                .iter()
+                .find(|(kind, _)| *kind == rules.kind())
+                .unwrap_or_else(|| panic!("{} has no rules page", rules.kind()));
+            let codes = rules.rule_codes();
+            assert!(!codes.is_empty(), "{} declares no rule code", rules.kind());
+            for (code, meaning) in codes {
+                assert!(!meaning.is_empty(), "{code} has no meaning");
+                assert!(
+                    page.contains(&format!("`{code}`")),
+                    "{code} of {} is not on its rules page",
+                    rules.kind()
+                );
+                assert!(
+                    spec.contains(&format!("\"{code}\"")),
+                    "{code} of {} is not in the OpenAPI document",
+                    rules.kind()
+                );
+            }
+        }
+    }
+
+    #[test]
     fn no_two_games_define_one_schema_name_differently() {
         let mut seen: std::collections::BTreeMap<String, (String, serde_json::Value)> =
             Default::default();

@@ -9,9 +9,8 @@ use super::blocking;
 use super::models::{GameStatus, GameSummary};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
-use crate::service::lobby::{self, NewGame};
-use crate::service::{LoadedGame, STATUS_RUNNING};
-use crate::store::{self, now_millis, Db, GameFilter};
+use crate::service::lobby::{self, GameQuery, NewGame};
+use crate::store::Db;
 
 /// A game id from the path. Anything that cannot be an id is a game that does not exist.
 pub fn game_id(path: web::Path<String>) -> Result<String, ApiError> {
@@ -68,14 +67,9 @@ pub async fn create_game(
         options: body.options,
         creator_seat: body.seat,
     };
-    let summary = blocking(move || {
-        db.write(|conn| {
-            let id = lobby::create_game(conn, &user, &request, now_millis())?;
-            Ok(GameSummary::of(&LoadedGame::load(conn, &id)?, &user))
-        })
-    })
-    .await?;
-    Ok(HttpResponse::Created().json(summary))
+    let caller = user.clone();
+    let game = blocking(move || lobby::create_game(&db, &caller, &request)).await?;
+    Ok(HttpResponse::Created().json(GameSummary::of(&game, &user)))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -123,50 +117,22 @@ pub async fn list_games(
             "`limit` must be 1 to 200 and `offset` at least 0",
         ));
     }
-    let offset = query.offset.unwrap_or(0);
-    let games = blocking(move || {
-        db.read(|conn| {
-            let filter = GameFilter {
-                member: (query.mine || query.my_turn).then(|| user.account_id.clone()),
-                status: if query.my_turn {
-                    Some(STATUS_RUNNING.to_owned())
-                } else {
-                    query.status.map(status_text)
-                },
-                kind: query.kind.clone(),
-                // "my turn" is decided per row below, so it pages after filtering.
-                limit: if query.my_turn { i64::MAX } else { limit },
-                offset: if query.my_turn { 0 } else { offset },
-            };
-            let mut summaries = Vec::new();
-            for row in store::list_games(conn, &filter)? {
-                let game = LoadedGame::load(conn, &row.id)?;
-                summaries.push(GameSummary::of(&game, &user));
-            }
-            Ok(summaries)
-        })
-    })
-    .await?;
-    let games = if query.my_turn {
-        games
-            .into_iter()
-            .filter(|game| game.your_turn)
-            .skip(offset as usize)
-            .take(limit as usize)
-            .collect()
-    } else {
-        games
+    let request = GameQuery {
+        mine: query.mine || query.my_turn,
+        my_turn: query.my_turn,
+        status: query.status,
+        kind: query.kind,
+        limit,
+        offset: query.offset.unwrap_or(0),
     };
-    Ok(HttpResponse::Ok().json(GameList { games }))
-}
-
-fn status_text(status: GameStatus) -> String {
-    match status {
-        GameStatus::Open => crate::service::STATUS_OPEN,
-        GameStatus::Running => crate::service::STATUS_RUNNING,
-        GameStatus::Finished => crate::service::STATUS_FINISHED,
-    }
-    .to_owned()
+    let caller = user.clone();
+    let games = blocking(move || lobby::list_games(&db, &caller, &request)).await?;
+    Ok(HttpResponse::Ok().json(GameList {
+        games: games
+            .iter()
+            .map(|game| GameSummary::of(game, &user))
+            .collect(),
+    }))
 }
 
 /// A game's summary: kind, seats, status, current seq, who must act, the outcome.
@@ -184,10 +150,8 @@ pub async fn get_game(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    let summary =
-        blocking(move || db.read(|conn| Ok(GameSummary::of(&LoadedGame::load(conn, &id)?, &user))))
-            .await?;
-    Ok(HttpResponse::Ok().json(summary))
+    let game = blocking(move || lobby::get_game(&db, &id)).await?;
+    Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
 }
 
 #[derive(Debug, Default, Deserialize, ToSchema)]
@@ -219,14 +183,9 @@ pub async fn join_game(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let seat = optional_json_body::<JoinGame>(&request, &body)?.seat;
-    let summary = blocking(move || {
-        db.write(|conn| {
-            lobby::join_game(conn, &id, &user, seat, now_millis())?;
-            Ok(GameSummary::of(&LoadedGame::load(conn, &id)?, &user))
-        })
-    })
-    .await?;
-    Ok(HttpResponse::Ok().json(summary))
+    let caller = user.clone();
+    let game = blocking(move || lobby::join_game(&db, &id, &caller, seat)).await?;
+    Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
 }
 
 /// A body that may be left out entirely; when present it must be JSON of the right shape,

@@ -26,8 +26,19 @@ pub struct GameKind {
     /// The options a game gets when `options` is omitted.
     #[schema(value_type = Object)]
     pub default_options: Value,
+    /// Every rule code an action of this kind can be refused with (the `rule` of an
+    /// `illegal_action` problem), shared codes first.
+    pub rule_codes: Vec<RuleCodeInfo>,
     /// Names of this kind's schemas in the OpenAPI document.
     pub schemas: KindSchemas,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct RuleCodeInfo {
+    /// Stable code, e.g. `not_your_turn`.
+    pub code: String,
+    /// What it means.
+    pub meaning: String,
 }
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -36,6 +47,7 @@ pub struct KindSchemas {
     pub event: String,
     pub view: String,
     pub options: String,
+    pub rule_code: String,
 }
 
 /// Every game kind with its player counts, options and rules version.
@@ -60,11 +72,20 @@ pub async fn list_game_kinds(_user: AuthUser) -> HttpResponse {
                 event_schema_version: rules.event_schema_version(),
                 options_schema: serde_json::to_value(rules.options_schema()).unwrap_or_default(),
                 default_options: rules.default_options(),
+                rule_codes: rules
+                    .rule_codes()
+                    .into_iter()
+                    .map(|(code, meaning)| RuleCodeInfo {
+                        code: code.to_owned(),
+                        meaning: meaning.to_owned(),
+                    })
+                    .collect(),
                 schemas: KindSchemas {
                     action: format!("{prefix}Action"),
                     event: format!("{prefix}Event"),
                     view: format!("{prefix}View"),
                     options: format!("{prefix}Options"),
+                    rule_code: format!("{prefix}RuleCode"),
                 },
             }
         })

@@ -5,8 +5,11 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::AuthUser;
-use crate::games::engine::Seat;
+use crate::games::engine::Viewer;
+use crate::service::play::{Accepted, DescribedEvent, ViewAt};
 use crate::service::{format_time, LoadedGame};
+
+pub use crate::service::GameStatus;
 
 /// An account as others see it.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -22,27 +25,6 @@ pub struct SeatInfo {
     pub seat: u8,
     /// Who sits there; `null` while the seat is open.
     pub account: Option<AccountRef>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum GameStatus {
-    /// Waiting for players to take the open seats.
-    Open,
-    /// Every seat is taken and the game is being played.
-    Running,
-    /// The game is over; its export reveals everything, the seed included.
-    Finished,
-}
-
-impl GameStatus {
-    pub fn parse(status: &str) -> GameStatus {
-        match status {
-            crate::service::STATUS_RUNNING => GameStatus::Running,
-            crate::service::STATUS_FINISHED => GameStatus::Finished,
-            _ => GameStatus::Open,
-        }
-    }
 }
 
 /// Scores and places once a game is finished.
@@ -86,41 +68,40 @@ pub struct GameSummary {
 }
 
 impl GameSummary {
-    pub fn of(game: &LoadedGame, caller: &AuthUser) -> GameSummary {
-        let seats = (0..game.seat_count())
+    pub fn of(loaded: &LoadedGame, caller: &AuthUser) -> GameSummary {
+        let game = &loaded.game;
+        let seats = (0..game.seat_count)
             .map(|seat| SeatInfo {
                 seat,
-                account: game
+                account: loaded
                     .seats
                     .iter()
-                    .find(|taken| taken.seat == i32::from(seat))
+                    .find(|taken| taken.seat == seat)
                     .map(|taken| AccountRef {
                         id: taken.account_id.clone(),
                         name: taken.account_name.clone(),
                     }),
             })
             .collect();
-        let to_act = game.to_act();
-        let your_seat = game.seat_of(caller);
+        let your_seat = loaded.seat_of(caller);
         GameSummary {
-            id: game.row.id.clone(),
-            kind: game.row.kind.clone(),
-            rules_version: u32::try_from(game.row.rules_version).unwrap_or_default(),
-            options: game.options().unwrap_or(Value::Null),
-            status: GameStatus::parse(&game.row.status),
-            seat_count: game.seat_count(),
+            id: game.id.clone(),
+            kind: game.kind.clone(),
+            rules_version: game.rules_version,
+            options: game.options.clone(),
+            status: game.status,
+            seat_count: game.seat_count,
             seats,
-            current_seq: game.row.current_seq,
-            your_turn: your_seat.is_some_and(|seat| to_act.contains(&seat)),
-            to_act,
+            current_seq: game.current_seq,
+            your_turn: your_seat.is_some_and(|seat| game.to_act.contains(&seat)),
+            to_act: game.to_act.clone(),
             your_seat,
-            outcome: game
-                .row
-                .outcome
-                .as_deref()
-                .and_then(|outcome| serde_json::from_str(outcome).ok()),
-            created_at: format_time(game.row.created_at),
-            updated_at: format_time(game.row.updated_at),
+            outcome: game.outcome.as_ref().map(|outcome| GameOutcome {
+                scores: outcome.scores.clone(),
+                places: outcome.places.clone(),
+            }),
+            created_at: format_time(game.created_at),
+            updated_at: format_time(game.updated_at),
         }
     }
 }
@@ -145,6 +126,20 @@ pub struct EventOut {
     pub text: String,
 }
 
+impl From<DescribedEvent> for EventOut {
+    fn from(event: DescribedEvent) -> EventOut {
+        EventOut {
+            seq: event.seq,
+            time: format_time(event.created_at),
+            seat: event.seat,
+            event_type: event.event_type,
+            schema_version: event.schema_version,
+            payload: event.payload,
+            text: event.text,
+        }
+    }
+}
+
 /// The state of a game as the caller may see it.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ViewOut {
@@ -160,6 +155,23 @@ pub struct ViewOut {
     /// The game's own view (see the `<Kind>View` schemas).
     #[schema(value_type = Object)]
     pub view: Value,
+}
+
+impl From<ViewAt> for ViewOut {
+    fn from(view: ViewAt) -> ViewOut {
+        ViewOut {
+            game_id: view.game_id,
+            kind: view.kind,
+            seq: view.seq,
+            viewer_seat: match view.viewer {
+                Viewer::Seat(seat) => Some(seat),
+                Viewer::Spectator | Viewer::Omniscient => None,
+            },
+            to_act: view.to_act,
+            finished: view.finished,
+            view: view.view,
+        }
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -182,6 +194,12 @@ pub struct IdempotencyHeader {
     pub idempotency_key: Option<String>,
 }
 
-pub fn seat_from_stored(seat: Option<i32>) -> Option<Seat> {
-    seat.and_then(|seat| Seat::try_from(seat).ok())
+impl From<Accepted> for ActionAccepted {
+    fn from(accepted: Accepted) -> ActionAccepted {
+        ActionAccepted {
+            seq: accepted.seq,
+            events: accepted.events.into_iter().map(EventOut::from).collect(),
+            view: accepted.view.into(),
+        }
+    }
 }

@@ -14,7 +14,7 @@ use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::games::engine::Viewer;
 use crate::service::play::{self, ActionRequest};
-use crate::store::{now_millis, Db};
+use crate::store::Db;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -44,8 +44,8 @@ pub async fn get_view(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let at = query.into_inner().at;
-    let view = blocking(move || db.read(|conn| play::view(conn, &id, &user, at))).await?;
-    Ok(HttpResponse::Ok().json(view))
+    let view = blocking(move || play::view(&db, &id, &user, at)).await?;
+    Ok(HttpResponse::Ok().json(ViewOut::from(view)))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -87,10 +87,8 @@ pub async fn get_legal_actions(
     let id = game_id(path)?;
     let action_type = query.into_inner().action_type;
     let game_id = id.clone();
-    let legal = blocking(move || {
-        db.read(|conn| play::legal_actions(conn, &id, &user, action_type.as_deref()))
-    })
-    .await?;
+    let legal =
+        blocking(move || play::legal_actions(&db, &id, &user, action_type.as_deref())).await?;
     Ok(HttpResponse::Ok().json(LegalActions {
         game_id,
         seq: legal.seq,
@@ -147,11 +145,8 @@ pub async fn post_action(
         action: body.action,
         idempotency_key,
     };
-    let accepted = blocking(move || {
-        db.write(|conn| play::act(conn, &id, &user, &action_request, now_millis()))
-    })
-    .await?;
-    Ok(HttpResponse::Ok().json(accepted))
+    let accepted = blocking(move || play::act(&db, &id, &user, &action_request)).await?;
+    Ok(HttpResponse::Ok().json(ActionAccepted::from(accepted)))
 }
 
 fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
@@ -201,12 +196,11 @@ pub async fn list_events(
     let id = game_id(path)?;
     let after = query.into_inner().after.unwrap_or(0);
     let game_id = id.clone();
-    let (current_seq, events) =
-        blocking(move || db.read(|conn| play::events(conn, &id, &user, after))).await?;
+    let page = blocking(move || play::events(&db, &id, &user, after)).await?;
     Ok(HttpResponse::Ok().json(EventLog {
         game_id,
-        current_seq,
-        events,
+        current_seq: page.current_seq,
+        events: page.events.into_iter().map(EventOut::from).collect(),
     }))
 }
 
@@ -268,7 +262,7 @@ pub async fn export_game(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let caller = user.clone();
-    let export = blocking(move || db.read(|conn| play::export(conn, &id, &caller))).await?;
+    let export = blocking(move || play::export(&db, &id, &caller)).await?;
     let summary = super::models::GameSummary::of(&export.game, &user);
     let document = GameExport {
         format: "turnpost-game".to_owned(),
@@ -287,15 +281,15 @@ pub async fn export_game(
         },
         seed: export.seed,
         outcome: summary.outcome,
-        events: export.events,
+        events: export.events.into_iter().map(EventOut::from).collect(),
         actions: export.actions.map(|actions| {
             actions
                 .into_iter()
-                .map(|row| ExportedAction {
-                    first_seq: row.first_seq,
-                    last_seq: row.last_seq,
-                    seat: u8::try_from(row.seat).unwrap_or_default(),
-                    action: serde_json::from_str(&row.action).unwrap_or_default(),
+                .map(|recorded| ExportedAction {
+                    first_seq: recorded.first_seq,
+                    last_seq: recorded.last_seq,
+                    seat: recorded.seat,
+                    action: recorded.action,
                 })
                 .collect()
         }),

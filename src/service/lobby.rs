@@ -1,12 +1,12 @@
-//! Creating games, taking seats, and starting a game once its table is full.
+//! Creating games, listing them, taking seats, and starting a game once its table is full.
 
 use serde_json::Value;
 
-use super::{encode_seed, random_id, LoadedGame, STATUS_OPEN};
+use super::{encode_seed, now_millis, random_id, Game, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::{find_game_rules, rng_for, GameRules};
-use crate::store::{self, DbConnection, GameRow, SeatRow, StoreError};
+use crate::store::{self, Db, DbConnection, GameFilter, SeatRow, StoreError};
 
 pub struct NewGame {
     pub kind: String,
@@ -67,44 +67,102 @@ fn invalid_seat(seat: u8, seats: u8) -> ApiError {
     )
 }
 
-pub fn create_game(
-    conn: &mut DbConnection,
-    creator: &AuthUser,
-    request: &NewGame,
-    now: i64,
-) -> Result<String, ApiError> {
+/// Creates a game with the creator in a seat; returns it as it stands after (started at
+/// once when the creator fills the only open seat).
+pub fn create_game(db: &Db, creator: &AuthUser, request: &NewGame) -> Result<LoadedGame, ApiError> {
     let (rules, options) = validate_new_game(request)?;
     let mut seed = [0u8; 32];
     rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut seed);
-    let row = GameRow {
+    let now = now_millis();
+    let game = Game {
         id: random_id(10),
         kind: rules.kind().to_owned(),
-        rules_version: rules.rules_version() as i32,
-        options: options.to_string(),
-        seat_count: i32::from(request.seats),
-        status: STATUS_OPEN.to_owned(),
+        rules_version: rules.rules_version(),
+        options,
+        seat_count: request.seats,
+        status: GameStatus::Open,
         seed: encode_seed(&seed),
         created_by: creator.account_id.clone(),
         created_at: now,
         updated_at: now,
         current_seq: 0,
-        to_act: "[]".to_owned(),
+        to_act: Vec::new(),
         outcome: None,
     };
     let seat = SeatRow {
-        game_id: row.id.clone(),
+        game_id: game.id.clone(),
         seat: i32::from(request.creator_seat.unwrap_or(0)),
         account_id: creator.account_id.clone(),
         joined_at: now,
     };
-    store::insert_game(conn, &row, &seat)?;
-    start_if_full(conn, &row.id, now)?;
-    Ok(row.id)
+    db.write(|conn| {
+        store::insert_game(conn, &game, &seat)?;
+        start_if_full(conn, &game.id, now)?;
+        LoadedGame::load(conn, &game.id)
+    })
+}
+
+/// One game with its seats.
+pub fn get_game(db: &Db, game_id: &str) -> Result<LoadedGame, ApiError> {
+    db.read(|conn| LoadedGame::load(conn, game_id))
+}
+
+/// Which games to list.
+#[derive(Debug, Clone, Default)]
+pub struct GameQuery {
+    /// Only games the caller sits in.
+    pub mine: bool,
+    /// Only games where the caller must act now (implies `mine` and running).
+    pub my_turn: bool,
+    pub status: Option<GameStatus>,
+    pub kind: Option<String>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// One page of games, most recently active first; filtered and paged by the database.
+pub fn list_games(
+    db: &Db,
+    caller: &AuthUser,
+    query: &GameQuery,
+) -> Result<Vec<LoadedGame>, ApiError> {
+    let filter = GameFilter {
+        member: query.mine.then(|| caller.account_id.clone()),
+        to_act: query.my_turn.then(|| caller.account_id.clone()),
+        status: if query.my_turn {
+            Some(GameStatus::Running)
+        } else {
+            query.status
+        },
+        kind: query.kind.clone(),
+        limit: query.limit,
+        offset: query.offset,
+    };
+    db.read(|conn| {
+        store::list_games(conn, &filter)?
+            .into_iter()
+            .map(|(game, seats)| LoadedGame::with_seats(game, seats))
+            .collect()
+    })
 }
 
 /// Seats `user` at the requested seat or the lowest open one; starts the game when that was
-/// the last open seat.
+/// the last open seat. Returns the game as it stands after.
 pub fn join_game(
+    db: &Db,
+    game_id: &str,
+    user: &AuthUser,
+    requested_seat: Option<u8>,
+) -> Result<LoadedGame, ApiError> {
+    let now = now_millis();
+    db.write(|conn| {
+        take_seat(conn, game_id, user, requested_seat, now)?;
+        start_if_full(conn, game_id, now)?;
+        LoadedGame::load(conn, game_id)
+    })
+}
+
+fn take_seat(
     conn: &mut DbConnection,
     game_id: &str,
     user: &AuthUser,
@@ -117,7 +175,7 @@ pub fn join_game(
             "game_not_open",
             format!(
                 "game {game_id} is {} and takes no more players",
-                game.row.status
+                game.game.status.as_str()
             ),
         ));
     }
@@ -129,19 +187,18 @@ pub fn join_game(
             "you already have a seat in this game",
         ));
     }
-    let taken: Vec<i32> = game.seats.iter().map(|seat| seat.seat).collect();
+    let seat_count = game.game.seat_count;
+    let taken: Vec<u8> = game.seats.iter().map(|seat| seat.seat).collect();
     let seat = match requested_seat {
-        Some(seat) if seat >= game.seat_count() => {
-            return Err(invalid_seat(seat, game.seat_count()))
-        }
-        Some(seat) if taken.contains(&i32::from(seat)) => {
+        Some(seat) if seat >= seat_count => return Err(invalid_seat(seat, seat_count)),
+        Some(seat) if taken.contains(&seat) => {
             return Err(ApiError::conflict(
                 "seat_taken",
                 format!("seat {seat} is taken"),
             ))
         }
-        Some(seat) => i32::from(seat),
-        None => (0..game.row.seat_count)
+        Some(seat) => seat,
+        None => (0..seat_count)
             .find(|seat| !taken.contains(seat))
             .ok_or_else(|| ApiError::conflict("game_full", "every seat is taken"))?,
     };
@@ -149,7 +206,7 @@ pub fn join_game(
         conn,
         &SeatRow {
             game_id: game_id.to_owned(),
-            seat,
+            seat: i32::from(seat),
             account_id: user.account_id.clone(),
             joined_at: now,
         },
@@ -157,20 +214,23 @@ pub fn join_game(
     .map_err(|error| match error {
         StoreError::Duplicate => ApiError::conflict("seat_taken", format!("seat {seat} is taken")),
         other => other.into(),
-    })?;
-    start_if_full(conn, game_id, now)
+    })
 }
 
 /// Appends the engine's opening events once every seat is taken.
 fn start_if_full(conn: &mut DbConnection, game_id: &str, now: i64) -> Result<(), ApiError> {
     let game = LoadedGame::load(conn, game_id)?;
-    if game.row.status != STATUS_OPEN || game.seats.len() < usize::from(game.seat_count()) {
+    if game.game.status != GameStatus::Open || game.seats.len() < usize::from(game.game.seat_count)
+    {
         return Ok(());
     }
-    let options = game.options()?;
     let events = game
         .rules
-        .setup(&options, game.seat_count(), &mut rng_for(game.seed()?, 0))
+        .setup(
+            &game.game.options,
+            game.game.seat_count,
+            &mut rng_for(game.seed()?, 0),
+        )
         .map_err(|error| ApiError::Internal(format!("set-up failed: {error}")))?;
     let mut table = game.empty_table()?;
     let append = game.append_after(table.as_mut(), events, None, now, None)?;

@@ -1,45 +1,46 @@
-//! What the handlers do with a game, between the HTTP layer and the store: load a game with
-//! its seats, fold its log through the engine, decide and append new events.
+//! The use cases between the HTTP layer and the store: accounts, the lobby, and playing a
+//! game (load it with its seats, fold its log through the engine, decide and append). Every
+//! function takes the database handle, runs its own transaction and returns domain results;
+//! the handlers only translate them to and from JSON.
 
+pub mod accounts;
 pub mod lobby;
 pub mod play;
-
-use serde_json::Value;
 
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::{Seat, Viewer};
 use crate::games::{find_game_rules, GameRules, RecordedEvent, Table};
-use crate::store::{
-    self, ActionRow, Append, DbConnection, GameRow, NewEvent, SeatWithName, StoredEvent,
-};
+use crate::store::{self, ActionRow, Append, DbConnection, NewEvent, StoredEvent};
 
-pub const STATUS_OPEN: &str = "open";
-pub const STATUS_RUNNING: &str = "running";
-pub const STATUS_FINISHED: &str = "finished";
+pub use crate::store::{Game, GameStatus, SeatWithName};
 
-/// A game row with its seats and its rules.
+/// A game with its seats and its rules.
 pub struct LoadedGame {
-    pub row: GameRow,
+    pub game: Game,
     pub seats: Vec<SeatWithName>,
     pub rules: &'static dyn GameRules,
 }
 
 impl LoadedGame {
-    pub fn load(conn: &mut DbConnection, id: &str) -> Result<LoadedGame, ApiError> {
-        let row = store::find_game(conn, id)?.ok_or_else(|| ApiError::game_not_found(id))?;
-        let rules = find_game_rules(&row.kind).ok_or_else(|| {
-            ApiError::Internal(format!("game {id} has unknown kind {:?}", row.kind))
-        })?;
+    fn load(conn: &mut DbConnection, id: &str) -> Result<LoadedGame, ApiError> {
+        let game = store::find_game(conn, id)?.ok_or_else(|| ApiError::game_not_found(id))?;
         let seats = store::load_seats(conn, id)?;
-        Ok(LoadedGame { row, seats, rules })
+        LoadedGame::with_seats(game, seats)
+    }
+
+    fn with_seats(game: Game, seats: Vec<SeatWithName>) -> Result<LoadedGame, ApiError> {
+        let rules = find_game_rules(&game.kind).ok_or_else(|| {
+            ApiError::Internal(format!("game {} has unknown kind {:?}", game.id, game.kind))
+        })?;
+        Ok(LoadedGame { game, seats, rules })
     }
 
     pub fn seat_of(&self, user: &AuthUser) -> Option<Seat> {
         self.seats
             .iter()
             .find(|seat| seat.account_id == user.account_id)
-            .and_then(|seat| Seat::try_from(seat.seat).ok())
+            .map(|seat| seat.seat)
     }
 
     /// Seated callers see their own secrets; everyone else gets the spectator view.
@@ -47,31 +48,20 @@ impl LoadedGame {
         self.seat_of(user).map_or(Viewer::Spectator, Viewer::Seat)
     }
 
-    pub fn options(&self) -> Result<Value, ApiError> {
-        serde_json::from_str(&self.row.options)
-            .map_err(|error| ApiError::Internal(format!("stored options are corrupt: {error}")))
-    }
-
-    pub fn seat_count(&self) -> u8 {
-        u8::try_from(self.row.seat_count).unwrap_or_default()
-    }
-
-    pub fn seed(&self) -> Result<[u8; 32], ApiError> {
-        decode_seed(&self.row.seed)
-            .ok_or_else(|| ApiError::Internal(format!("game {} has a corrupt seed", self.row.id)))
-    }
-
-    pub fn to_act(&self) -> Vec<Seat> {
-        serde_json::from_str(&self.row.to_act).unwrap_or_default()
+    fn seed(&self) -> Result<[u8; 32], ApiError> {
+        decode_seed(&self.game.seed)
+            .ok_or_else(|| ApiError::Internal(format!("game {} has a corrupt seed", self.game.id)))
     }
 
     /// The state before any event.
-    pub fn empty_table(&self) -> Result<Box<dyn Table>, ApiError> {
-        Ok(self.rules.new_table(&self.options()?, self.seat_count())?)
+    fn empty_table(&self) -> Result<Box<dyn Table>, ApiError> {
+        Ok(self
+            .rules
+            .new_table(&self.game.options, self.game.seat_count)?)
     }
 
     /// The state after the stored events, folded from scratch.
-    pub fn fold(&self, events: &[StoredEvent]) -> Result<Box<dyn Table>, ApiError> {
+    fn fold(&self, events: &[StoredEvent]) -> Result<Box<dyn Table>, ApiError> {
         let mut table = self.empty_table()?;
         for event in events {
             table.apply(&event.payload)?;
@@ -79,19 +69,17 @@ impl LoadedGame {
         Ok(table)
     }
 
-    pub fn load_events(
+    fn load_events(
         &self,
         conn: &mut DbConnection,
         up_to: i64,
     ) -> Result<Vec<StoredEvent>, ApiError> {
-        Ok(store::load_events(conn, &self.row.id, up_to)?)
+        Ok(store::load_events(conn, &self.game.id, up_to)?)
     }
-}
 
-impl LoadedGame {
-    /// Folds freshly decided `events` into `table` (the state at `expected_seq`) and returns
+    /// Folds freshly decided `events` into `table` (the state at `current_seq`) and returns
     /// everything to append: the events and the game's new status, turn and outcome.
-    pub fn append_after(
+    fn append_after(
         &self,
         table: &mut dyn Table,
         events: Vec<RecordedEvent>,
@@ -112,21 +100,28 @@ impl LoadedGame {
         }
         let outcome = table.outcome();
         Ok(Append {
-            game_id: self.row.id.clone(),
-            expected_seq: self.row.current_seq,
+            game_id: self.game.id.clone(),
+            expected_seq: self.game.current_seq,
             events: stored,
             status: if outcome.is_some() {
-                STATUS_FINISHED
+                GameStatus::Finished
             } else {
-                STATUS_RUNNING
-            }
-            .to_owned(),
-            to_act: serde_json::to_string(&table.to_act()).unwrap_or_else(|_| "[]".into()),
-            outcome: outcome.map(|outcome| serde_json::to_string(&outcome).unwrap_or_default()),
+                GameStatus::Running
+            },
+            to_act: table.to_act(),
+            outcome,
             now,
             action,
         })
     }
+}
+
+/// Milliseconds since the Unix epoch: the only clock the services read.
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_millis() as i64)
+        .unwrap_or_default()
 }
 
 pub fn encode_seed(seed: &[u8; 32]) -> String {

@@ -2,31 +2,74 @@
 
 use serde_json::Value;
 
-use super::{format_time, LoadedGame, STATUS_FINISHED, STATUS_OPEN, STATUS_RUNNING};
-use crate::api::models::{seat_from_stored, ActionAccepted, EventOut, ViewOut};
+use super::{now_millis, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::{Seat, Viewer};
 use crate::games::{rng_for, ActionError, Table};
-use crate::store::{self, ActionRow, DbConnection, StoreError, StoredEvent};
+use crate::store::{self, ActionRow, Db, DbConnection, StoreError, StoredEvent};
+
+/// One event of a log as one viewer may see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DescribedEvent {
+    pub seq: i64,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// The seat whose action caused it; `None` for the opening events.
+    pub seat: Option<Seat>,
+    pub event_type: String,
+    pub schema_version: u32,
+    /// The typed event, redacted for the viewer.
+    pub payload: Value,
+    /// One line for people.
+    pub text: String,
+}
+
+/// The game at one seq as one viewer may see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewAt {
+    pub game_id: String,
+    pub kind: String,
+    pub seq: i64,
+    pub viewer: Viewer,
+    pub to_act: Vec<Seat>,
+    pub finished: bool,
+    pub view: Value,
+}
+
+/// An accepted action: the events it appended and the actor's view after them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accepted {
+    pub seq: i64,
+    pub events: Vec<DescribedEvent>,
+    pub view: ViewAt,
+}
 
 /// The redacted, described form of `events`, which must follow directly on `table`'s state;
 /// `table` is advanced past them.
-pub fn describe_events(
+fn describe_events(
     table: &mut dyn Table,
     events: &[StoredEvent],
     viewer: Viewer,
-) -> Result<Vec<EventOut>, ApiError> {
+) -> Result<Vec<DescribedEvent>, ApiError> {
     let mut described = Vec::with_capacity(events.len());
     for event in events {
         let (payload, text) = table.redact(&event.payload, viewer)?;
         table.apply(&event.payload)?;
-        described.push(EventOut {
+        let corrupt = |column: &str| {
+            ApiError::Internal(format!("event {} has a corrupt {column}", event.seq))
+        };
+        described.push(DescribedEvent {
             seq: event.seq,
-            time: format_time(event.created_at),
-            seat: seat_from_stored(event.seat),
+            created_at: event.created_at,
+            seat: event
+                .seat
+                .map(Seat::try_from)
+                .transpose()
+                .map_err(|_| corrupt("seat"))?,
             event_type: event.event_type.clone(),
-            schema_version: u32::try_from(event.schema_version).unwrap_or_default(),
+            schema_version: u32::try_from(event.schema_version)
+                .map_err(|_| corrupt("schema_version"))?,
             payload,
             text,
         });
@@ -34,15 +77,12 @@ pub fn describe_events(
     Ok(described)
 }
 
-pub fn view_out(game: &LoadedGame, table: &dyn Table, seq: i64, viewer: Viewer) -> ViewOut {
-    ViewOut {
-        game_id: game.row.id.clone(),
-        kind: game.row.kind.clone(),
+fn view_at(game: &LoadedGame, table: &dyn Table, seq: i64, viewer: Viewer) -> ViewAt {
+    ViewAt {
+        game_id: game.game.id.clone(),
+        kind: game.game.kind.clone(),
         seq,
-        viewer_seat: match viewer {
-            Viewer::Seat(seat) => Some(seat),
-            _ => None,
-        },
+        viewer,
         to_act: table.to_act(),
         finished: table.outcome().is_some(),
         view: table.view(viewer),
@@ -50,7 +90,7 @@ pub fn view_out(game: &LoadedGame, table: &dyn Table, seq: i64, viewer: Viewer) 
 }
 
 fn require_started(game: &LoadedGame) -> Result<(), ApiError> {
-    if game.row.status == STATUS_OPEN {
+    if game.game.status == GameStatus::Open {
         return Err(ApiError::conflict(
             "game_not_started",
             "the game starts when every seat is taken",
@@ -60,23 +100,21 @@ fn require_started(game: &LoadedGame) -> Result<(), ApiError> {
 }
 
 /// The view at `at` (default: now).
-pub fn view(
-    conn: &mut DbConnection,
-    game_id: &str,
-    user: &AuthUser,
-    at: Option<i64>,
-) -> Result<ViewOut, ApiError> {
-    let game = LoadedGame::load(conn, game_id)?;
-    require_started(&game)?;
-    let seq = at.unwrap_or(game.row.current_seq);
-    if !(0..=game.row.current_seq).contains(&seq) {
-        return Err(ApiError::unprocessable(
-            "seq_out_of_range",
-            format!("`at` must be between 0 and {}", game.row.current_seq),
-        ));
-    }
-    let table = game.fold(&game.load_events(conn, seq)?)?;
-    Ok(view_out(&game, table.as_ref(), seq, game.viewer_for(user)))
+pub fn view(db: &Db, game_id: &str, user: &AuthUser, at: Option<i64>) -> Result<ViewAt, ApiError> {
+    db.read(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        require_started(&game)?;
+        let current_seq = game.game.current_seq;
+        let seq = at.unwrap_or(current_seq);
+        if !(0..=current_seq).contains(&seq) {
+            return Err(ApiError::unprocessable(
+                "seq_out_of_range",
+                format!("`at` must be between 0 and {current_seq}"),
+            ));
+        }
+        let table = game.fold(&game.load_events(conn, seq)?)?;
+        Ok(view_at(&game, table.as_ref(), seq, game.viewer_for(user)))
+    })
 }
 
 pub struct LegalActions {
@@ -85,27 +123,34 @@ pub struct LegalActions {
     pub actions: Vec<Value>,
 }
 
+/// What the caller's seat may do now (nothing for a spectator or a seat that need not act).
 pub fn legal_actions(
-    conn: &mut DbConnection,
+    db: &Db,
     game_id: &str,
     user: &AuthUser,
     action_type: Option<&str>,
 ) -> Result<LegalActions, ApiError> {
-    let game = LoadedGame::load(conn, game_id)?;
-    let seat = game.seat_of(user);
-    let seq = game.row.current_seq;
-    let actions = match seat {
-        Some(seat) if game.row.status == STATUS_RUNNING && game.to_act().contains(&seat) => {
-            let table = game.fold(&game.load_events(conn, seq)?)?;
-            let mut actions = table.legal_actions(seat);
-            if let Some(wanted) = action_type {
-                actions.retain(|action| action.get("type").and_then(Value::as_str) == Some(wanted));
+    db.read(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        let seat = game.seat_of(user);
+        let seq = game.game.current_seq;
+        let actions = match seat {
+            Some(seat)
+                if game.game.status == GameStatus::Running && game.game.to_act.contains(&seat) =>
+            {
+                let table = game.fold(&game.load_events(conn, seq)?)?;
+                let mut actions = table.legal_actions(seat);
+                if let Some(wanted) = action_type {
+                    actions.retain(|action| {
+                        action.get("type").and_then(Value::as_str) == Some(wanted)
+                    });
+                }
+                actions
             }
-            actions
-        }
-        _ => Vec::new(),
-    };
-    Ok(LegalActions { seq, seat, actions })
+            _ => Vec::new(),
+        };
+        Ok(LegalActions { seq, seat, actions })
+    })
 }
 
 pub struct ActionRequest {
@@ -120,12 +165,22 @@ pub struct ActionRequest {
 /// Checks and applies one action: everything it appends is appended in one transaction
 /// guarded by `expected_seq`, or nothing is.
 pub fn act(
+    db: &Db,
+    game_id: &str,
+    user: &AuthUser,
+    request: &ActionRequest,
+) -> Result<Accepted, ApiError> {
+    let now = now_millis();
+    db.write(|conn| act_in(conn, game_id, user, request, now))
+}
+
+fn act_in(
     conn: &mut DbConnection,
     game_id: &str,
     user: &AuthUser,
     request: &ActionRequest,
     now: i64,
-) -> Result<ActionAccepted, ApiError> {
+) -> Result<Accepted, ApiError> {
     let game = LoadedGame::load(conn, game_id)?;
     let seat = game.seat_of(user).ok_or_else(|| {
         ApiError::forbidden("not_a_player", "only a seated player can act in this game")
@@ -143,15 +198,18 @@ pub fn act(
             return replay_result(conn, &game, &first, request, seat);
         }
     }
-    match game.row.status.as_str() {
-        STATUS_RUNNING => {}
-        STATUS_FINISHED => return Err(ApiError::conflict("game_finished", "the game is over")),
-        _ => require_started(&game)?,
+    match game.game.status {
+        GameStatus::Running => {}
+        GameStatus::Finished => {
+            return Err(ApiError::conflict("game_finished", "the game is over"))
+        }
+        GameStatus::Open => require_started(&game)?,
     }
-    if request.expected_seq != game.row.current_seq {
-        return Err(ApiError::stale_seq(game.row.current_seq));
+    let current_seq = game.game.current_seq;
+    if request.expected_seq != current_seq {
+        return Err(ApiError::stale_seq(current_seq));
     }
-    let stored = game.load_events(conn, game.row.current_seq)?;
+    let stored = game.load_events(conn, current_seq)?;
     let mut table = game.fold(&stored)?;
     if !table.to_act().contains(&seat) {
         return Err(ApiError::unprocessable(
@@ -159,7 +217,7 @@ pub fn act(
             "your seat does not have to act now",
         ));
     }
-    let mut rng = rng_for(game.seed()?, (game.row.current_seq + 1) as u64);
+    let mut rng = rng_for(game.seed()?, (current_seq + 1) as u64);
     let (action, events) = table
         .decide(seat, &request.action, &mut rng)
         .map_err(|error| match error {
@@ -176,11 +234,11 @@ pub fn act(
         )));
     }
     let before = table.clone_table();
-    let first_seq = game.row.current_seq + 1;
+    let first_seq = current_seq + 1;
     let action_row = ActionRow {
         game_id: game_id.to_owned(),
         first_seq,
-        last_seq: game.row.current_seq + events.len() as i64,
+        last_seq: current_seq + events.len() as i64,
         seat: i32::from(seat),
         account_id: user.account_id.clone(),
         action: action.to_string(),
@@ -221,10 +279,10 @@ pub fn act(
     let viewer = Viewer::Seat(seat);
     let mut replay = before;
     let events = describe_events(replay.as_mut(), &appended, viewer)?;
-    Ok(ActionAccepted {
+    Ok(Accepted {
         seq,
         events,
-        view: view_out(&game, table.as_ref(), seq, viewer),
+        view: view_at(&game, table.as_ref(), seq, viewer),
     })
 }
 
@@ -235,7 +293,7 @@ fn replay_result(
     first: &ActionRow,
     request: &ActionRequest,
     seat: Seat,
-) -> Result<ActionAccepted, ApiError> {
+) -> Result<Accepted, ApiError> {
     let first_body: Value = serde_json::from_str(&first.request)
         .map_err(|error| ApiError::Internal(format!("stored request is corrupt: {error}")))?;
     if first_body != request.body {
@@ -254,65 +312,106 @@ fn replay_result(
     let mut table = game.fold(before)?;
     let viewer = Viewer::Seat(seat);
     let described = describe_events(table.as_mut(), appended, viewer)?;
-    Ok(ActionAccepted {
+    Ok(Accepted {
         seq: first.last_seq,
         events: described,
-        view: view_out(game, table.as_ref(), first.last_seq, viewer),
+        view: view_at(game, table.as_ref(), first.last_seq, viewer),
     })
 }
 
-/// The log after `after`, as the caller may see it.
-pub fn events(
-    conn: &mut DbConnection,
-    game_id: &str,
-    user: &AuthUser,
-    after: i64,
-) -> Result<(i64, Vec<EventOut>), ApiError> {
-    let game = LoadedGame::load(conn, game_id)?;
-    let stored = game.load_events(conn, game.row.current_seq)?;
-    let split = stored
-        .iter()
-        .position(|event| event.seq > after)
-        .unwrap_or(stored.len());
-    let (before, wanted) = stored.split_at(split);
-    let mut table = game.fold(before)?;
-    let described = describe_events(table.as_mut(), wanted, game.viewer_for(user))?;
-    Ok((game.row.current_seq, described))
+/// The events after some seq, as the caller may see them.
+pub struct EventPage {
+    /// The game's seq now.
+    pub current_seq: i64,
+    pub events: Vec<DescribedEvent>,
 }
 
+/// The log after `after`, as the caller may see it.
+pub fn events(db: &Db, game_id: &str, user: &AuthUser, after: i64) -> Result<EventPage, ApiError> {
+    db.read(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        let current_seq = game.game.current_seq;
+        let stored = game.load_events(conn, current_seq)?;
+        let split = stored
+            .iter()
+            .position(|event| event.seq > after)
+            .unwrap_or(stored.len());
+        let (before, wanted) = stored.split_at(split);
+        let mut table = game.fold(before)?;
+        let events = describe_events(table.as_mut(), wanted, game.viewer_for(user))?;
+        Ok(EventPage {
+            current_seq,
+            events,
+        })
+    })
+}
+
+/// An accepted action as recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedAction {
+    pub first_seq: i64,
+    pub last_seq: i64,
+    pub seat: Seat,
+    pub action: Value,
+}
+
+/// A game's whole history as one viewer may see it.
 pub struct Export {
     pub game: LoadedGame,
     pub viewer: Viewer,
-    pub events: Vec<EventOut>,
-    pub actions: Option<Vec<ActionRow>>,
+    pub events: Vec<DescribedEvent>,
+    /// Finished games only.
+    pub actions: Option<Vec<RecordedAction>>,
+    /// Finished games only.
     pub seed: Option<String>,
 }
 
 /// The whole history: every secret once the game is finished, otherwise the caller's view.
-pub fn export(conn: &mut DbConnection, game_id: &str, user: &AuthUser) -> Result<Export, ApiError> {
-    let game = LoadedGame::load(conn, game_id)?;
-    let finished = game.row.status == STATUS_FINISHED;
-    let viewer = if finished {
-        Viewer::Omniscient
-    } else {
-        game.viewer_for(user)
-    };
-    let stored = game.load_events(conn, game.row.current_seq)?;
-    let mut table = game.empty_table()?;
-    let events = describe_events(table.as_mut(), &stored, viewer)?;
-    let (actions, seed) = if finished {
-        (
-            Some(store::load_actions(conn, game_id)?),
-            Some(game.row.seed.clone()),
-        )
-    } else {
-        (None, None)
-    };
-    Ok(Export {
-        game,
-        viewer,
-        events,
-        actions,
-        seed,
+pub fn export(db: &Db, game_id: &str, user: &AuthUser) -> Result<Export, ApiError> {
+    db.read(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        let finished = game.game.status == GameStatus::Finished;
+        let viewer = if finished {
+            Viewer::Omniscient
+        } else {
+            game.viewer_for(user)
+        };
+        let stored = game.load_events(conn, game.game.current_seq)?;
+        let mut table = game.empty_table()?;
+        let events = describe_events(table.as_mut(), &stored, viewer)?;
+        let (actions, seed) = if finished {
+            (
+                Some(recorded_actions(store::load_actions(conn, game_id)?)?),
+                Some(game.game.seed.clone()),
+            )
+        } else {
+            (None, None)
+        };
+        Ok(Export {
+            game,
+            viewer,
+            events,
+            actions,
+            seed,
+        })
     })
+}
+
+fn recorded_actions(rows: Vec<ActionRow>) -> Result<Vec<RecordedAction>, ApiError> {
+    rows.into_iter()
+        .map(|row| {
+            let corrupt = || {
+                ApiError::Internal(format!(
+                    "the action stored at seq {} of game {} is corrupt",
+                    row.first_seq, row.game_id
+                ))
+            };
+            Ok(RecordedAction {
+                first_seq: row.first_seq,
+                last_seq: row.last_seq,
+                seat: Seat::try_from(row.seat).map_err(|_| corrupt())?,
+                action: serde_json::from_str(&row.action).map_err(|_| corrupt())?,
+            })
+        })
+        .collect()
 }

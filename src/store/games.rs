@@ -1,11 +1,67 @@
+use std::collections::HashMap;
+
 use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
 
 use super::schema::{accounts, actions, events, games, seats};
 use super::{DbConnection, StoreError};
+use crate::games::engine::{Outcome, Seat};
+
+/// Where a game is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    /// Waiting for players to take the open seats.
+    Open,
+    /// Every seat is taken and the game is being played.
+    Running,
+    /// The game is over; its export reveals everything, the seed included.
+    Finished,
+}
+
+impl GameStatus {
+    /// The stored (and wire) name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameStatus::Open => "open",
+            GameStatus::Running => "running",
+            GameStatus::Finished => "finished",
+        }
+    }
+
+    fn parse(text: &str) -> Result<GameStatus, StoreError> {
+        [GameStatus::Open, GameStatus::Running, GameStatus::Finished]
+            .into_iter()
+            .find(|status| status.as_str() == text)
+            .ok_or_else(|| StoreError::Corrupt(format!("unknown game status {text:?}")))
+    }
+}
+
+/// A game as the rest of the server sees it: every column typed and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Game {
+    pub id: String,
+    pub kind: String,
+    pub rules_version: u32,
+    /// The options chosen at creation, with defaults filled in.
+    pub options: Value,
+    pub seat_count: u8,
+    pub status: GameStatus,
+    /// Hex-encoded 32-byte seed; secret until the game is finished.
+    pub seed: String,
+    pub created_by: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub current_seq: i64,
+    pub to_act: Vec<Seat>,
+    pub outcome: Option<Outcome>,
+}
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = games)]
-pub struct GameRow {
+struct GameRow {
     pub id: String,
     pub kind: String,
     pub rules_version: i32,
@@ -21,6 +77,67 @@ pub struct GameRow {
     pub outcome: Option<String>,
 }
 
+fn corrupt(game: &str, column: &str, error: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(format!("game {game}: column {column}: {error}"))
+}
+
+impl TryFrom<GameRow> for Game {
+    type Error = StoreError;
+
+    fn try_from(row: GameRow) -> Result<Game, StoreError> {
+        let id = row.id;
+        Ok(Game {
+            rules_version: u32::try_from(row.rules_version)
+                .map_err(|error| corrupt(&id, "rules_version", error))?,
+            options: serde_json::from_str(&row.options)
+                .map_err(|error| corrupt(&id, "options", error))?,
+            seat_count: u8::try_from(row.seat_count)
+                .map_err(|error| corrupt(&id, "seat_count", error))?,
+            status: GameStatus::parse(&row.status)?,
+            to_act: serde_json::from_str(&row.to_act)
+                .map_err(|error| corrupt(&id, "to_act", error))?,
+            outcome: row
+                .outcome
+                .as_deref()
+                .map(serde_json::from_str)
+                .transpose()
+                .map_err(|error| corrupt(&id, "outcome", error))?,
+            kind: row.kind,
+            seed: row.seed,
+            created_by: row.created_by,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+            current_seq: row.current_seq,
+            id,
+        })
+    }
+}
+
+impl From<&Game> for GameRow {
+    fn from(game: &Game) -> GameRow {
+        GameRow {
+            id: game.id.clone(),
+            kind: game.kind.clone(),
+            rules_version: i32::try_from(game.rules_version).unwrap_or(i32::MAX),
+            options: game.options.to_string(),
+            seat_count: i32::from(game.seat_count),
+            status: game.status.as_str().to_owned(),
+            seed: game.seed.clone(),
+            created_by: game.created_by.clone(),
+            created_at: game.created_at,
+            updated_at: game.updated_at,
+            current_seq: game.current_seq,
+            to_act: json_text(&game.to_act),
+            outcome: game.outcome.as_ref().map(json_text),
+        }
+    }
+}
+
+/// Plain data (numbers and strings) always serialises.
+fn json_text(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = seats)]
 pub struct SeatRow {
@@ -32,7 +149,7 @@ pub struct SeatRow {
 
 #[derive(Debug, Clone)]
 pub struct SeatWithName {
-    pub seat: i32,
+    pub seat: Seat,
     pub account_id: String,
     pub account_name: String,
 }
@@ -76,18 +193,22 @@ pub struct Append {
     pub game_id: String,
     pub expected_seq: i64,
     pub events: Vec<NewEvent>,
-    pub status: String,
-    pub to_act: String,
-    pub outcome: Option<String>,
+    pub status: GameStatus,
+    pub to_act: Vec<Seat>,
+    pub outcome: Option<Outcome>,
     pub now: i64,
     /// The action that caused the events (none for a game's opening events).
     pub action: Option<ActionRow>,
 }
 
+/// Which games to list; all filters apply at once, paging happens in SQL.
 #[derive(Debug, Clone, Default)]
 pub struct GameFilter {
+    /// Only games this account sits in.
     pub member: Option<String>,
-    pub status: Option<String>,
+    /// Only games where this account's seat must act now.
+    pub to_act: Option<String>,
+    pub status: Option<GameStatus>,
     pub kind: Option<String>,
     pub limit: i64,
     pub offset: i64,
@@ -95,38 +216,46 @@ pub struct GameFilter {
 
 pub fn insert_game(
     conn: &mut DbConnection,
-    game: &GameRow,
+    game: &Game,
     creator_seat: &SeatRow,
 ) -> Result<(), StoreError> {
     diesel::insert_into(games::table)
-        .values(game)
+        .values(GameRow::from(game))
         .execute(conn)
         .map_err(StoreError::from_insert)?;
     take_seat(conn, creator_seat)
 }
 
-pub fn find_game(conn: &mut DbConnection, id: &str) -> Result<Option<GameRow>, StoreError> {
-    Ok(games::table
+pub fn find_game(conn: &mut DbConnection, id: &str) -> Result<Option<Game>, StoreError> {
+    games::table
         .find(id)
         .select(GameRow::as_select())
         .first(conn)
-        .optional()?)
+        .optional()?
+        .map(Game::try_from)
+        .transpose()
 }
 
 /// Locks an open game's row for the rest of the transaction (Postgres), so that concurrent
 /// joins are serialised and exactly one of them sees the table full. Returns false when the
 /// game is not open (or does not exist).
 pub fn lock_open_game(conn: &mut DbConnection, id: &str, now: i64) -> Result<bool, StoreError> {
-    let updated = diesel::update(games::table.find(id).filter(games::status.eq("open")))
-        .set(games::updated_at.eq(now))
-        .execute(conn)?;
+    let updated = diesel::update(
+        games::table
+            .find(id)
+            .filter(games::status.eq(GameStatus::Open.as_str())),
+    )
+    .set(games::updated_at.eq(now))
+    .execute(conn)?;
     Ok(updated == 1)
 }
 
+/// One page of games, most recently active first, with their seats: two queries whatever
+/// the page size.
 pub fn list_games(
     conn: &mut DbConnection,
     filter: &GameFilter,
-) -> Result<Vec<GameRow>, StoreError> {
+) -> Result<Vec<(Game, Vec<SeatWithName>)>, StoreError> {
     let mut query = games::table.select(GameRow::as_select()).into_boxed();
     if let Some(member) = &filter.member {
         let member_games = seats::table
@@ -134,34 +263,71 @@ pub fn list_games(
             .select(seats::game_id);
         query = query.filter(games::id.eq_any(member_games));
     }
-    if let Some(status) = &filter.status {
-        query = query.filter(games::status.eq(status.clone()));
+    if let Some(account) = &filter.to_act {
+        let games_to_act = seats::table
+            .filter(seats::account_id.eq(account.clone()))
+            .filter(seats::must_act.eq(true))
+            .select(seats::game_id);
+        query = query.filter(games::id.eq_any(games_to_act));
+    }
+    if let Some(status) = filter.status {
+        query = query.filter(games::status.eq(status.as_str()));
     }
     if let Some(kind) = &filter.kind {
         query = query.filter(games::kind.eq(kind.clone()));
     }
-    Ok(query
+    let rows: Vec<GameRow> = query
         .order((games::updated_at.desc(), games::id.asc()))
         .limit(filter.limit)
         .offset(filter.offset)
-        .load(conn)?)
+        .load(conn)?;
+    let games = rows
+        .into_iter()
+        .map(Game::try_from)
+        .collect::<Result<Vec<Game>, StoreError>>()?;
+    let ids: Vec<String> = games.iter().map(|game| game.id.clone()).collect();
+    let mut seats_by_game = seats_of(conn, ids)?;
+    Ok(games
+        .into_iter()
+        .map(|game| {
+            let seats = seats_by_game.remove(&game.id).unwrap_or_default();
+            (game, seats)
+        })
+        .collect())
 }
 
 pub fn load_seats(conn: &mut DbConnection, game_id: &str) -> Result<Vec<SeatWithName>, StoreError> {
-    let rows: Vec<(i32, String, String)> = seats::table
+    Ok(seats_of(conn, vec![game_id.to_owned()])?
+        .remove(game_id)
+        .unwrap_or_default())
+}
+
+/// The taken seats of these games, by game, in seat order.
+fn seats_of(
+    conn: &mut DbConnection,
+    game_ids: Vec<String>,
+) -> Result<HashMap<String, Vec<SeatWithName>>, StoreError> {
+    let rows: Vec<(String, i32, String, String)> = seats::table
         .inner_join(accounts::table)
-        .filter(seats::game_id.eq(game_id))
-        .order(seats::seat.asc())
-        .select((seats::seat, seats::account_id, accounts::name))
+        .filter(seats::game_id.eq_any(game_ids))
+        .order((seats::game_id.asc(), seats::seat.asc()))
+        .select((
+            seats::game_id,
+            seats::seat,
+            seats::account_id,
+            accounts::name,
+        ))
         .load(conn)?;
-    Ok(rows
-        .into_iter()
-        .map(|(seat, account_id, account_name)| SeatWithName {
+    let mut by_game: HashMap<String, Vec<SeatWithName>> = HashMap::new();
+    for (game_id, seat, account_id, account_name) in rows {
+        let seat = Seat::try_from(seat).map_err(|error| corrupt(&game_id, "seats.seat", error))?;
+        by_game.entry(game_id).or_default().push(SeatWithName {
             seat,
             account_id,
             account_name,
-        })
-        .collect())
+        });
+    }
+    Ok(by_game)
 }
 
 /// [`StoreError::Duplicate`] when the seat is taken or the account already sits there.
@@ -222,9 +388,9 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
     )
     .set((
         games::current_seq.eq(new_seq),
-        games::status.eq(&append.status),
-        games::to_act.eq(&append.to_act),
-        games::outcome.eq(&append.outcome),
+        games::status.eq(append.status.as_str()),
+        games::to_act.eq(json_text(&append.to_act)),
+        games::outcome.eq(append.outcome.as_ref().map(json_text)),
         games::updated_at.eq(append.now),
     ))
     .execute(conn)?;
@@ -252,6 +418,7 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
                 other => other,
             })?;
     }
+    mark_seats_to_act(conn, &append.game_id, &append.to_act)?;
     if let Some(action) = &append.action {
         diesel::insert_into(actions::table)
             .values(action)
@@ -259,4 +426,26 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
             .map_err(StoreError::from_insert)?;
     }
     Ok(new_seq)
+}
+
+/// Keeps `seats.must_act` equal to the game's `to_act`, so "games where it is my turn" is
+/// one indexed query.
+fn mark_seats_to_act(
+    conn: &mut DbConnection,
+    game_id: &str,
+    to_act: &[Seat],
+) -> Result<(), StoreError> {
+    diesel::update(seats::table.filter(seats::game_id.eq(game_id)))
+        .set(seats::must_act.eq(false))
+        .execute(conn)?;
+    for &seat in to_act {
+        diesel::update(
+            seats::table
+                .filter(seats::game_id.eq(game_id))
+                .filter(seats::seat.eq(i32::from(seat))),
+        )
+        .set(seats::must_act.eq(true))
+        .execute(conn)?;
+    }
+    Ok(())
 }

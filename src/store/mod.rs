@@ -17,8 +17,8 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 pub use accounts::{find_account_by_name, insert_account, Account};
 pub use games::{
     append, find_action_by_key, find_game, insert_game, list_games, load_actions, load_events,
-    load_seats, lock_open_game, take_seat, ActionRow, Append, GameFilter, GameRow, NewEvent,
-    SeatRow, SeatWithName, StoredEvent,
+    load_seats, lock_open_game, take_seat, ActionRow, Append, Game, GameFilter, GameStatus,
+    NewEvent, SeatRow, SeatWithName, StoredEvent,
 };
 
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
@@ -188,14 +188,6 @@ impl Db {
             .and_then(|mut conn| conn.batch_execute("SELECT 1").map_err(StoreError::from))
             .is_ok()
     }
-}
-
-/// Milliseconds since the Unix epoch: how every timestamp is stored.
-pub fn now_millis() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_millis() as i64)
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@ diesel::table! {
         seat -> Integer,
         account_id -> Text,
         joined_at -> BigInt,
+        must_act -> Bool,
     }
 }
 

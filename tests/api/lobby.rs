@@ -201,7 +201,112 @@ async fn creating_joining_and_listing_games(app: &TestApp) {
         .expect_problem(400, "invalid_query");
 }
 
+/// `my_turn` is answered and paged by the database: it follows the turn through moves and
+/// pages like every other filter, most recently active first.
+async fn my_turn_follows_the_turn_and_pages(app: &TestApp) {
+    let alice = app.register("alice").await;
+    let bob = app.register("bob").await;
+    let mut alice_first = Vec::new();
+    for _ in 0..3 {
+        alice_first.push(
+            app.new_game("tikal", json!({}), &[alice.clone(), bob.clone()])
+                .await,
+        );
+    }
+    // One game where Bob sits at seat 0 and so acts first.
+    let created = app
+        .post(
+            &alice,
+            "/v1/games",
+            &json!({"kind": "tikal", "seats": 2, "seat": 1}),
+        )
+        .await
+        .expect_status(201)
+        .json();
+    let bob_first = created["id"].as_str().unwrap().to_owned();
+    app.post(&bob, &format!("/v1/games/{bob_first}/seats"), &json!({}))
+        .await
+        .expect_status(200);
+
+    let ids = |response: Value| -> Vec<String> {
+        response["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|game| {
+                assert_eq!(game["your_turn"], true, "{game}");
+                game["id"].as_str().unwrap().to_owned()
+            })
+            .collect()
+    };
+    let alices = ids(app
+        .get(&alice, "/v1/games?my_turn=true")
+        .await
+        .expect_status(200)
+        .json());
+    let newest_first: Vec<String> = alice_first.iter().rev().cloned().collect();
+    assert_eq!(alices, newest_first);
+    let page = ids(app
+        .get(&alice, "/v1/games?my_turn=true&limit=2&offset=1")
+        .await
+        .expect_status(200)
+        .json());
+    assert_eq!(page, newest_first[1..3]);
+    let bobs = ids(app
+        .get(&bob, "/v1/games?my_turn=true")
+        .await
+        .expect_status(200)
+        .json());
+    assert_eq!(bobs, [bob_first.clone()]);
+
+    let none = app
+        .get(&bob, "/v1/games?my_turn=true&kind=java")
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(none["games"].as_array().unwrap().len(), 0);
+
+    // Bob plays his turn to its end: the turn passes to Alice, whose newest game it is now.
+    loop {
+        let legal = app
+            .get(&bob, &format!("/v1/games/{bob_first}/legal-actions"))
+            .await
+            .expect_status(200)
+            .json();
+        let actions = legal["actions"].as_array().unwrap();
+        let action = actions
+            .iter()
+            .find(|action| action["type"] == "end_turn")
+            .unwrap_or(&actions[0])
+            .clone();
+        app.post(
+            &bob,
+            &format!("/v1/games/{bob_first}/actions"),
+            &json!({"expected_seq": legal["seq"], "action": action}),
+        )
+        .await
+        .expect_status(200);
+        if action["type"] == "end_turn" {
+            break;
+        }
+    }
+    let bobs = app
+        .get(&bob, "/v1/games?my_turn=true")
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(bobs["games"].as_array().unwrap().len(), 0);
+    let alices = ids(app
+        .get(&alice, "/v1/games?my_turn=true")
+        .await
+        .expect_status(200)
+        .json());
+    assert_eq!(alices.len(), 4);
+    assert_eq!(alices[0], bob_first);
+}
+
 on_both_backends!(
     game_kinds_describe_every_game,
-    creating_joining_and_listing_games
+    creating_joining_and_listing_games,
+    my_turn_follows_the_turn_and_pages
 );

@@ -6,6 +6,7 @@ use std::ops::RangeInclusive;
 
 use rand::RngCore;
 use serde_json::Value;
+use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
@@ -43,9 +44,11 @@ pub trait GameRules: Send + Sync {
     fn default_options(&self) -> Value;
     /// JSON schema of the options object.
     fn options_schema(&self) -> RefOr<Schema>;
-    /// The OpenAPI schemas of the options, actions, events and views, the top ones named
-    /// `<prefix>Options`, `<prefix>Action`, `<prefix>Event`, `<prefix>View`, followed by
-    /// every schema they refer to under its own name.
+    /// Every rule code an action can be refused with, and its meaning.
+    fn rule_codes(&self) -> Vec<(&'static str, &'static str)>;
+    /// The OpenAPI schemas of the options, actions, events, views and rule codes, the top
+    /// ones named `<prefix>Options`, `<prefix>Action`, `<prefix>Event`, `<prefix>View` and
+    /// `<prefix>RuleCode`, followed by every schema they refer to under its own name.
     fn schemas(&self, prefix: &str) -> Vec<(String, RefOr<Schema>)>;
     /// Checks `options` and returns them with every default filled in.
     fn normalize_options(&self, options: &Value) -> Result<Value, String>;
@@ -154,12 +157,17 @@ impl<E: Engine> GameRules for Rules<E> {
         E::Options::schema()
     }
 
+    fn rule_codes(&self) -> Vec<(&'static str, &'static str)> {
+        E::rule_codes()
+    }
+
     fn schemas(&self, prefix: &str) -> Vec<(String, RefOr<Schema>)> {
         let mut schemas = vec![
             (format!("{prefix}Options"), E::Options::schema()),
             (format!("{prefix}Action"), E::Action::schema()),
             (format!("{prefix}Event"), E::Event::schema()),
             (format!("{prefix}View"), E::View::schema()),
+            (format!("{prefix}RuleCode"), rule_code_schema::<E>()),
         ];
         E::Options::schemas(&mut schemas);
         E::Action::schemas(&mut schemas);
@@ -189,6 +197,24 @@ impl<E: Engine> GameRules for Rules<E> {
             state: E::initial_state(&options, seats),
         }))
     }
+}
+
+/// The `rule` of an `illegal_action` problem: a string enum of every code, each explained.
+fn rule_code_schema<E: Engine>() -> RefOr<Schema> {
+    let codes = E::rule_codes();
+    let mut description = format!(
+        "Why {} refused an action (the `rule` of an `illegal_action` problem):",
+        E::NAME
+    );
+    for (code, meaning) in &codes {
+        description.push_str(&format!("\n- `{code}`: {meaning}"));
+    }
+    let schema = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some(description))
+        .enum_values(Some(codes.iter().map(|(code, _)| *code)))
+        .build();
+    RefOr::T(Schema::Object(schema))
 }
 
 struct TypedTable<E: Engine> {

@@ -1,0 +1,94 @@
+//! Registering accounts and signing in.
+
+use super::{now_millis, random_id};
+use crate::auth::{hash_password, verify_password, AuthUser};
+use crate::error::ApiError;
+use crate::store::{self, Account, Db, StoreError};
+
+/// A freshly registered account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registered {
+    pub id: String,
+    pub name: String,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+/// Checks a name and password against the account rules.
+fn validate(name: &str, password: &str) -> Result<(), ApiError> {
+    let name_ok = (1..=32).contains(&name.chars().count())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !name_ok {
+        return Err(ApiError::unprocessable(
+            "invalid_name",
+            "a name has 1 to 32 characters: letters, digits, `_`, `-` and `.`",
+        ));
+    }
+    if !(8..=128).contains(&password.chars().count()) {
+        return Err(ApiError::unprocessable(
+            "invalid_password",
+            "a password has 8 to 128 characters",
+        ));
+    }
+    Ok(())
+}
+
+/// Creates an account; names are unique regardless of case.
+pub fn register(db: &Db, name: &str, password: &str) -> Result<Registered, ApiError> {
+    validate(name, password)?;
+    let account = Account {
+        id: random_id(12),
+        name_key: name.to_lowercase(),
+        name: name.to_owned(),
+        password_hash: hash_password(password)?,
+        created_at: now_millis(),
+    };
+    db.write(|conn| store::insert_account(conn, &account))
+        .map_err(|error| match error {
+            StoreError::Duplicate => {
+                ApiError::conflict("name_taken", "that name is taken; pick another")
+            }
+            other => other.into(),
+        })?;
+    Ok(Registered {
+        id: account.id,
+        name: account.name,
+        created_at: account.created_at,
+    })
+}
+
+/// The account with this name and password.
+pub fn sign_in(db: &Db, name: &str, password: &str) -> Result<AuthUser, ApiError> {
+    let account = db.read(|conn| store::find_account_by_name(conn, name))?;
+    match account {
+        Some(account) if verify_password(password, &account.password_hash) => Ok(AuthUser {
+            account_id: account.id,
+            name: account.name,
+        }),
+        _ => Err(ApiError::unauthorized(
+            "invalid_credentials",
+            "no account has that name and password",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validate;
+
+    #[test]
+    fn names_and_passwords_follow_the_account_rules() {
+        assert!(validate("alice.b-2_c", "12345678").is_ok());
+        for (name, password) in [
+            ("", "12345678"),
+            ("a b", "12345678"),
+            (&"x".repeat(33), "12345678"),
+            ("alice", "1234567"),
+            ("alice", &"p".repeat(129)),
+        ] {
+            assert!(validate(name, password).is_err(), "{name:?} {password:?}");
+        }
+    }
+}

@@ -305,7 +305,41 @@ async fn my_turn_follows_the_turn_and_pages(app: &TestApp) {
     assert_eq!(alices[0], bob_first);
 }
 
+/// A stored column the server cannot read is an internal error, logged and answered 500,
+/// never a silent default (an empty turn, seat 0, no outcome).
+async fn corrupt_stored_data_is_an_internal_error(app: &TestApp) {
+    let alice = app.register("alice").await;
+    let bob = app.register("bob").await;
+    let id = app
+        .new_game("tikal", json!({}), &[alice.clone(), bob])
+        .await;
+    app.get(&alice, &format!("/v1/games/{id}"))
+        .await
+        .expect_status(200);
+    app.execute_sql(&format!(
+        "UPDATE games SET to_act = 'not json' WHERE id = '{id}'"
+    ));
+    let problem = app
+        .get(&alice, &format!("/v1/games/{id}"))
+        .await
+        .expect_problem(500, "internal_error");
+    assert!(
+        !problem["detail"].as_str().unwrap().contains("to_act"),
+        "the cause is logged, not sent: {problem}"
+    );
+    app.get(&alice, "/v1/games?mine=true")
+        .await
+        .expect_problem(500, "internal_error");
+    app.execute_sql(&format!(
+        "UPDATE games SET to_act = '[0]', status = 'paused' WHERE id = '{id}'"
+    ));
+    app.get(&alice, &format!("/v1/games/{id}"))
+        .await
+        .expect_problem(500, "internal_error");
+}
+
 on_both_backends!(
+    corrupt_stored_data_is_an_internal_error,
     game_kinds_describe_every_game,
     creating_joining_and_listing_games,
     my_turn_follows_the_turn_and_pages

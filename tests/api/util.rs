@@ -72,6 +72,7 @@ pub struct TestApp {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
     data_dir_handle: tempfile::TempDir,
+    database_url: String,
     _postgres: Option<PgDatabase>,
 }
 
@@ -95,7 +96,7 @@ impl TestApp {
         let config = Config {
             bind: "127.0.0.1:0".into(),
             data_dir: data_dir.path().to_path_buf(),
-            database_url: Some(database_url),
+            database_url: Some(database_url.clone()),
             jwt_secret: None,
             token_ttl_seconds: 3600,
             log: "warn".into(),
@@ -129,7 +130,19 @@ impl TestApp {
             stop: Some(stop),
             thread: Some(thread),
             data_dir_handle: data_dir,
+            database_url,
             _postgres: postgres,
+        }
+    }
+
+    /// Runs `sql` on the app's database behind its back, e.g. to corrupt a row.
+    pub fn execute_sql(&self, sql: &str) {
+        if self._postgres.is_some() {
+            let mut conn = diesel::PgConnection::establish(&self.database_url).expect("connect");
+            diesel::sql_query(sql).execute(&mut conn).expect(sql);
+        } else {
+            let mut conn = diesel::SqliteConnection::establish(&self.database_url).expect("open");
+            diesel::sql_query(sql).execute(&mut conn).expect(sql);
         }
     }
 

@@ -6,8 +6,8 @@ use super::{now_millis, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::{Seat, Viewer};
-use crate::games::{rng_for, ActionError, Table};
-use crate::store::{self, ActionRow, Db, DbConnection, StoreError, StoredEvent};
+use crate::games::{rng_for, ActionError, RecordedEvent, Table};
+use crate::store::{self, ActionRow, Append, Db, DbConnection, StoreError, StoredEvent};
 
 /// One event of a log as one viewer may see it.
 #[derive(Debug, Clone, PartialEq)]
@@ -182,21 +182,9 @@ fn act_in(
     now: i64,
 ) -> Result<Accepted, ApiError> {
     let game = LoadedGame::load(conn, game_id)?;
-    let seat = game.seat_of(user).ok_or_else(|| {
-        ApiError::forbidden("not_a_player", "only a seated player can act in this game")
-    })?;
-    if let Some(claimed) = request.seat {
-        if claimed != seat {
-            return Err(ApiError::forbidden(
-                "not_your_seat",
-                format!("seat {claimed} is not yours; you sit at seat {seat}"),
-            ));
-        }
-    }
-    if let Some(key) = &request.idempotency_key {
-        if let Some(first) = store::find_action_by_key(conn, game_id, &user.account_id, key)? {
-            return replay_result(conn, &game, &first, request, seat);
-        }
+    let seat = acting_seat(&game, user, request)?;
+    if let Some(first) = first_attempt(conn, game_id, user, request)? {
+        return replay_result(conn, &game, &first, request, seat);
     }
     match game.game.status {
         GameStatus::Running => {}
@@ -209,35 +197,12 @@ fn act_in(
     if request.expected_seq != current_seq {
         return Err(ApiError::stale_seq(current_seq));
     }
-    let stored = game.load_events(conn, current_seq)?;
-    let mut table = game.fold(&stored)?;
-    if !table.to_act().contains(&seat) {
-        return Err(ApiError::unprocessable(
-            "not_your_turn",
-            "your seat does not have to act now",
-        ));
-    }
-    let mut rng = rng_for(game.seed()?, (current_seq + 1) as u64);
-    let (action, events) = table
-        .decide(seat, &request.action, &mut rng)
-        .map_err(|error| match error {
-            ActionError::Malformed(message) => ApiError::unprocessable(
-                "malformed_action",
-                format!("not a {} action: {message}", game.rules.name()),
-            ),
-            ActionError::Rule(rule) => rule.into(),
-        })?;
-    if events.is_empty() {
-        return Err(ApiError::Internal(format!(
-            "{} accepted an action without any event",
-            game.rules.kind()
-        )));
-    }
+    let mut table = game.fold(&game.load_events(conn, current_seq)?)?;
+    let (action, events) = decide(&game, table.as_ref(), seat, &request.action)?;
     let before = table.clone_table();
-    let first_seq = current_seq + 1;
     let action_row = ActionRow {
         game_id: game_id.to_owned(),
-        first_seq,
+        first_seq: current_seq + 1,
         last_seq: current_seq + events.len() as i64,
         seat: i32::from(seat),
         account_id: user.account_id.clone(),
@@ -252,38 +217,107 @@ fn act_in(
         // A retry racing its own first attempt loses the optimistic lock to it; once the
         // winner has committed, the retry must return the winner's result, not a conflict.
         Err(StoreError::StaleSeq { current }) => {
-            let winner = match &request.idempotency_key {
-                Some(key) => store::find_action_by_key(conn, game_id, &user.account_id, key)?,
-                None => None,
-            };
-            return match winner {
+            return match first_attempt(conn, game_id, user, request)? {
                 Some(first) => replay_result(conn, &game, &first, request, seat),
                 None => Err(ApiError::stale_seq(current)),
             };
         }
         Err(other) => return Err(other.into()),
     };
-    let appended: Vec<StoredEvent> = append
-        .events
-        .iter()
-        .enumerate()
-        .map(|(offset, event)| StoredEvent {
-            seq: first_seq + offset as i64,
-            created_at: now,
-            seat: event.seat,
-            event_type: event.event_type.clone(),
-            schema_version: event.schema_version,
-            payload: event.payload.clone(),
-        })
-        .collect();
     let viewer = Viewer::Seat(seat);
     let mut replay = before;
-    let events = describe_events(replay.as_mut(), &appended, viewer)?;
+    let events = describe_events(replay.as_mut(), &appended_events(&append), viewer)?;
     Ok(Accepted {
         seq,
         events,
         view: view_at(&game, table.as_ref(), seq, viewer),
     })
+}
+
+/// The caller's seat, which must be the one the request names, if it names one.
+fn acting_seat(
+    game: &LoadedGame,
+    user: &AuthUser,
+    request: &ActionRequest,
+) -> Result<Seat, ApiError> {
+    let seat = game.seat_of(user).ok_or_else(|| {
+        ApiError::forbidden("not_a_player", "only a seated player can act in this game")
+    })?;
+    match request.seat {
+        Some(claimed) if claimed != seat => Err(ApiError::forbidden(
+            "not_your_seat",
+            format!("seat {claimed} is not yours; you sit at seat {seat}"),
+        )),
+        _ => Ok(seat),
+    }
+}
+
+/// The action already stored under the request's idempotency key, if any.
+fn first_attempt(
+    conn: &mut DbConnection,
+    game_id: &str,
+    user: &AuthUser,
+    request: &ActionRequest,
+) -> Result<Option<ActionRow>, ApiError> {
+    match &request.idempotency_key {
+        Some(key) => Ok(store::find_action_by_key(
+            conn,
+            game_id,
+            &user.account_id,
+            key,
+        )?),
+        None => Ok(None),
+    }
+}
+
+/// The engine's verdict on `action` by `seat` at the table's state: the action as the
+/// engine reads it and the events it causes (at least one), or why not.
+fn decide(
+    game: &LoadedGame,
+    table: &dyn Table,
+    seat: Seat,
+    action: &Value,
+) -> Result<(Value, Vec<RecordedEvent>), ApiError> {
+    if !table.to_act().contains(&seat) {
+        return Err(ApiError::unprocessable(
+            "not_your_turn",
+            "your seat does not have to act now",
+        ));
+    }
+    let mut rng = rng_for(game.seed()?, (game.game.current_seq + 1) as u64);
+    let (action, events) = table
+        .decide(seat, action, &mut rng)
+        .map_err(|error| match error {
+            ActionError::Malformed(message) => ApiError::unprocessable(
+                "malformed_action",
+                format!("not a {} action: {message}", game.rules.name()),
+            ),
+            ActionError::Rule(rule) => rule.into(),
+        })?;
+    if events.is_empty() {
+        return Err(ApiError::Internal(format!(
+            "{} accepted an action without any event",
+            game.rules.kind()
+        )));
+    }
+    Ok((action, events))
+}
+
+/// The events of `append` as they now stand in the log.
+fn appended_events(append: &Append) -> Vec<StoredEvent> {
+    append
+        .events
+        .iter()
+        .enumerate()
+        .map(|(offset, event)| StoredEvent {
+            seq: append.expected_seq + 1 + offset as i64,
+            created_at: append.now,
+            seat: event.seat,
+            event_type: event.event_type.clone(),
+            schema_version: event.schema_version,
+            payload: event.payload.clone(),
+        })
+        .collect()
 }
 
 /// The result of the action first posted with this idempotency key, rebuilt from the log.

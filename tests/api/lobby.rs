@@ -257,7 +257,7 @@ async fn my_turn_follows_the_turn_and_pages(app: &TestApp) {
         .await
         .expect_status(200)
         .json());
-    assert_eq!(bobs, [bob_first.clone()]);
+    assert_eq!(bobs, std::slice::from_ref(&bob_first));
 
     let none = app
         .get(&bob, "/v1/games?my_turn=true&kind=java")

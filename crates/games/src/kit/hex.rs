@@ -110,7 +110,7 @@ impl Layout {
         space_name(column, row)
     }
 
-    /// The hex named `name` (any letter case), whether or not the board has it.
+    /// The hex named `name`, whether or not the board has it.
     pub fn parse(self, name: &str) -> Option<Hex> {
         let (column, row) = parse_space_name(name)?;
         Some(self.hex_at(column, row))
@@ -123,11 +123,11 @@ pub fn space_name(column: i32, row: i32) -> Option<String> {
     (row >= 0).then(|| format!("{}{}", char::from(b'A' + letter), row + 1))
 }
 
-/// Column and row (both counted from 0) of a name like "C3" or "c3".
+/// Column and row (both counted from 0) of a name like "C3". Names are exact: a space has
+/// one name, so "c3" or " C3" name nothing.
 pub fn parse_space_name(name: &str) -> Option<(i32, i32)> {
-    let name = name.trim();
     let mut chars = name.chars();
-    let letter = chars.next()?.to_ascii_uppercase();
+    let letter = chars.next()?;
     if !letter.is_ascii_uppercase() {
         return None;
     }
@@ -167,9 +167,11 @@ mod tests {
     #[test]
     fn names_are_column_letter_then_row_number() {
         assert_eq!(space_name(2, 2).as_deref(), Some("C3"));
-        assert_eq!(parse_space_name("c3"), Some((2, 2)));
+        assert_eq!(parse_space_name("C3"), Some((2, 2)));
         assert_eq!(parse_space_name("H12"), Some((7, 11)));
-        for bad in ["", "3C", "C0", "C", "CC3", "C-1", "C1234", "é1"] {
+        for bad in [
+            "", "3C", "C0", "C", "CC3", "C-1", "C1234", "é1", "c3", " C3", "C3 ",
+        ] {
             assert_eq!(parse_space_name(bad), None, "{bad:?}");
         }
         assert_eq!(space_name(-1, 0), None);

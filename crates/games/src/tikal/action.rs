@@ -31,18 +31,18 @@ impl PieceKind {
 pub enum TikalAction {
     /// Lay the hex in hand on an empty space, turned `rotation` sixth-turns clockwise (0-5).
     /// A volcano is always laid with rotation 0.
-    /// Example: `{"type":"place_tile","hex":"C4","rotation":2}`.
+    /// Example: `{"type":"place_tile","space":"C4","rotation":2}`.
     PlaceTile {
         /// Empty space to lay the hex on, e.g. "C4".
-        hex: String,
+        space: String,
         /// Sixth-turns clockwise from the printed orientation, 0-5.
         rotation: u8,
     },
     /// 1 AP: bring a figure from the supply into the base camp or one of your camps.
-    /// Example: `{"type":"enter","hex":"A5","piece":"worker"}`.
+    /// Example: `{"type":"enter","space":"A5","piece":"worker"}`.
     Enter {
         /// The base camp ("A5") or a space with your own camp.
-        hex: String,
+        space: String,
         /// Figure to bring in.
         piece: PieceKind,
     },
@@ -62,39 +62,39 @@ pub enum TikalAction {
         cost: Option<u8>,
     },
     /// 2 AP: put the next higher temple tile on a temple where you have a figure.
-    /// Example: `{"type":"uncover","hex":"A4"}`.
+    /// Example: `{"type":"uncover","space":"A4"}`.
     Uncover {
         /// Space, e.g. "C3".
-        hex: String,
+        space: String,
     },
     /// 3 AP: take the top treasure token of a treasure hex where you have a figure.
-    /// Example: `{"type":"recover","hex":"D2"}`.
+    /// Example: `{"type":"recover","space":"D2"}`.
     Recover {
         /// Space, e.g. "C3".
-        hex: String,
+        space: String,
     },
-    /// 3 AP: take a single treasure of kind `take` from seat `with` and give it one of your
-    /// single treasures of kind `give`. Example: `{"type":"exchange","with":2,"take":5,"give":1}`.
+    /// 3 AP: take a single treasure of kind `take` from seat `target` and give it one of your
+    /// single treasures of kind `give`. Example: `{"type":"exchange","target":2,"take":5,"give":1}`.
     Exchange {
         /// Seat of the other player.
-        with: Seat,
+        target: Seat,
         /// Treasure kind (1-8) taken from the other player.
         take: u8,
         /// Treasure kind (1-8) given to the other player.
         give: u8,
     },
     /// 5 AP: build one of your camps on a jungle hex or an emptied treasure hex.
-    /// Example: `{"type":"build_camp","hex":"C2"}`.
+    /// Example: `{"type":"build_camp","space":"C2"}`.
     BuildCamp {
         /// Space, e.g. "C3".
-        hex: String,
+        space: String,
     },
     /// 5 AP: make one of your figures on a temple where you hold the majority its guard.
     /// Your other figures there leave the game. Example:
-    /// `{"type":"place_guard","hex":"B5","piece":"worker"}`.
+    /// `{"type":"place_guard","space":"B5","piece":"worker"}`.
     PlaceGuard {
         /// Temple space, e.g. "B5".
-        hex: String,
+        space: String,
         /// Figure that becomes the guard.
         piece: PieceKind,
     },

@@ -8,6 +8,12 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::kit::data::records;
+use crate::kit::hex::{parse_space_name, space_name, Layout};
+
+/// Tikal's board: flat-top hexes in columns, odd columns half a hex lower.
+const LAYOUT: Layout = Layout::FlatTopOddColumnsLow;
+
 const TILES_TXT: &str = include_str!("../../../../data/tikal/tiles.txt");
 const BOARD_TXT: &str = include_str!("../../../../data/tikal/board.txt");
 const TOKENS_TXT: &str = include_str!("../../../../data/tikal/tokens.txt");
@@ -39,17 +45,6 @@ pub enum Terrain {
 }
 
 impl Terrain {
-    fn parse(word: &str) -> Option<Terrain> {
-        Some(match word {
-            "base_camp" => Terrain::BaseCamp,
-            "temple" => Terrain::Temple,
-            "jungle" => Terrain::Jungle,
-            "treasure" => Terrain::Treasure,
-            "volcano" => Terrain::Volcano,
-            _ => return None,
-        })
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Terrain::BaseCamp => "base camp",
@@ -112,28 +107,32 @@ impl GameData {
 
     /// "C3" for column 2, row 2.
     pub fn space_name(&self, space: u8) -> String {
-        let column = space / self.rows;
-        let row = space % self.rows;
-        format!("{}{}", (b'A' + column) as char, row + 1)
+        let (column, row) = self.column_row(space);
+        space_name(column, row).unwrap_or_default()
     }
 
     /// The space named `name`, if it is on the board.
     pub fn parse_space(&self, name: &str) -> Option<u8> {
-        let mut chars = name.chars();
-        let letter = chars.next()?;
-        if !letter.is_ascii_uppercase() {
-            return None;
-        }
-        let column = letter as u32 - 'A' as u32;
-        let digits = chars.as_str();
-        if digits.is_empty() || digits.len() > 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let row: u32 = digits.parse().ok()?;
-        if column >= self.columns as u32 || row == 0 || row > self.rows as u32 {
-            return None;
-        }
-        Some((column * self.rows as u32 + row - 1) as u8)
+        let (column, row) = parse_space_name(name)?;
+        self.space_at(column, row)
+    }
+
+    fn column_row(&self, space: u8) -> (i32, i32) {
+        (i32::from(space / self.rows), i32::from(space % self.rows))
+    }
+
+    fn space_at(&self, column: i32, row: i32) -> Option<u8> {
+        let on_board = (0..i32::from(self.columns)).contains(&column)
+            && (0..i32::from(self.rows)).contains(&row);
+        on_board.then(|| (column * i32::from(self.rows) + row) as u8)
+    }
+
+    /// The space across edge `direction` (0-5 clockwise from north) of `space`.
+    fn neighbour_of(&self, space: u8, direction: usize) -> Option<u8> {
+        let (column, row) = self.column_row(space);
+        let hex = LAYOUT.hex_at(column, row).neighbour(direction);
+        let (column, row) = LAYOUT.column_row(hex);
+        self.space_at(column, row)
     }
 
     pub fn tile(&self, id: &str) -> Option<&TileDef> {
@@ -176,118 +175,94 @@ pub fn opposite(direction: usize) -> usize {
     (direction + 3) % EDGES
 }
 
-/// Stones of a hex laid with `rotation` sixth-turns clockwise.
-pub fn rotated(stones: [u8; EDGES], rotation: u8) -> [u8; EDGES] {
-    let mut out = [0; EDGES];
-    for (direction, slot) in out.iter_mut().enumerate() {
-        *slot = stones[(direction + EDGES - rotation as usize % EDGES) % EDGES];
-    }
-    out
-}
-
 pub fn data() -> &'static GameData {
     static DATA: OnceLock<GameData> = OnceLock::new();
     DATA.get_or_init(|| parse_all().unwrap_or_else(|message| panic!("tikal data: {message}")))
 }
 
-fn content_lines(text: &str) -> impl Iterator<Item = Vec<&str>> {
-    text.lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .map(|line| line.split_whitespace().collect())
+/// A line of `tiles.txt`.
+#[derive(Debug, Deserialize)]
+struct TileRecord {
+    code: String,
+    stack: char,
+    terrain: Terrain,
+    value: Option<u8>,
+    stones: [u8; EDGES],
 }
 
-fn parse_stones(field: &str) -> Result<[u8; EDGES], String> {
-    let inner = field
-        .strip_prefix('[')
-        .and_then(|s| s.strip_suffix(']'))
-        .ok_or_else(|| format!("bad stones {field}"))?;
-    let values: Vec<u8> = inner
-        .split(',')
-        .map(|v| v.trim().parse::<u8>())
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("bad stones {field}: {e}"))?;
-    values
-        .try_into()
-        .map_err(|_| format!("stones need {EDGES} values: {field}"))
+/// A line of `board.txt`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum BoardRecord {
+    Board {
+        columns: u8,
+        rows: u8,
+    },
+    Preprinted {
+        id: String,
+        space: String,
+        terrain: Terrain,
+        value: Option<u8>,
+        stones: [u8; EDGES],
+    },
 }
 
-fn parse_value(field: &str) -> Result<u8, String> {
-    if field == "-" {
-        Ok(0)
-    } else {
-        field.parse().map_err(|e| format!("bad value {field}: {e}"))
-    }
+/// A line of `tokens.txt`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum TokenRecord {
+    Temple { number: usize, count: u8 },
+    Treasure { kind: usize, copies: u8 },
+    SetPoints { count: usize, points: u32 },
+    Material { item: Material, count: u8 },
 }
 
-fn parse_number<T: std::str::FromStr>(field: Option<&&str>, what: &str) -> Result<T, String> {
-    field
-        .and_then(|f| f.parse().ok())
-        .ok_or_else(|| format!("bad {what}"))
-}
-
-fn neighbour_of(columns: u8, rows: u8, space: u8, direction: usize) -> Option<u8> {
-    let column = (space / rows) as i32;
-    let row = (space % rows) as i32;
-    let odd = column % 2 == 1;
-    let (dc, dr) = match direction {
-        0 => (0, -1),
-        1 if odd => (1, 0),
-        1 => (1, -1),
-        2 if odd => (1, 1),
-        2 => (1, 0),
-        3 => (0, 1),
-        4 if odd => (-1, 1),
-        4 => (-1, 0),
-        5 if odd => (-1, 0),
-        _ => (-1, -1),
-    };
-    let (c, r) = (column + dc, row + dr);
-    if c < 0 || r < 0 || c >= columns as i32 || r >= rows as i32 {
-        None
-    } else {
-        Some((c * rows as i32 + r) as u8)
-    }
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Material {
+    Leader,
+    Worker,
+    Camp,
 }
 
 fn parse_all() -> Result<GameData, String> {
-    let mut tiles = Vec::new();
-    for fields in content_lines(TILES_TXT) {
-        if fields.len() != 5 {
-            return Err(format!("tiles.txt: bad line {fields:?}"));
-        }
-        let stack = fields[1].chars().next().ok_or("tiles.txt: missing stack")?;
-        tiles.push(TileDef {
-            id: format!("{TILE_ID_PREFIX}{}", fields[0]),
-            stack,
-            terrain: Terrain::parse(fields[2]).ok_or("tiles.txt: bad kind")?,
-            value: parse_value(fields[3])?,
-            stones: parse_stones(fields[4])?,
-        });
+    let mut data = parse_board(records("board.txt", BOARD_TXT).map_err(|e| e.to_string())?)?;
+    data.tiles = records::<TileRecord>("tiles.txt", TILES_TXT)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|tile| TileDef {
+            id: format!("{TILE_ID_PREFIX}{}", tile.code),
+            stack: tile.stack,
+            terrain: tile.terrain,
+            value: tile.value.unwrap_or(0),
+            stones: tile.stones,
+        })
+        .collect();
+    for record in records("tokens.txt", TOKENS_TXT).map_err(|e| e.to_string())? {
+        add_tokens(&mut data, record)?;
     }
+    if data.leaders != 1 {
+        return Err("tokens.txt: the engine models exactly one leader per player".into());
+    }
+    Ok(data)
+}
 
-    let mut columns = 0u8;
-    let mut rows = 0u8;
-    let mut raw_preprinted = Vec::new();
-    for fields in content_lines(BOARD_TXT) {
-        match fields.first().copied() {
-            Some("board") => {
-                columns = parse_number(fields.get(1), "board columns")?;
-                rows = parse_number(fields.get(2), "board rows")?;
-            }
-            Some("preprinted") if fields.len() == 6 => raw_preprinted.push(fields),
-            _ => return Err(format!("board.txt: bad line {fields:?}")),
-        }
-    }
+fn parse_board(lines: Vec<BoardRecord>) -> Result<GameData, String> {
+    let (columns, rows) = lines
+        .iter()
+        .find_map(|line| match line {
+            BoardRecord::Board { columns, rows } => Some((*columns, *rows)),
+            BoardRecord::Preprinted { .. } => None,
+        })
+        .ok_or("board.txt: no board line")?;
     if columns == 0 || rows == 0 || columns > 26 || rows > 9 {
         return Err("board.txt: bad board size".into());
     }
-
     let mut data = GameData {
         columns,
         rows,
         neighbours: Vec::new(),
-        tiles,
+        tiles: Vec::new(),
         preprinted: Vec::new(),
         temple_tiles: Vec::new(),
         treasure_copies: Vec::new(),
@@ -297,70 +272,61 @@ fn parse_all() -> Result<GameData, String> {
         camps: 0,
     };
     data.neighbours = (0..data.spaces() as u8)
-        .map(|space| {
-            let mut around = [None; EDGES];
-            for (direction, slot) in around.iter_mut().enumerate() {
-                *slot = neighbour_of(columns, rows, space, direction);
-            }
-            around
-        })
+        .map(|space| std::array::from_fn(|direction| data.neighbour_of(space, direction)))
         .collect();
-    for fields in raw_preprinted {
-        let space = data
-            .parse_space(fields[2])
-            .ok_or_else(|| format!("board.txt: bad space {}", fields[2]))?;
+    for line in lines {
+        let BoardRecord::Preprinted {
+            id,
+            space,
+            terrain,
+            value,
+            stones,
+        } = line
+        else {
+            continue;
+        };
+        let at = data
+            .parse_space(&space)
+            .ok_or_else(|| format!("board.txt: bad space {space}"))?;
         data.preprinted.push(PrePrinted {
             tile: TileDef {
-                id: fields[1].to_string(),
+                id,
                 stack: '-',
-                terrain: Terrain::parse(fields[3]).ok_or("board.txt: bad kind")?,
-                value: parse_value(fields[4])?,
-                stones: parse_stones(fields[5])?,
+                terrain,
+                value: value.unwrap_or(0),
+                stones,
             },
-            space,
+            space: at,
         });
     }
-
-    for fields in content_lines(TOKENS_TXT) {
-        match fields.first().copied() {
-            Some("temple") => {
-                let number: usize = parse_number(fields.get(1), "temple number")?;
-                let count: u8 = parse_number(fields.get(2), "temple count")?;
-                if data.temple_tiles.len() <= number {
-                    data.temple_tiles.resize(number + 1, 0);
-                }
-                data.temple_tiles[number] = count;
-            }
-            Some("treasure") => {
-                let kind: usize = parse_number(fields.get(1), "treasure kind")?;
-                let copies: u8 = parse_number(fields.get(2), "treasure copies")?;
-                if kind != data.treasure_copies.len() + 1 {
-                    return Err("tokens.txt: treasure kinds must be numbered 1, 2, ...".into());
-                }
-                data.treasure_copies.push(copies);
-            }
-            Some("set_points") => {
-                let count: usize = parse_number(fields.get(1), "set size")?;
-                let points: u32 = parse_number(fields.get(2), "set points")?;
-                if count != data.set_points.len() + 1 {
-                    return Err("tokens.txt: set sizes must be 1, 2, ...".into());
-                }
-                data.set_points.push(points);
-            }
-            Some("material") => {
-                let count: u8 = parse_number(fields.get(2), "material count")?;
-                match fields.get(1).copied() {
-                    Some("leader") => data.leaders = count,
-                    Some("worker") => data.workers = count,
-                    Some("camp") => data.camps = count,
-                    _ => return Err(format!("tokens.txt: bad material {fields:?}")),
-                }
-            }
-            _ => return Err(format!("tokens.txt: bad line {fields:?}")),
-        }
-    }
-    if data.leaders != 1 {
-        return Err("tokens.txt: the engine models exactly one leader per player".into());
-    }
     Ok(data)
+}
+
+fn add_tokens(data: &mut GameData, record: TokenRecord) -> Result<(), String> {
+    match record {
+        TokenRecord::Temple { number, count } => {
+            if data.temple_tiles.len() <= number {
+                data.temple_tiles.resize(number + 1, 0);
+            }
+            data.temple_tiles[number] = count;
+        }
+        TokenRecord::Treasure { kind, copies } => {
+            if kind != data.treasure_copies.len() + 1 {
+                return Err("tokens.txt: treasure kinds must be numbered 1, 2, ...".into());
+            }
+            data.treasure_copies.push(copies);
+        }
+        TokenRecord::SetPoints { count, points } => {
+            if count != data.set_points.len() + 1 {
+                return Err("tokens.txt: set sizes must be 1, 2, ...".into());
+            }
+            data.set_points.push(points);
+        }
+        TokenRecord::Material { item, count } => match item {
+            Material::Leader => data.leaders = count,
+            Material::Worker => data.workers = count,
+            Material::Camp => data.camps = count,
+        },
+    }
+    Ok(())
 }

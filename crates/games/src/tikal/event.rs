@@ -49,7 +49,7 @@ pub enum TikalEvent {
         amount: u32,
     },
     /// Auction variant: a pass, final for this auction.
-    BidPassed {
+    Passed {
         /// Seat concerned (0 Red, 1 Blue, 2 Yellow, 3 Green).
         seat: Seat,
     },
@@ -74,7 +74,7 @@ pub enum TikalEvent {
         /// Hex id, e.g. "tile-B3".
         tile: String,
         /// Space, e.g. "C3".
-        hex: String,
+        space: String,
         /// Sixth-turns clockwise, 0-5.
         rotation: u8,
         /// Face-down treasure tokens put on the hex.
@@ -102,7 +102,7 @@ pub enum TikalEvent {
         /// Seat concerned (0 Red, 1 Blue, 2 Yellow, 3 Green).
         seat: Seat,
         /// Space, e.g. "C3".
-        hex: String,
+        space: String,
         /// Figure concerned.
         piece: PieceKind,
     },
@@ -124,7 +124,7 @@ pub enum TikalEvent {
         /// Seat concerned (0 Red, 1 Blue, 2 Yellow, 3 Green).
         seat: Seat,
         /// Space, e.g. "C3".
-        hex: String,
+        space: String,
         /// New top number of the temple.
         value: u8,
     },
@@ -133,16 +133,16 @@ pub enum TikalEvent {
         /// Seat concerned (0 Red, 1 Blue, 2 Yellow, 3 Green).
         seat: Seat,
         /// Space, e.g. "C3".
-        hex: String,
+        space: String,
         /// Treasure kind 1-8.
         kind: u8,
     },
-    /// 3 AP: `seat` took a `took` from `with` and gave it a `gave`.
+    /// 3 AP: `seat` took a `took` from `target` and gave it a `gave`.
     TreasureExchanged {
         /// Seat concerned (0 Red, 1 Blue, 2 Yellow, 3 Green).
         seat: Seat,
         /// The other seat.
-        with: Seat,
+        target: Seat,
         /// Kind taken from the other seat.
         took: u8,
         /// Kind given to the other seat.
@@ -153,7 +153,7 @@ pub enum TikalEvent {
         /// Seat concerned (0 Red, 1 Blue, 2 Yellow, 3 Green).
         seat: Seat,
         /// Space, e.g. "C3".
-        hex: String,
+        space: String,
     },
     /// 5 AP: a figure became the guard of a temple; `removed` other own figures there left
     /// the game.
@@ -161,18 +161,18 @@ pub enum TikalEvent {
         /// Seat concerned (0 Red, 1 Blue, 2 Yellow, 3 Green).
         seat: Seat,
         /// Space, e.g. "C3".
-        hex: String,
+        space: String,
         /// Figure concerned.
         piece: PieceKind,
         /// Other own figures that left the game.
         removed: u8,
     },
-    /// The turn ended with `ap_unused` action points lost.
+    /// The turn ended with `action_points_unused` action points lost.
     TurnEnded {
         /// Seat concerned (0 Red, 1 Blue, 2 Yellow, 3 Green).
         seat: Seat,
         /// Action points lost.
-        ap_unused: u8,
+        action_points_unused: u8,
     },
     /// `seat` scored alone after its scoring turn.
     PlayerScored {

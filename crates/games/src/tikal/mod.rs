@@ -14,6 +14,7 @@
 //! `decide` never needs randomness afterwards.
 
 pub mod action;
+pub mod codes;
 pub mod data;
 pub mod event;
 pub mod rules;
@@ -30,11 +31,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 pub use action::{PieceKind, TikalAction};
+pub use codes::TikalRule;
 pub use event::TikalEvent;
 pub use state::TikalState;
 pub use view::TikalView;
 
-use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, Viewer};
+use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, SharedRule, Viewer};
 
 /// Options chosen when a game of Tikal is created.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -59,9 +61,23 @@ impl Engine for Tikal {
     const NAME: &'static str = "Tikal";
     const RULES_VERSION: u32 = 1;
     const EVENT_SCHEMA_VERSION: u32 = 1;
-    // Transitional: until this game names its rule codes in its own enum.
-    type Rule = crate::engine::SharedRule;
-    const SHARED_RULES: &'static [crate::engine::SharedRule] = &[];
+    type Rule = TikalRule;
+    const SHARED_RULES: &'static [SharedRule] = &[
+        SharedRule::GameOver,
+        SharedRule::NotYourTurn,
+        SharedRule::WrongPhase,
+        SharedRule::UnsupportedPlayerCount,
+        SharedRule::InvalidOptions,
+        SharedRule::NoSuchSeat,
+        SharedRule::UnknownSpace,
+        SharedRule::SpaceOccupied,
+        SharedRule::SameSpace,
+        SharedRule::NoPath,
+        SharedRule::InvalidRotation,
+        SharedRule::NotEnoughActionPoints,
+        SharedRule::CostMismatch,
+        SharedRule::BidTooLow,
+    ];
 
     fn player_counts() -> RangeInclusive<u8> {
         2..=4

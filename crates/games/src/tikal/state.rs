@@ -3,9 +3,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::action::PieceKind;
-use super::data::{data, opposite, rotated, Terrain, EDGES};
+use super::data::{data, opposite, Terrain, EDGES};
 use super::event::TikalEvent;
 use crate::engine::Seat;
+use crate::kit::hex::rotate_edges;
+use crate::kit::seats::{clockwise_from, next_clockwise};
 
 /// Action points of every turn.
 pub const ACTION_POINTS: u8 = 10;
@@ -149,7 +151,7 @@ pub struct TikalState {
     pub phase: Phase,
     /// The drawn or chosen hex waiting to be laid (a volcano waits during its scoring round).
     pub hand: Option<String>,
-    pub ap_left: u8,
+    pub action_points_left: u8,
     pub uncovered_this_turn: Vec<HexCount>,
     pub recovered_this_turn: Vec<HexCount>,
     /// Seats still to take their scoring turn in the current scoring round.
@@ -206,7 +208,7 @@ impl TikalState {
             players: vec![player; seats as usize],
             phase: Phase::NotStarted,
             hand: None,
-            ap_left: 0,
+            action_points_left: 0,
             uncovered_this_turn: Vec::new(),
             recovered_this_turn: Vec::new(),
             scoring_queue: Vec::new(),
@@ -378,10 +380,6 @@ impl TikalState {
         total
     }
 
-    pub fn next_seat(&self, seat: Seat) -> Seat {
-        (seat + 1) % self.seats.max(1)
-    }
-
     /// Auction variant: seats that have not played this round.
     pub fn eligible(&self, seat: Seat) -> bool {
         !self.played_this_round.contains(&seat)
@@ -397,9 +395,7 @@ impl TikalState {
 
     /// The next seat clockwise after `seat` satisfying `pred`.
     pub fn next_matching(&self, seat: Seat, pred: impl Fn(Seat) -> bool) -> Option<Seat> {
-        (1..=self.seats)
-            .map(|step| (seat + step) % self.seats)
-            .find(|&s| pred(s))
+        clockwise_from(next_clockwise(seat, self.seats), self.seats).find(|&s| pred(s))
     }
 
     pub fn is_finished(&self) -> bool {
@@ -441,7 +437,6 @@ fn is_volcano(tile: &str) -> bool {
 /// Folds one event into the state. Events come from `setup`/`decide`, so they are trusted;
 /// out-of-range data is skipped rather than panicking.
 pub fn evolve(state: &mut TikalState, event: &TikalEvent) {
-    let data = data();
     match event {
         TikalEvent::GameSetUp {
             tile_order,
@@ -451,121 +446,28 @@ pub fn evolve(state: &mut TikalState, event: &TikalEvent) {
             state.draw_pile = tile_order.clone().unwrap_or_default();
             state.treasure_pile = treasure_order.clone().unwrap_or_default();
         }
-        TikalEvent::TileDrawn { seat, tile } => {
-            state.draw_pile.retain(|t| t != tile);
-            state.hand = Some(tile.clone());
-            if !is_volcano(tile) {
-                state.phase = Phase::Placing { seat: *seat };
-            }
-        }
-        TikalEvent::TilesRevealed { tiles } => {
-            state.draw_pile.retain(|t| !tiles.contains(t));
-            state.revealed = tiles.clone();
-            state.played_this_round.clear();
-        }
-        TikalEvent::BiddingOpened { opener } => {
-            state.bidding = Some(Bidding {
-                opener: *opener,
-                current: *opener,
-                high: None,
-                passed: Vec::new(),
-            });
-            state.phase = Phase::Bidding;
-        }
-        TikalEvent::BidPlaced { seat, amount } => {
-            if let Some(bidding) = state.bidding.as_mut() {
-                bidding.high = Some(Bid {
-                    seat: *seat,
-                    amount: *amount,
-                });
-            }
-            advance_bidder(state, *seat);
-        }
-        TikalEvent::BidPassed { seat } => {
-            if let Some(bidding) = state.bidding.as_mut() {
-                bidding.passed.push(*seat);
-            }
-            advance_bidder(state, *seat);
-        }
-        TikalEvent::AuctionWon { seat, price } => {
-            if let Some(player) = state.players.get_mut(*seat as usize) {
-                player.score -= *price as i32;
-            }
-            state.bidding = None;
-            state.phase = Phase::Choosing { seat: *seat };
-        }
-        TikalEvent::TileChosen { seat, tile } => {
-            state.revealed.retain(|t| t != tile);
-            state.hand = Some(tile.clone());
-            if !is_volcano(tile) {
-                state.phase = Phase::Placing { seat: *seat };
-            }
-        }
+        TikalEvent::TileDrawn { seat, tile } => take_tile(state, *seat, tile, false),
+        TikalEvent::TilesRevealed { tiles } => tiles_revealed(state, tiles),
+        TikalEvent::BiddingOpened { opener } => bidding_opened(state, *opener),
+        TikalEvent::BidPlaced { seat, amount } => bid_placed(state, *seat, *amount),
+        TikalEvent::Passed { seat } => passed(state, *seat),
+        TikalEvent::AuctionWon { seat, price } => auction_won(state, *seat, *price),
+        TikalEvent::TileChosen { seat, tile } => take_tile(state, *seat, tile, true),
         TikalEvent::TilePlaced {
             seat,
             tile,
-            hex,
+            space,
             rotation,
             treasure_tokens,
-        } => {
-            let space = space_of(hex);
-            let Some(def) = data.tile(tile) else { return };
-            let take = (*treasure_tokens as usize).min(state.treasure_pile.len());
-            let tokens: Vec<String> = state.treasure_pile.drain(..take).collect();
-            if let Some(slot) = state.board.get_mut(space as usize) {
-                *slot = Some(PlacedHex {
-                    tile: tile.clone(),
-                    terrain: def.terrain,
-                    rotation: *rotation,
-                    stones: rotated(def.stones, *rotation),
-                    temple_value: if def.terrain == Terrain::Temple {
-                        def.value
-                    } else {
-                        0
-                    },
-                    tokens,
-                    camp: None,
-                    guard: None,
-                    pieces: vec![Pieces::default(); state.seats as usize],
-                });
-            }
-            state.hand = None;
-            state.last_placer = Some(*seat);
-        }
+        } => tile_placed(state, *seat, tile, space, *rotation, *treasure_tokens),
         TikalEvent::ScoringRoundStarted { trigger, order, .. } => {
             state.scoring_queue = order.clone();
             state.scoring_trigger = *trigger;
             state.final_round = trigger.is_none();
         }
-        TikalEvent::TurnStarted { seat, scoring } => {
-            state.phase = Phase::Acting {
-                seat: *seat,
-                scoring: *scoring,
-            };
-            state.ap_left = ACTION_POINTS;
-            state.uncovered_this_turn.clear();
-            state.recovered_this_turn.clear();
-            if *scoring {
-                state.scoring_queue.retain(|s| s != seat);
-            }
-        }
-        TikalEvent::PieceEntered { seat, hex, piece } => {
-            let space = space_of(hex);
-            if let Some(player) = state.players.get_mut(*seat as usize) {
-                match piece {
-                    PieceKind::Worker => {
-                        player.workers_in_supply = player.workers_in_supply.saturating_sub(1)
-                    }
-                    PieceKind::Leader => player.leader_in_supply = false,
-                }
-            }
-            if let Some(pieces) = state
-                .hex_mut(space)
-                .and_then(|h| h.pieces.get_mut(*seat as usize))
-            {
-                put_piece(pieces, *piece);
-            }
-            state.ap_left = state.ap_left.saturating_sub(1);
+        TikalEvent::TurnStarted { seat, scoring } => turn_started(state, *seat, *scoring),
+        TikalEvent::PieceEntered { seat, space, piece } => {
+            piece_entered(state, *seat, space, *piece)
         }
         TikalEvent::PieceMoved {
             seat,
@@ -573,105 +475,25 @@ pub fn evolve(state: &mut TikalState, event: &TikalEvent) {
             to,
             piece,
             cost,
-        } => {
-            if let Some(pieces) = state
-                .hex_mut(space_of(from))
-                .and_then(|h| h.pieces.get_mut(*seat as usize))
-            {
-                take_piece(pieces, *piece);
-            }
-            if let Some(pieces) = state
-                .hex_mut(space_of(to))
-                .and_then(|h| h.pieces.get_mut(*seat as usize))
-            {
-                put_piece(pieces, *piece);
-            }
-            state.ap_left = state.ap_left.saturating_sub(*cost);
-        }
-        TikalEvent::TempleUncovered { hex, value, .. } => {
-            let space = space_of(hex);
-            if let Some(h) = state.hex_mut(space) {
-                h.temple_value = *value;
-            }
-            if let Some(left) = state.temple_supply.get_mut(*value as usize) {
-                *left = left.saturating_sub(1);
-            }
-            bump(&mut state.uncovered_this_turn, space);
-            state.ap_left = state.ap_left.saturating_sub(super::rules::COST_UNCOVER);
-        }
-        TikalEvent::TreasureRecovered { seat, hex, kind } => {
-            let space = space_of(hex);
-            if let Some(h) = state.hex_mut(space) {
-                if !h.tokens.is_empty() {
-                    h.tokens.remove(0);
-                }
-            }
-            if let Some(count) = state
-                .players
-                .get_mut(*seat as usize)
-                .and_then(|p| p.treasures.get_mut((*kind as usize).wrapping_sub(1)))
-            {
-                *count += 1;
-            }
-            bump(&mut state.recovered_this_turn, space);
-            state.ap_left = state.ap_left.saturating_sub(super::rules::COST_RECOVER);
+        } => piece_moved(state, *seat, from, to, *piece, *cost),
+        TikalEvent::TempleUncovered { space, value, .. } => temple_uncovered(state, space, *value),
+        TikalEvent::TreasureRecovered { seat, space, kind } => {
+            treasure_recovered(state, *seat, space, *kind)
         }
         TikalEvent::TreasureExchanged {
             seat,
-            with,
+            target,
             took,
             gave,
-        } => {
-            let took = (*took as usize).wrapping_sub(1);
-            let gave = (*gave as usize).wrapping_sub(1);
-            for (who, gain, lose) in [(*seat, took, gave), (*with, gave, took)] {
-                if let Some(player) = state.players.get_mut(who as usize) {
-                    if let Some(n) = player.treasures.get_mut(gain) {
-                        *n += 1;
-                    }
-                    if let Some(n) = player.treasures.get_mut(lose) {
-                        *n = n.saturating_sub(1);
-                    }
-                }
-            }
-            state.ap_left = state.ap_left.saturating_sub(super::rules::COST_EXCHANGE);
-        }
-        TikalEvent::CampBuilt { seat, hex } => {
-            if let Some(h) = state.hex_mut(space_of(hex)) {
-                h.camp = Some(*seat);
-            }
-            if let Some(player) = state.players.get_mut(*seat as usize) {
-                player.camps_built += 1;
-            }
-            state.ap_left = state.ap_left.saturating_sub(super::rules::COST_CAMP);
-        }
+        } => treasure_exchanged(state, *seat, *target, *took, *gave),
+        TikalEvent::CampBuilt { seat, space } => camp_built(state, *seat, space),
         TikalEvent::GuardPlaced {
             seat,
-            hex,
+            space,
             piece,
             removed,
-        } => {
-            if let Some(h) = state.hex_mut(space_of(hex)) {
-                h.guard = Some(Guard {
-                    seat: *seat,
-                    piece: *piece,
-                });
-                if let Some(pieces) = h.pieces.get_mut(*seat as usize) {
-                    *pieces = Pieces::default();
-                }
-            }
-            if let Some(player) = state.players.get_mut(*seat as usize) {
-                player.guards_placed += 1;
-                player.pieces_removed += *removed;
-            }
-            state.ap_left = state.ap_left.saturating_sub(super::rules::COST_GUARD);
-        }
-        TikalEvent::TurnEnded { seat, .. } => {
-            state.ap_left = 0;
-            if state.auction && matches!(state.phase, Phase::Acting { scoring: false, .. }) {
-                state.played_this_round.push(*seat);
-            }
-        }
+        } => guard_placed(state, *seat, space, *piece, *removed),
+        TikalEvent::TurnEnded { seat, .. } => turn_ended(state, *seat),
         TikalEvent::PlayerScored {
             seat,
             temple_points,
@@ -681,17 +503,235 @@ pub fn evolve(state: &mut TikalState, event: &TikalEvent) {
                 player.score += (*temple_points + *treasure_points) as i32;
             }
         }
-        TikalEvent::ScoringRoundCompleted { .. } => {
-            state.scorings_completed += 1;
-            let trigger = state.scoring_trigger.take();
-            state.scoring_queue.clear();
-            if let (Some(seat), Some(_)) = (trigger, state.hand.as_ref()) {
-                state.phase = Phase::Placing { seat };
+        TikalEvent::ScoringRoundCompleted { .. } => scoring_round_completed(state),
+        TikalEvent::GameFinished { .. } => state.phase = Phase::Finished,
+    }
+}
+
+fn spend(state: &mut TikalState, cost: u8) {
+    state.action_points_left = state.action_points_left.saturating_sub(cost);
+}
+
+/// A hex drawn (basic game) or chosen (auction variant) goes to `seat`'s hand; a volcano
+/// is laid by the scoring round it starts, so its drawer does not place it first.
+fn take_tile(state: &mut TikalState, seat: Seat, tile: &str, chosen: bool) {
+    if chosen {
+        state.revealed.retain(|t| t != tile);
+    } else {
+        state.draw_pile.retain(|t| t != tile);
+    }
+    state.hand = Some(tile.to_owned());
+    if !is_volcano(tile) {
+        state.phase = Phase::Placing { seat };
+    }
+}
+
+fn tiles_revealed(state: &mut TikalState, tiles: &[String]) {
+    state.draw_pile.retain(|t| !tiles.contains(t));
+    state.revealed = tiles.to_vec();
+    state.played_this_round.clear();
+}
+
+fn bidding_opened(state: &mut TikalState, opener: Seat) {
+    state.bidding = Some(Bidding {
+        opener,
+        current: opener,
+        high: None,
+        passed: Vec::new(),
+    });
+    state.phase = Phase::Bidding;
+}
+
+fn bid_placed(state: &mut TikalState, seat: Seat, amount: u32) {
+    if let Some(bidding) = state.bidding.as_mut() {
+        bidding.high = Some(Bid { seat, amount });
+    }
+    advance_bidder(state, seat);
+}
+
+fn passed(state: &mut TikalState, seat: Seat) {
+    if let Some(bidding) = state.bidding.as_mut() {
+        bidding.passed.push(seat);
+    }
+    advance_bidder(state, seat);
+}
+
+fn auction_won(state: &mut TikalState, seat: Seat, price: u32) {
+    if let Some(player) = state.players.get_mut(seat as usize) {
+        player.score -= price as i32;
+    }
+    state.bidding = None;
+    state.phase = Phase::Choosing { seat };
+}
+
+fn tile_placed(
+    state: &mut TikalState,
+    seat: Seat,
+    tile: &str,
+    space: &str,
+    rotation: u8,
+    treasure_tokens: u8,
+) {
+    let at = space_of(space);
+    let Some(def) = data().tile(tile) else { return };
+    let take = usize::from(treasure_tokens).min(state.treasure_pile.len());
+    let tokens: Vec<String> = state.treasure_pile.drain(..take).collect();
+    let pieces = vec![Pieces::default(); state.seats as usize];
+    if let Some(slot) = state.board.get_mut(at as usize) {
+        *slot = Some(PlacedHex {
+            tile: tile.to_owned(),
+            terrain: def.terrain,
+            rotation,
+            stones: rotate_edges(def.stones, rotation),
+            temple_value: if def.terrain == Terrain::Temple {
+                def.value
+            } else {
+                0
+            },
+            tokens,
+            camp: None,
+            guard: None,
+            pieces,
+        });
+    }
+    state.hand = None;
+    state.last_placer = Some(seat);
+}
+
+fn turn_started(state: &mut TikalState, seat: Seat, scoring: bool) {
+    state.phase = Phase::Acting { seat, scoring };
+    state.action_points_left = ACTION_POINTS;
+    state.uncovered_this_turn.clear();
+    state.recovered_this_turn.clear();
+    if scoring {
+        state.scoring_queue.retain(|s| *s != seat);
+    }
+}
+
+fn piece_entered(state: &mut TikalState, seat: Seat, space: &str, piece: PieceKind) {
+    if let Some(player) = state.players.get_mut(seat as usize) {
+        match piece {
+            PieceKind::Worker => {
+                player.workers_in_supply = player.workers_in_supply.saturating_sub(1)
+            }
+            PieceKind::Leader => player.leader_in_supply = false,
+        }
+    }
+    if let Some(pieces) = state
+        .hex_mut(space_of(space))
+        .and_then(|h| h.pieces.get_mut(seat as usize))
+    {
+        put_piece(pieces, piece);
+    }
+    spend(state, super::rules::COST_ENTER);
+}
+
+fn piece_moved(
+    state: &mut TikalState,
+    seat: Seat,
+    from: &str,
+    to: &str,
+    piece: PieceKind,
+    cost: u8,
+) {
+    if let Some(pieces) = state
+        .hex_mut(space_of(from))
+        .and_then(|h| h.pieces.get_mut(seat as usize))
+    {
+        take_piece(pieces, piece);
+    }
+    if let Some(pieces) = state
+        .hex_mut(space_of(to))
+        .and_then(|h| h.pieces.get_mut(seat as usize))
+    {
+        put_piece(pieces, piece);
+    }
+    spend(state, cost);
+}
+
+fn temple_uncovered(state: &mut TikalState, space: &str, value: u8) {
+    let at = space_of(space);
+    if let Some(h) = state.hex_mut(at) {
+        h.temple_value = value;
+    }
+    if let Some(left) = state.temple_supply.get_mut(value as usize) {
+        *left = left.saturating_sub(1);
+    }
+    bump(&mut state.uncovered_this_turn, at);
+    spend(state, super::rules::COST_UNCOVER);
+}
+
+fn treasure_recovered(state: &mut TikalState, seat: Seat, space: &str, kind: u8) {
+    let at = space_of(space);
+    if let Some(h) = state.hex_mut(at) {
+        if !h.tokens.is_empty() {
+            h.tokens.remove(0);
+        }
+    }
+    if let Some(count) = state
+        .players
+        .get_mut(seat as usize)
+        .and_then(|p| p.treasures.get_mut((kind as usize).wrapping_sub(1)))
+    {
+        *count += 1;
+    }
+    bump(&mut state.recovered_this_turn, at);
+    spend(state, super::rules::COST_RECOVER);
+}
+
+fn treasure_exchanged(state: &mut TikalState, seat: Seat, target: Seat, took: u8, gave: u8) {
+    let took = (took as usize).wrapping_sub(1);
+    let gave = (gave as usize).wrapping_sub(1);
+    for (who, gain, lose) in [(seat, took, gave), (target, gave, took)] {
+        if let Some(player) = state.players.get_mut(who as usize) {
+            if let Some(n) = player.treasures.get_mut(gain) {
+                *n += 1;
+            }
+            if let Some(n) = player.treasures.get_mut(lose) {
+                *n = n.saturating_sub(1);
             }
         }
-        TikalEvent::GameFinished { .. } => {
-            state.phase = Phase::Finished;
+    }
+    spend(state, super::rules::COST_EXCHANGE);
+}
+
+fn camp_built(state: &mut TikalState, seat: Seat, space: &str) {
+    if let Some(h) = state.hex_mut(space_of(space)) {
+        h.camp = Some(seat);
+    }
+    if let Some(player) = state.players.get_mut(seat as usize) {
+        player.camps_built += 1;
+    }
+    spend(state, super::rules::COST_CAMP);
+}
+
+fn guard_placed(state: &mut TikalState, seat: Seat, space: &str, piece: PieceKind, removed: u8) {
+    if let Some(h) = state.hex_mut(space_of(space)) {
+        h.guard = Some(Guard { seat, piece });
+        if let Some(pieces) = h.pieces.get_mut(seat as usize) {
+            *pieces = Pieces::default();
         }
+    }
+    if let Some(player) = state.players.get_mut(seat as usize) {
+        player.guards_placed += 1;
+        player.pieces_removed += removed;
+    }
+    spend(state, super::rules::COST_GUARD);
+}
+
+fn turn_ended(state: &mut TikalState, seat: Seat) {
+    state.action_points_left = 0;
+    if state.auction && matches!(state.phase, Phase::Acting { scoring: false, .. }) {
+        state.played_this_round.push(seat);
+    }
+}
+
+fn scoring_round_completed(state: &mut TikalState) {
+    state.scorings_completed += 1;
+    let trigger = state.scoring_trigger.take();
+    state.scoring_queue.clear();
+    if let (Some(seat), Some(_)) = (trigger, state.hand.as_ref()) {
+        state.phase = Phase::Placing { seat };
     }
 }
 

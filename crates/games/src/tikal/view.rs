@@ -9,13 +9,7 @@ use super::event::TikalEvent;
 use super::rules::{outcome, to_act};
 use super::state::{HexCount, Phase, TikalState, MAX_GUARDS};
 use crate::engine::{Outcome, Seat, Secret, Viewer};
-
-/// Colour names of the seats in log lines and views.
-pub const COLOURS: [&str; 4] = ["Red", "Blue", "Yellow", "Green"];
-
-pub fn colour(seat: Seat) -> &'static str {
-    COLOURS.get(seat as usize).copied().unwrap_or("Someone")
-}
+use crate::kit::seats::colour;
 
 /// A terrain hex as printed.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -61,10 +55,10 @@ pub struct GuardView {
 
 /// One explored space.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-#[schema(as = TikalHexView)]
-pub struct HexView {
+#[schema(as = TikalSpaceView)]
+pub struct SpaceView {
     /// Space name, e.g. "C3".
-    pub hex: String,
+    pub space: String,
     /// Id of the hex lying there.
     pub tile: String,
     /// What the hex shows.
@@ -150,10 +144,10 @@ pub struct TempleTileCount {
 
 /// Use of a per-turn limit on one hex.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-#[schema(as = TikalHexCountView)]
-pub struct HexCountView {
+#[schema(as = TikalSpaceCountView)]
+pub struct SpaceCountView {
     /// Space, e.g. "C3".
-    pub hex: String,
+    pub space: String,
     /// How many.
     pub count: u8,
 }
@@ -214,23 +208,23 @@ pub struct TikalView {
     /// Seat whose turn (placement, actions or choice) it is.
     pub current_seat: Option<Seat>,
     /// Action points left in the current turn.
-    pub ap_left: u8,
+    pub action_points_left: u8,
     /// The drawn or chosen hex waiting to be laid (during a scoring round: the volcano).
     pub tile_in_hand: Option<TileView>,
     /// Players by seat.
     pub players: Vec<PlayerView>,
     /// Explored spaces.
-    pub board: Vec<HexView>,
+    pub board: Vec<SpaceView>,
     /// Undrawn hexes per stack letter, in drawing order.
     pub stacks: Vec<StackCount>,
     /// Square temple tiles left by number.
     pub temple_tiles: Vec<TempleTileCount>,
     /// Face-down treasure tokens not yet put on the board.
-    pub treasure_tokens_in_reserve: u8,
+    pub treasure_tokens_left: u8,
     /// Levels uncovered this turn, by temple.
-    pub uncovered_this_turn: Vec<HexCountView>,
+    pub uncovered_this_turn: Vec<SpaceCountView>,
     /// Treasures recovered this turn, by hex.
-    pub recovered_this_turn: Vec<HexCountView>,
+    pub recovered_this_turn: Vec<SpaceCountView>,
     /// Scoring rounds completed (4 in a whole game).
     pub scorings_completed: u8,
     /// Seats still to take their scoring turn in this scoring round.
@@ -261,10 +255,10 @@ pub fn tile_view(id: &str) -> Option<TileView> {
     })
 }
 
-fn counts(list: &[HexCount]) -> Vec<HexCountView> {
+fn counts(list: &[HexCount]) -> Vec<SpaceCountView> {
     list.iter()
-        .map(|c| HexCountView {
-            hex: data().space_name(c.space),
+        .map(|c| SpaceCountView {
+            space: data().space_name(c.space),
             count: c.count,
         })
         .collect()
@@ -273,15 +267,66 @@ fn counts(list: &[HexCount]) -> Vec<HexCountView> {
 pub fn view(state: &TikalState, viewer: Viewer) -> TikalView {
     let data = data();
     let omniscient = viewer.is_omniscient();
-    let board = state
+    let (phase, current_seat) = phase_of(state);
+    TikalView {
+        auction: state.auction,
+        seats: state.seats,
+        phase,
+        to_act: to_act(state),
+        current_seat,
+        action_points_left: if matches!(state.phase, Phase::Acting { .. }) {
+            state.action_points_left
+        } else {
+            0
+        },
+        tile_in_hand: state.hand.as_deref().and_then(tile_view),
+        players: players_view(state),
+        board: board_view(state, omniscient),
+        stacks: stack_counts(state),
+        temple_tiles: state
+            .temple_supply
+            .iter()
+            .enumerate()
+            .filter(|(value, _)| data.temple_tiles.get(*value).is_some_and(|&n| n > 0))
+            .map(|(value, &remaining)| TempleTileCount {
+                value: value as u8,
+                remaining,
+            })
+            .collect(),
+        treasure_tokens_left: state.treasure_pile.len() as u8,
+        uncovered_this_turn: counts(&state.uncovered_this_turn),
+        recovered_this_turn: counts(&state.recovered_this_turn),
+        scorings_completed: state.scorings_completed,
+        scoring_queue: state.scoring_queue.clone(),
+        scoring_trigger: state.scoring_trigger,
+        final_round: state.final_round,
+        revealed: state.revealed.iter().filter_map(|t| tile_view(t)).collect(),
+        bidding: state.bidding.as_ref().map(|b| BiddingView {
+            opener: b.opener,
+            current: b.current,
+            high: b.high.map(|h| BidView {
+                seat: h.seat,
+                amount: h.amount,
+            }),
+            passed: b.passed.clone(),
+        }),
+        outcome: outcome(state),
+        draw_order: omniscient.then(|| state.draw_pile.clone()),
+        treasure_order: omniscient.then(|| state.treasure_pile.clone()),
+    }
+}
+
+fn board_view(state: &TikalState, omniscient: bool) -> Vec<SpaceView> {
+    let data = data();
+    state
         .board
         .iter()
         .enumerate()
         .filter_map(|(space, hex)| {
             let hex = hex.as_ref()?;
             let space = space as u8;
-            Some(HexView {
-                hex: data.space_name(space),
+            Some(SpaceView {
+                space: data.space_name(space),
                 tile: hex.tile.clone(),
                 terrain: hex.terrain,
                 rotation: hex.rotation,
@@ -310,7 +355,12 @@ pub fn view(state: &TikalState, viewer: Viewer) -> TikalView {
                     .collect(),
             })
         })
-        .collect();
+        .collect()
+}
+
+/// Undrawn hexes per stack letter, in drawing order.
+fn stack_counts(state: &TikalState) -> Vec<StackCount> {
+    let data = data();
     let mut stacks: Vec<StackCount> = Vec::new();
     for id in &state.draw_pile {
         let letter = data
@@ -324,7 +374,12 @@ pub fn view(state: &TikalState, viewer: Viewer) -> TikalView {
             }),
         }
     }
-    let players = state
+    stacks
+}
+
+fn players_view(state: &TikalState) -> Vec<PlayerView> {
+    let data = data();
+    state
         .players
         .iter()
         .enumerate()
@@ -354,8 +409,12 @@ pub fn view(state: &TikalState, viewer: Viewer) -> TikalView {
                 played_this_round: state.auction && state.played_this_round.contains(&seat),
             }
         })
-        .collect();
-    let (phase, current_seat) = match state.phase {
+        .collect()
+}
+
+/// The view's phase and the seat whose turn it is.
+fn phase_of(state: &TikalState) -> (PhaseName, Option<Seat>) {
+    match state.phase {
         Phase::NotStarted => (PhaseName::NotStarted, None),
         Phase::Placing { seat } => (PhaseName::PlaceTile, Some(seat)),
         Phase::Acting {
@@ -372,52 +431,6 @@ pub fn view(state: &TikalState, viewer: Viewer) -> TikalView {
         ),
         Phase::Choosing { seat } => (PhaseName::ChooseTile, Some(seat)),
         Phase::Finished => (PhaseName::Finished, None),
-    };
-    TikalView {
-        auction: state.auction,
-        seats: state.seats,
-        phase,
-        to_act: to_act(state),
-        current_seat,
-        ap_left: if matches!(state.phase, Phase::Acting { .. }) {
-            state.ap_left
-        } else {
-            0
-        },
-        tile_in_hand: state.hand.as_deref().and_then(tile_view),
-        players,
-        board,
-        stacks,
-        temple_tiles: state
-            .temple_supply
-            .iter()
-            .enumerate()
-            .filter(|(value, _)| data.temple_tiles.get(*value).is_some_and(|&n| n > 0))
-            .map(|(value, &remaining)| TempleTileCount {
-                value: value as u8,
-                remaining,
-            })
-            .collect(),
-        treasure_tokens_in_reserve: state.treasure_pile.len() as u8,
-        uncovered_this_turn: counts(&state.uncovered_this_turn),
-        recovered_this_turn: counts(&state.recovered_this_turn),
-        scorings_completed: state.scorings_completed,
-        scoring_queue: state.scoring_queue.clone(),
-        scoring_trigger: state.scoring_trigger,
-        final_round: state.final_round,
-        revealed: state.revealed.iter().filter_map(|t| tile_view(t)).collect(),
-        bidding: state.bidding.as_ref().map(|b| BiddingView {
-            opener: b.opener,
-            current: b.current,
-            high: b.high.map(|h| BidView {
-                seat: h.seat,
-                amount: h.amount,
-            }),
-            passed: b.passed.clone(),
-        }),
-        outcome: outcome(state),
-        draw_order: omniscient.then(|| state.draw_pile.clone()),
-        treasure_order: omniscient.then(|| state.treasure_pile.clone()),
     }
 }
 
@@ -449,12 +462,20 @@ fn tile_label(id: &str) -> String {
 }
 
 pub fn describe(state: &TikalState, event: &TikalEvent) -> String {
+    describe_deal(event)
+        .or_else(|| describe_action(event))
+        .or_else(|| describe_turn(state, event))
+        .unwrap_or_default()
+}
+
+/// Set-up, drawing and the auction variant's bidding.
+fn describe_deal(event: &TikalEvent) -> Option<String> {
     match event {
-        TikalEvent::GameSetUp { seats, auction, .. } => format!(
+        TikalEvent::GameSetUp { seats, auction, .. } => Some(format!(
             "A game of Tikal for {seats} players{} is set up; the hexes and treasures are shuffled",
             if *auction { " (auction variant)" } else { "" }
-        ),
-        TikalEvent::TileDrawn { seat, tile } => {
+        )),
+        TikalEvent::TileDrawn { seat, tile } => Some({
             let drawn = tile_label(tile);
             if data()
                 .tile(tile)
@@ -464,39 +485,47 @@ pub fn describe(state: &TikalState, event: &TikalEvent) -> String {
             } else {
                 format!("{} draws {drawn}", colour(*seat))
             }
-        }
-        TikalEvent::TilesRevealed { tiles } => format!(
+        }),
+        TikalEvent::TilesRevealed { tiles } => Some(format!(
             "A new round: {} are revealed",
             tiles
                 .iter()
                 .map(|t| tile_label(t))
                 .collect::<Vec<_>>()
                 .join(", ")
-        ),
-        TikalEvent::BiddingOpened { opener } => {
-            format!("Bidding for the next turn opens with {}", colour(*opener))
-        }
-        TikalEvent::BidPlaced { seat, amount } => format!("{} bids {amount}", colour(*seat)),
-        TikalEvent::BidPassed { seat } => format!("{} passes", colour(*seat)),
+        )),
+        TikalEvent::BiddingOpened { opener } => Some(format!(
+            "Bidding for the next turn opens target {}",
+            colour(*opener)
+        )),
+        TikalEvent::BidPlaced { seat, amount } => Some(format!("{} bids {amount}", colour(*seat))),
+        TikalEvent::Passed { seat } => Some(format!("{} passes", colour(*seat))),
         TikalEvent::AuctionWon { seat, price } if *price == 0 => {
-            format!("{} gets the turn for free", colour(*seat))
+            Some(format!("{} gets the turn for free", colour(*seat)))
         }
-        TikalEvent::AuctionWon { seat, price } => {
+        TikalEvent::AuctionWon { seat, price } => Some({
             let unit = if *price == 1 { "point" } else { "points" };
             format!("{} wins the turn for {price} {unit}", colour(*seat))
-        }
+        }),
         TikalEvent::TileChosen { seat, tile } => {
-            format!("{} takes {}", colour(*seat), tile_label(tile))
+            Some(format!("{} takes {}", colour(*seat), tile_label(tile)))
         }
+        _ => None,
+    }
+}
+
+/// What a seat does target its space and action points.
+fn describe_action(event: &TikalEvent) -> Option<String> {
+    match event {
         TikalEvent::TilePlaced {
             seat,
             tile,
-            hex,
+            space,
             rotation,
             treasure_tokens,
-        } => {
+        } => Some({
             let mut line = format!(
-                "{} lays {} at {hex} (rotation {rotation})",
+                "{} lays {} at {space} (rotation {rotation})",
                 colour(*seat),
                 tile_label(tile)
             );
@@ -504,84 +533,98 @@ pub fn describe(state: &TikalState, event: &TikalEvent) -> String {
                 line.push_str(&format!("; {treasure_tokens} treasures are put on it"));
             }
             line
-        }
-        TikalEvent::ScoringRoundStarted {
-            number, trigger, ..
-        } => match trigger {
-            Some(seat) => format!(
-                "Scoring round {number} begins: {} found a volcano",
-                colour(*seat)
-            ),
-            None => format!("The final scoring round ({number}) begins"),
-        },
-        TikalEvent::TurnStarted { seat, scoring } => format!(
-            "{} begins a {} turn with 10 AP",
+        }),
+        TikalEvent::PieceEntered { seat, space, piece } => Some(format!(
+            "{} brings a {} into {space}",
             colour(*seat),
-            if *scoring { "scoring" } else { "normal" }
-        ),
-        TikalEvent::PieceEntered { seat, hex, piece } => {
-            format!("{} brings a {} into {hex}", colour(*seat), piece.name())
-        }
+            piece.name()
+        )),
         TikalEvent::PieceMoved {
             seat,
             from,
             to,
             piece,
             cost,
-        } => format!(
+        } => Some(format!(
             "{} moves a {} from {from} to {to} for {cost} AP",
             colour(*seat),
             piece.name()
-        ),
-        TikalEvent::TempleUncovered { seat, hex, value } => {
-            format!("{} uncovers the temple at {hex} to {value}", colour(*seat))
-        }
-        TikalEvent::TreasureRecovered { seat, hex, kind } => {
-            format!(
-                "{} recovers a treasure of kind {kind} at {hex}",
-                colour(*seat)
-            )
-        }
+        )),
+        TikalEvent::TempleUncovered { seat, space, value } => Some(format!(
+            "{} uncovers the temple at {space} to {value}",
+            colour(*seat)
+        )),
+        TikalEvent::TreasureRecovered { seat, space, kind } => Some(format!(
+            "{} recovers a treasure of kind {kind} at {space}",
+            colour(*seat)
+        )),
         TikalEvent::TreasureExchanged {
             seat,
-            with,
+            target,
             took,
             gave,
-        } => format!(
+        } => Some(format!(
             "{} takes a treasure of kind {took} from {} and gives one of kind {gave}",
             colour(*seat),
-            colour(*with)
-        ),
-        TikalEvent::CampBuilt { seat, hex } => format!("{} builds a camp at {hex}", colour(*seat)),
+            colour(*target)
+        )),
+        TikalEvent::CampBuilt { seat, space } => {
+            Some(format!("{} builds a camp at {space}", colour(*seat)))
+        }
         TikalEvent::GuardPlaced {
             seat,
-            hex,
+            space,
             piece,
             removed,
-        } => format!(
-            "{} guards the temple at {hex} with a {}; {removed} other figures leave the game",
+        } => Some(format!(
+            "{} guards the temple at {space} target a {}; {removed} other figures leave the game",
             colour(*seat),
             piece.name()
-        ),
-        TikalEvent::TurnEnded { seat, ap_unused } => {
-            format!("{} ends the turn ({ap_unused} AP unused)", colour(*seat))
-        }
+        )),
+        _ => None,
+    }
+}
+
+/// Turns, scoring and the end.
+fn describe_turn(state: &TikalState, event: &TikalEvent) -> Option<String> {
+    match event {
+        TikalEvent::ScoringRoundStarted {
+            number, trigger, ..
+        } => Some(match trigger {
+            Some(seat) => format!(
+                "Scoring round {number} begins: {} found a volcano",
+                colour(*seat)
+            ),
+            None => format!("The final scoring round ({number}) begins"),
+        }),
+        TikalEvent::TurnStarted { seat, scoring } => Some(format!(
+            "{} begins a {} turn target 10 AP",
+            colour(*seat),
+            if *scoring { "scoring" } else { "normal" }
+        )),
+        TikalEvent::TurnEnded {
+            seat,
+            action_points_unused,
+        } => Some(format!(
+            "{} ends the turn ({action_points_unused} AP unused)",
+            colour(*seat)
+        )),
         TikalEvent::PlayerScored {
             seat,
             temple_points,
             treasure_points,
-        } => {
+        } => Some({
             let before = state.players.get(*seat as usize).map_or(0, |p| p.score);
             format!(
                 "{} scores {temple_points} for temples and {treasure_points} for treasures ({} in all)",
                 colour(*seat),
                 before + (*temple_points + *treasure_points) as i32
             )
-        }
+        }),
         TikalEvent::ScoringRoundCompleted { number } => {
-            format!("Scoring round {number} is complete")
+            Some(format!("Scoring round {number} is complete"))
         }
-        TikalEvent::GameFinished { scores, places } => {
+        TikalEvent::GameFinished { scores, places } => Some({
             let parts: Vec<String> = scores
                 .iter()
                 .zip(places)
@@ -591,7 +634,8 @@ pub fn describe(state: &TikalState, event: &TikalEvent) -> String {
                 })
                 .collect();
             format!("The game is over: {}", parts.join(", "))
-        }
+        }),
+        _ => None,
     }
 }
 

@@ -41,13 +41,13 @@ fn movement_costs_example() {
         &events[..],
         [TikalEvent::PieceMoved { cost: 6, .. }]
     ));
-    assert_eq!(state.ap_left, 4);
+    assert_eq!(state.action_points_left, 4);
     let events = ok(&mut state, 0, mv("B3", "A4", PieceKind::Worker));
     assert!(matches!(
         &events[..],
         [TikalEvent::PieceMoved { cost: 1, .. }]
     ));
-    assert_eq!(state.ap_left, 3);
+    assert_eq!(state.action_points_left, 3);
 }
 
 /// "Beispiel für eine Wertungsrunde": the drawer holds the majority at a 3, two 5 and an

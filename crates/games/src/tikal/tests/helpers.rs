@@ -3,10 +3,11 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::super::data::{data, rotated, Terrain};
+use super::super::data::{data, Terrain};
 use super::super::state::{Phase, Pieces, PlacedHex, TikalState};
 use super::super::{Tikal, TikalAction, TikalEvent, TikalOptions};
 use crate::engine::{Engine, RuleError, Seat};
+use crate::kit::hex::rotate_edges;
 
 pub fn rng(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)
@@ -72,7 +73,7 @@ pub fn lay(state: &mut TikalState, hex: &str, tile: &str, rotation: u8) {
         tile: def.id.clone(),
         terrain: def.terrain,
         rotation,
-        stones: rotated(def.stones, rotation),
+        stones: rotate_edges(def.stones, rotation),
         temple_value: if def.terrain == Terrain::Temple {
             def.value
         } else {
@@ -105,7 +106,7 @@ pub fn acting(state: &mut TikalState, seat: Seat, ap: u8) {
         scoring: false,
     };
     state.hand = None;
-    state.ap_left = ap;
+    state.action_points_left = ap;
     state.uncovered_this_turn.clear();
     state.recovered_this_turn.clear();
 }

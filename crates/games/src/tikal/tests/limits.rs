@@ -10,33 +10,33 @@ use PieceKind::{Leader, Worker};
 
 fn enter(hex: &str, piece: PieceKind) -> TikalAction {
     TikalAction::Enter {
-        hex: hex.into(),
+        space: hex.into(),
         piece,
     }
 }
 
 fn uncover(hex: &str) -> TikalAction {
-    TikalAction::Uncover { hex: hex.into() }
+    TikalAction::Uncover { space: hex.into() }
 }
 
 fn recover(hex: &str) -> TikalAction {
-    TikalAction::Recover { hex: hex.into() }
+    TikalAction::Recover { space: hex.into() }
 }
 
 fn camp(hex: &str) -> TikalAction {
-    TikalAction::BuildCamp { hex: hex.into() }
+    TikalAction::BuildCamp { space: hex.into() }
 }
 
 fn guard(hex: &str, piece: PieceKind) -> TikalAction {
     TikalAction::PlaceGuard {
-        hex: hex.into(),
+        space: hex.into(),
         piece,
     }
 }
 
 fn place(hex: &str, rotation: u8) -> TikalAction {
     TikalAction::PlaceTile {
-        hex: hex.into(),
+        space: hex.into(),
         rotation,
     }
 }
@@ -110,10 +110,10 @@ fn placement_needs_a_stone_on_a_shared_edge() {
     assert_eq!(code(&state, 0, place("C3", 0)), "not_connected");
     // C4 touches B4 (its SW), whose NE edge has a stone.
     assert!(listed(&state, 0, &place("C4", 0)));
-    assert_eq!(code(&state, 0, place("A5", 0)), "hex_occupied");
+    assert_eq!(code(&state, 0, place("A5", 0)), "space_occupied");
     assert_eq!(code(&state, 0, place("A3", 6)), "invalid_rotation");
     for bad in ["Z9", "C0", "c3", "", "A55", "I1"] {
-        assert_eq!(code(&state, 0, place(bad, 0)), "unknown_hex", "{bad:?}");
+        assert_eq!(code(&state, 0, place(bad, 0)), "unknown_space", "{bad:?}");
     }
     assert_eq!(code(&state, 1, place("A3", 0)), "not_your_turn");
     assert_eq!(code(&state, 0, TikalAction::EndTurn), "wrong_phase");
@@ -153,7 +153,7 @@ fn enter_costs_one_at_base_camp_or_own_camp_only() {
     let mut state = acting_game(2);
     ok(&mut state, 0, enter("A5", Worker));
     ok(&mut state, 0, enter("A5", Leader));
-    assert_eq!(state.ap_left, 8);
+    assert_eq!(state.action_points_left, 8);
     assert_eq!(code(&state, 0, enter("A5", Leader)), "none_in_supply");
     assert_eq!(code(&state, 0, enter("B4", Worker)), "not_an_entry");
     assert_eq!(code(&state, 0, enter("C3", Worker)), "not_explored");
@@ -164,7 +164,7 @@ fn enter_costs_one_at_base_camp_or_own_camp_only() {
     ok(&mut state, 0, enter("B4", Worker));
     state.players[0].workers_in_supply = 0;
     assert_eq!(code(&state, 0, enter("A5", Worker)), "none_in_supply");
-    state.ap_left = 0;
+    state.action_points_left = 0;
     state.players[0].workers_in_supply = 3;
     assert_eq!(
         code(&state, 0, enter("A5", Worker)),
@@ -177,11 +177,11 @@ fn enter_costs_one_at_base_camp_or_own_camp_only() {
 fn moves_check_pieces_paths_and_costs() {
     let mut state = acting_game(2);
     put(&mut state, "A5", 0, 1, false);
-    assert_eq!(code(&state, 0, mv("A5", "A5", Worker)), "same_hex");
+    assert_eq!(code(&state, 0, mv("A5", "A5", Worker)), "same_space");
     assert_eq!(code(&state, 0, mv("A5", "A4", Leader)), "no_piece");
     assert_eq!(code(&state, 0, mv("A4", "A5", Worker)), "no_piece");
     assert_eq!(code(&state, 0, mv("A5", "C3", Worker)), "no_path");
-    assert_eq!(code(&state, 0, mv("A5", "Q3", Worker)), "unknown_hex");
+    assert_eq!(code(&state, 0, mv("A5", "Q3", Worker)), "unknown_space");
     let wrong = TikalAction::Move {
         from: "A5".into(),
         to: "A4".into(),
@@ -196,7 +196,7 @@ fn moves_check_pieces_paths_and_costs() {
         cost: Some(1),
     };
     assert!(listed(&state, 0, &right));
-    state.ap_left = 0;
+    state.action_points_left = 0;
     assert_eq!(code(&state, 0, right), "not_enough_action_points");
 }
 
@@ -244,11 +244,11 @@ fn uncover_needs_a_figure_per_level_and_at_most_two_per_turn() {
         events,
         vec![TikalEvent::TempleUncovered {
             seat: 0,
-            hex: "A4".into(),
+            space: "A4".into(),
             value: 2
         }]
     );
-    assert_eq!(state.ap_left, 8);
+    assert_eq!(state.action_points_left, 8);
     assert_eq!(state.temple_supply[2], 2);
     assert_eq!(code(&state, 0, uncover("A4")), "needs_more_pieces");
     put(&mut state, "A4", 0, 2, false);
@@ -285,7 +285,7 @@ fn uncover_needs_the_next_number_and_no_guard() {
     });
     assert_eq!(code(&state, 0, uncover("A4")), "temple_guarded");
     state.board[space("A4") as usize].as_mut().unwrap().guard = None;
-    state.ap_left = 1;
+    state.action_points_left = 1;
     assert_eq!(code(&state, 0, uncover("A4")), "not_enough_action_points");
 }
 
@@ -304,12 +304,12 @@ fn recover_needs_a_figure_per_token_and_at_most_two_per_turn() {
         events,
         vec![TikalEvent::TreasureRecovered {
             seat: 0,
-            hex: "A3".into(),
+            space: "A3".into(),
             kind
         }]
     );
     assert_eq!(state.players[0].treasures[kind as usize - 1], 1);
-    assert_eq!(state.ap_left, 7);
+    assert_eq!(state.action_points_left, 7);
     ok(&mut state, 0, recover("A3"));
     assert_eq!(code(&state, 0, recover("A3")), "recover_limit");
     acting(&mut state, 0, 10);
@@ -319,7 +319,7 @@ fn recover_needs_a_figure_per_token_and_at_most_two_per_turn() {
     acting(&mut state, 0, 10);
     ok(&mut state, 0, recover("A3"));
     assert_eq!(code(&state, 0, recover("A3")), "no_treasure_left");
-    state.ap_left = 2;
+    state.action_points_left = 2;
     lay(&mut state, "B3", "tile-A5", 0);
     put(&mut state, "B3", 0, 1, false);
     assert_eq!(code(&state, 0, recover("B3")), "not_enough_action_points");
@@ -330,9 +330,9 @@ fn exchange_takes_and_gives_singles_only() {
     let mut state = acting_game(3);
     state.players[0].treasures = vec![1, 2, 0, 0, 0, 0, 0, 1];
     state.players[1].treasures = vec![0, 0, 1, 3, 0, 0, 0, 1];
-    let exchange = |with, take, give| TikalAction::Exchange { with, take, give };
-    assert_eq!(code(&state, 0, exchange(0, 3, 1)), "invalid_player");
-    assert_eq!(code(&state, 0, exchange(3, 3, 1)), "invalid_player");
+    let exchange = |target, take, give| TikalAction::Exchange { target, take, give };
+    assert_eq!(code(&state, 0, exchange(0, 3, 1)), "no_such_seat");
+    assert_eq!(code(&state, 0, exchange(3, 3, 1)), "no_such_seat");
     assert_eq!(code(&state, 0, exchange(1, 9, 1)), "invalid_kind");
     assert_eq!(code(&state, 0, exchange(1, 3, 0)), "invalid_kind");
     assert_eq!(code(&state, 0, exchange(1, 8, 8)), "same_kind");
@@ -353,8 +353,8 @@ fn exchange_takes_and_gives_singles_only() {
     ok(&mut state, 0, exchange(1, 8, 1));
     assert_eq!(state.players[0].treasures, vec![0, 2, 0, 0, 0, 0, 0, 2]);
     assert_eq!(state.players[1].treasures, vec![1, 0, 1, 3, 0, 0, 0, 0]);
-    assert_eq!(state.ap_left, 7);
-    state.ap_left = 2;
+    assert_eq!(state.action_points_left, 7);
+    state.action_points_left = 2;
     state.players[0].treasures[0] = 1;
     assert_eq!(
         code(&state, 0, exchange(1, 3, 1)),
@@ -378,10 +378,10 @@ fn camps_on_jungle_or_emptied_treasure_hexes_two_per_player() {
         events,
         vec![TikalEvent::CampBuilt {
             seat: 0,
-            hex: "A2".into()
+            space: "A2".into()
         }]
     );
-    assert_eq!(state.ap_left, 5);
+    assert_eq!(state.action_points_left, 5);
     assert_eq!(code(&state, 0, camp("A2")), "camp_exists");
     state.board[space("A3") as usize]
         .as_mut()
@@ -389,7 +389,7 @@ fn camps_on_jungle_or_emptied_treasure_hexes_two_per_player() {
         .tokens
         .clear();
     ok(&mut state, 0, camp("A3"));
-    assert_eq!(state.ap_left, 0);
+    assert_eq!(state.action_points_left, 0);
     acting(&mut state, 0, 10);
     assert_eq!(code(&state, 0, camp("B3")), "no_camps_left");
     // Another player may stand on and pass through the camp but not enter there.
@@ -419,12 +419,12 @@ fn guard_needs_majority_and_removes_the_other_own_figures() {
         events,
         vec![TikalEvent::GuardPlaced {
             seat: 0,
-            hex: "A4".into(),
+            space: "A4".into(),
             piece: Leader,
             removed: 2
         }]
     );
-    assert_eq!(state.ap_left, 5);
+    assert_eq!(state.action_points_left, 5);
     let hex = state.hex(space("A4")).unwrap();
     assert_eq!(hex.pieces[0].count(), 0);
     assert_eq!(hex.pieces[1].workers, 2, "other expeditions stay");
@@ -449,12 +449,12 @@ fn guard_limits_pieces_and_action_points() {
     state.players[0].guards_placed = 2;
     assert_eq!(code(&state, 0, guard("B5", Worker)), "no_guards_left");
     state.players[0].guards_placed = 1;
-    state.ap_left = 4;
+    state.action_points_left = 4;
     assert_eq!(
         code(&state, 0, guard("B5", Worker)),
         "not_enough_action_points"
     );
-    state.ap_left = 5;
+    state.action_points_left = 5;
     assert!(listed(&state, 0, &guard("B5", Worker)));
     ok(&mut state, 0, guard("B5", Worker));
     assert_eq!(state.players[0].pieces_removed, 0);
@@ -465,20 +465,20 @@ fn unused_action_points_are_lost() {
     let (mut state, _) = new_game(2, false, 9);
     let place = legal(&state, 0)[0].clone();
     ok(&mut state, 0, place);
-    assert_eq!(state.ap_left, 10);
+    assert_eq!(state.action_points_left, 10);
     ok(&mut state, 0, enter("A5", Worker));
     let events = ok(&mut state, 0, TikalAction::EndTurn);
     assert_eq!(
         events[0],
         TikalEvent::TurnEnded {
             seat: 0,
-            ap_unused: 9
+            action_points_unused: 9
         }
     );
     assert!(matches!(events[1], TikalEvent::TileDrawn { seat: 1, .. }));
     let place = legal(&state, 1)[0].clone();
     ok(&mut state, 1, place);
-    assert_eq!(state.ap_left, 10);
+    assert_eq!(state.action_points_left, 10);
 }
 
 #[test]
@@ -598,15 +598,17 @@ fn options_and_actions_json() {
     assert_eq!(action, mv("C3", "E2", Worker));
     let end: TikalAction = serde_json::from_str(r#"{"type":"end_turn"}"#).unwrap();
     assert_eq!(end, TikalAction::EndTurn);
-    assert!(serde_json::from_str::<TikalAction>(r#"{"type":"uncover","hex":"A4","x":1}"#).is_err());
+    assert!(
+        serde_json::from_str::<TikalAction>(r#"{"type":"uncover","space":"A4","x":1}"#).is_err()
+    );
     let json = serde_json::to_string(&TikalAction::PlaceGuard {
-        hex: "B5".into(),
+        space: "B5".into(),
         piece: Leader,
     })
     .unwrap();
     assert_eq!(
         json,
-        r#"{"type":"place_guard","hex":"B5","piece":"leader"}"#
+        r#"{"type":"place_guard","space":"B5","piece":"leader"}"#
     );
 }
 
@@ -617,7 +619,7 @@ fn describe_uses_colour_names() {
         &state,
         &TikalEvent::TempleUncovered {
             seat: 0,
-            hex: "C3".into(),
+            space: "C3".into(),
             value: 5,
         },
     );
@@ -698,7 +700,7 @@ fn api_schemas_are_named_for_tikal_and_serialize() {
         serde_json::to_string(schema).unwrap();
     }
     let view = serde_json::to_string(&super::super::TikalView::schema()).unwrap();
-    assert!(view.contains("TikalHexView"));
+    assert!(view.contains("TikalSpaceView"));
     let action = serde_json::to_string(&TikalAction::schema()).unwrap();
     assert!(action.contains("place_guard") && action.contains("TikalPieceKind"));
 }

@@ -5,3 +5,4 @@ mod examples;
 mod helpers;
 mod limits;
 mod playouts;
+mod spec;

@@ -3,11 +3,12 @@
 use std::collections::BTreeSet;
 
 use rand::Rng;
+use rand_chacha::ChaCha8Rng;
 
 use super::super::data::data;
 use super::super::{PieceKind, Tikal, TikalAction, TikalEvent, TikalOptions, TikalState};
-use super::helpers::{fold, rng};
-use crate::engine::{Engine, Viewer};
+use crate::engine::{Engine, Seat};
+use crate::kit::playout::Playout;
 
 const FIGURES: u32 = 19;
 const STEP_CAP: usize = 20_000;
@@ -26,7 +27,7 @@ fn check_invariants(state: &TikalState) {
         assert!(player.camps_built <= 2 && player.guards_placed <= 2);
         assert!(player.score >= 0, "negative score");
     }
-    assert!(state.ap_left <= 10);
+    assert!(state.action_points_left <= 10);
     // Treasure tokens: every kind is conserved between reserve, board and hands.
     let mut per_kind = vec![0u32; data.treasure_kinds()];
     let hidden = state
@@ -75,44 +76,6 @@ fn check_invariants(state: &TikalState) {
     }
 }
 
-fn check_secrets(state: &TikalState, events: &[TikalEvent]) {
-    let secrets = Tikal::secrets(state);
-    let full = serde_json::to_string(state).unwrap();
-    for secret in &secrets {
-        assert!(
-            full.contains(&secret.needle),
-            "needle {} not in state",
-            secret.needle
-        );
-    }
-    let mut public = Vec::new();
-    for viewer in (0..state.seats)
-        .map(Viewer::Seat)
-        .chain([Viewer::Spectator])
-    {
-        public.push(serde_json::to_string(&Tikal::view(state, viewer)).unwrap());
-        for seat in 0..state.seats {
-            for action in Tikal::legal_actions(state, seat) {
-                public.push(serde_json::to_string(&action).unwrap());
-            }
-        }
-        for event in events {
-            let redacted = Tikal::redact(event, viewer);
-            public.push(serde_json::to_string(&redacted).unwrap());
-            public.push(Tikal::describe(state, &redacted));
-        }
-    }
-    for text in &public {
-        for secret in &secrets {
-            assert!(
-                !text.contains(&secret.needle),
-                "{} leaked in {text}",
-                secret.needle
-            );
-        }
-    }
-}
-
 /// Picks a legal action: ends the turn now and then so turns vary, else uniformly.
 fn choose(actions: &[TikalAction], rng: &mut impl Rng) -> TikalAction {
     let others: Vec<&TikalAction> = actions
@@ -155,11 +118,11 @@ fn random_action(state: &TikalState, rng: &mut impl Rng) -> TikalAction {
     };
     match rng.gen_range(0..13) {
         0 => TikalAction::PlaceTile {
-            hex: hex(rng),
+            space: hex(rng),
             rotation: rng.gen_range(0..8),
         },
         1 => TikalAction::Enter {
-            hex: hex(rng),
+            space: hex(rng),
             piece,
         },
         2 | 3 => TikalAction::Move {
@@ -172,16 +135,16 @@ fn random_action(state: &TikalState, rng: &mut impl Rng) -> TikalAction {
                 Some(rng.gen_range(0..12))
             },
         },
-        4 => TikalAction::Uncover { hex: hex(rng) },
-        5 => TikalAction::Recover { hex: hex(rng) },
+        4 => TikalAction::Uncover { space: hex(rng) },
+        5 => TikalAction::Recover { space: hex(rng) },
         6 => TikalAction::Exchange {
-            with: rng.gen_range(0..6),
+            target: rng.gen_range(0..6),
             take: rng.gen_range(0..10),
             give: rng.gen_range(0..10),
         },
-        7 => TikalAction::BuildCamp { hex: hex(rng) },
+        7 => TikalAction::BuildCamp { space: hex(rng) },
         8 => TikalAction::PlaceGuard {
-            hex: hex(rng),
+            space: hex(rng),
             piece,
         },
         9 => TikalAction::EndTurn,
@@ -228,76 +191,27 @@ fn fuzz_decide(state: &TikalState, rng: &mut impl Rng) {
 }
 
 fn playout(seats: u8, auction: bool, seed: u64, thorough: bool) -> Summary {
-    let options = TikalOptions { auction };
-    let mut rng = rng(seed);
-    let mut log = Tikal::setup(&options, seats, &mut rng).unwrap();
-    let mut state = fold(&options, seats, &log);
-    check_invariants(&state);
-    if thorough {
-        check_secrets(&state, &log);
-    }
-    let mut steps = 0;
-    let mut event_types: BTreeSet<String> = log
-        .iter()
-        .map(|e| event_type(&serde_json::to_string(e).unwrap()))
-        .collect();
-    while !state.is_finished() {
-        steps += 1;
-        assert!(steps < STEP_CAP, "seed {seed}: game does not end");
-        let seat = Tikal::to_act(&state)[0];
-        for other in (0..seats).filter(|&s| s != seat) {
-            assert!(Tikal::legal_actions(&state, other).is_empty());
-        }
-        let actions = Tikal::legal_actions(&state, seat);
-        assert!(
-            !actions.is_empty(),
-            "seed {seed}: no legal action for {seat}"
-        );
-        if thorough || seed.is_multiple_of(10) {
-            fuzz_decide(&state, &mut rng);
-        }
-        if thorough {
-            for action in &actions {
-                if let Err(e) = Tikal::decide(&state, seat, action, &mut rng) {
-                    panic!("seed {seed}: listed {action:?} refused: {e}");
+    let runner = Playout::<Tikal>::new(TikalOptions { auction }, seats)
+        .max_actions(STEP_CAP)
+        .fold_every(FOLD_EVERY)
+        .leak_check_every(usize::from(thorough));
+    let strategy =
+        |state: &TikalState, seat: Seat, actions: &[TikalAction], rng: &mut ChaCha8Rng| {
+            if thorough || seed.is_multiple_of(10) {
+                fuzz_decide(state, rng);
+            }
+            if thorough {
+                for action in actions {
+                    if let Err(e) = Tikal::decide(state, seat, action, rng) {
+                        panic!("seed {seed}: listed {action:?} refused: {e}");
+                    }
                 }
             }
-        }
-        let action = choose(&actions, &mut rng);
-        let events = match Tikal::decide(&state, seat, &action, &mut rng) {
-            Ok(events) => events,
-            Err(e) => panic!("seed {seed}: listed {action:?} refused: {e}"),
+            choose(actions, rng)
         };
-        assert!(!events.is_empty());
-        for event in &events {
-            Tikal::evolve(&mut state, event);
-            let json = serde_json::to_string(event).unwrap();
-            assert_eq!(&serde_json::from_str::<TikalEvent>(&json).unwrap(), event);
-            if !event_types.contains(json.split('"').nth(3).unwrap_or_default()) {
-                event_types.insert(event_type(&json));
-            }
-        }
-        check_invariants(&state);
-        let json = serde_json::to_string(&state).unwrap();
-        let back: TikalState = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, state, "seed {seed}: state JSON round trip");
-        if thorough {
-            check_secrets(&state, &events);
-        }
-        log.extend(events);
-        if steps % FOLD_EVERY == 0 {
-            assert_eq!(
-                fold(&options, seats, &log),
-                state,
-                "seed {seed}: fold differs"
-            );
-        }
-    }
-    assert_eq!(
-        fold(&options, seats, &log),
-        state,
-        "seed {seed}: fold differs"
-    );
+    let finished = runner.run(seed, strategy, check_invariants);
+    let log = &finished.log;
+    let state = &finished.state;
     let scorings = log
         .iter()
         .filter(|e| matches!(e, TikalEvent::ScoringRoundCompleted { .. }))
@@ -318,13 +232,13 @@ fn playout(seats: u8, auction: bool, seed: u64, thorough: bool) -> Summary {
         state.board.len(),
         "board full"
     );
-    let outcome = Tikal::outcome(&state).expect("outcome");
-    assert_eq!(outcome.scores.len(), seats as usize);
-    assert!(outcome.places.contains(&1));
     Summary {
-        steps,
+        steps: finished.actions,
         scorings,
-        event_types,
+        event_types: log
+            .iter()
+            .map(|e| event_type(&serde_json::to_string(e).unwrap()))
+            .collect(),
     }
 }
 
@@ -361,7 +275,7 @@ fn run(seats: u8, auction: bool, seeds: u64) {
             "tiles_revealed",
             "bidding_opened",
             "bid_placed",
-            "bid_passed",
+            "passed",
             "auction_won",
             "tile_chosen",
         ]);

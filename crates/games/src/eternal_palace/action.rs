@@ -66,13 +66,13 @@ pub enum Action {
     /// Grouping phase (simultaneous, secret): split all rolled dice into groups, each group
     /// given as its pip values, e.g. `{"type":"group","groups":[[6,1],[3]]}`. Dice of equal
     /// value are interchangeable; the order inside and between groups does not matter.
-    Group {
+    GroupDice {
         /// The groups, each a non-empty list of pips (1..6); together exactly the rolled dice.
         groups: Vec<Vec<u8>>,
     },
     /// Privileges module, planning phase: play one privilege token under your turn-order
     /// marker or not.
-    Privilege {
+    ChoosePrivilege {
         /// `true` to play a token.
         play: bool,
     },
@@ -80,7 +80,7 @@ pub enum Action {
     /// as little as needed to make the group's pips add up to the location's number (or, at
     /// the bridge, to turn the single die into `value`). Fish are paid for the colours
     /// already there (not at the scrolls).
-    Place {
+    PlaceDice {
         /// Index of the group in your revealed groups.
         group: u8,
         /// "1".."12", "bridge" or "scrolls".
@@ -102,7 +102,7 @@ pub enum Action {
     /// down), which is discarded, and whether the remaining one is hired (else discarded).
     /// With 3 drawn cards both `returned` and `discarded` are required; with 2 only
     /// `returned`; with 1 neither.
-    FishMarket {
+    ResolveFishMarket {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         returned: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,17 +112,17 @@ pub enum Action {
     },
     /// Hire an open advisor from the display (academy: paying cost and wisdom sign; bridge
     /// bonus: free), or `null` to take none.
-    Hire {
+    HireAdvisor {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         card: Option<String>,
     },
     /// Take the resource of your choice (bridge bonus).
     TakeResource { resource: Resource },
     /// Palace Market: the distinct items you take (exactly as many as your dice allow).
-    Market { items: Vec<MarketItem> },
+    BuyAtMarket { items: Vec<MarketItem> },
     /// Imperial Scrolls with two or more dice: take the 2 fish + 1 wisdom (`goods`), a
     /// resource, or both.
-    Scrolls {
+    ReadScrolls {
         goods: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         resource: Option<Resource>,

@@ -1,12 +1,17 @@
-//! The game's numbers and components, parsed once from `data/eternal_palace/game.json`.
-//! Every entry there names its source (short rules, FACTS.md, or decided by turnpost).
+//! The game's numbers and components, read once from the record files in
+//! `data/eternal_palace/` (settings, locations, cards). Every entry there names its source
+//! (short rules, FACTS.md, or decided by turnpost).
 
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-const GAME_JSON: &str = include_str!("../../../../data/eternal_palace/game.json");
+use crate::kit::data::embedded;
+
+const SETTINGS_TXT: &str = include_str!("../../../../data/eternal_palace/settings.txt");
+const LOCATIONS_TXT: &str = include_str!("../../../../data/eternal_palace/locations.txt");
+const CARDS_TXT: &str = include_str!("../../../../data/eternal_palace/cards.txt");
 
 /// Where a value in the data file comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -187,13 +192,6 @@ impl Goods {
             parts.join(", ")
         }
     }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Named {
-    pub source: Source,
-    pub names: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -565,8 +563,6 @@ impl AdvisorCard {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameData {
-    pub about: String,
-    pub seat_colours: Named,
     pub player_counts: PlayerCounts,
     pub dice: DiceData,
     pub start: StartData,
@@ -582,8 +578,14 @@ pub struct GameData {
     pub scrolls: ScrollsData,
     pub privileges: PrivilegeData,
     pub artist_group_rewards: ArtistGroupRewards,
+    /// From `locations.txt`.
+    #[serde(skip)]
     pub locations: Vec<LocationData>,
+    /// From `cards.txt`.
+    #[serde(skip)]
     pub market_items: Vec<MarketItemData>,
+    /// From `cards.txt`.
+    #[serde(skip)]
     pub advisors: Vec<AdvisorCard>,
 }
 
@@ -603,14 +605,6 @@ impl GameData {
 
     pub fn card(&self, id: &str) -> Option<&AdvisorCard> {
         self.advisors.iter().find(|c| c.id == id)
-    }
-
-    pub fn colour(&self, seat: u8) -> &str {
-        self.seat_colours
-            .names
-            .get(seat as usize)
-            .map(String::as_str)
-            .unwrap_or("Someone")
     }
 
     /// Ids of the advisor cards used with this many players and modules.
@@ -651,11 +645,44 @@ impl GameData {
     }
 }
 
+/// A line of `settings.txt`: a setting's name and its values.
+#[derive(Debug, Deserialize)]
+struct Setting(String, serde_json::Value);
+
+/// A line of `locations.txt`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum LocationRecord {
+    Location(LocationData),
+}
+
+/// A line of `cards.txt`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum CardRecord {
+    MarketItem(MarketItemData),
+    Advisor(AdvisorCard),
+}
+
 fn parse() -> GameData {
-    match serde_json::from_str(GAME_JSON) {
-        Ok(data) => data,
-        Err(e) => panic!("data/eternal_palace/game.json is invalid: {e}"),
+    let settings: serde_json::Map<String, serde_json::Value> =
+        embedded::<Setting>("settings.txt", SETTINGS_TXT)
+            .into_iter()
+            .map(|Setting(name, values)| (name, values))
+            .collect();
+    let mut data: GameData = serde_json::from_value(serde_json::Value::Object(settings))
+        .unwrap_or_else(|e| panic!("data/eternal_palace/settings.txt is invalid: {e}"));
+    data.locations = embedded::<LocationRecord>("locations.txt", LOCATIONS_TXT)
+        .into_iter()
+        .map(|LocationRecord::Location(location)| location)
+        .collect();
+    for card in embedded::<CardRecord>("cards.txt", CARDS_TXT) {
+        match card {
+            CardRecord::MarketItem(item) => data.market_items.push(item),
+            CardRecord::Advisor(advisor) => data.advisors.push(advisor),
+        }
     }
+    data
 }
 
 /// The parsed data file (parsed on first use; the file is part of the binary).

@@ -88,7 +88,7 @@ pub struct ScoreSheet {
 pub enum Event {
     /// The game is set up: random starting turn order and the shuffled advisor deck
     /// (deck entries are hidden tokens; `null` for everybody but the omniscient export).
-    Started {
+    GameSetUp {
         seats: u8,
         privileges: bool,
         turn_order: Vec<Seat>,
@@ -117,7 +117,7 @@ pub enum Event {
     /// A seat locked its grouping. `sealed` is the grouping in sealed form
     /// ("r{round}s{seat}:" then groups of pip digits separated by "/"), visible only to
     /// that seat until the reveal.
-    Grouped {
+    DiceGrouped {
         seat: Seat,
         #[serde(default)]
         sealed: Option<String>,
@@ -129,7 +129,7 @@ pub enum Event {
     /// All groupings revealed at once (groups per seat, index = group number).
     GroupsRevealed { groups: Vec<Vec<Vec<u8>>> },
     /// A group was placed; `pips` after wisdom; `wisdom` and `fish` spent.
-    Placed {
+    DicePlaced {
         seat: Seat,
         group: u8,
         location: String,
@@ -207,8 +207,13 @@ pub enum Event {
     /// A seat got one of its dice back from the palace.
     PalaceDieReleased { seat: Seat },
     /// Final scoring.
-    GameEnded {
-        scores: Vec<ScoreSheet>,
+    GameFinished {
+        /// Final score per seat, indexed by seat.
+        scores: Vec<i32>,
+        /// Place per seat (1 = winner), indexed by seat; tied seats share a place.
+        places: Vec<u8>,
+        /// Every seat's score sheet, in seat order.
+        sheets: Vec<ScoreSheet>,
         #[serde(default)]
         completion: Option<Seat>,
         #[serde(default)]

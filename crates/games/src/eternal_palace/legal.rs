@@ -18,7 +18,7 @@ pub fn legal_actions(state: &State, seat: Seat) -> Vec<Action> {
             }
             partitions(&state.players[seat as usize].rolled)
                 .into_iter()
-                .map(|groups| Action::Group { groups })
+                .map(|groups| Action::GroupDice { groups })
                 .collect()
         }
         Phase::Privileges => {
@@ -26,8 +26,8 @@ pub fn legal_actions(state: &State, seat: Seat) -> Vec<Action> {
                 return Vec::new();
             }
             vec![
-                Action::Privilege { play: true },
-                Action::Privilege { play: false },
+                Action::ChoosePrivilege { play: true },
+                Action::ChoosePrivilege { play: false },
             ]
         }
         Phase::Placement => legal_placement(state, seat),
@@ -70,7 +70,7 @@ fn legal_placement(state: &State, seat: Seat) -> Vec<Action> {
                         if hire && !can_hire(state, seat, kept, HireSource::FishMarket) {
                             continue;
                         }
-                        out.push(Action::FishMarket {
+                        out.push(Action::ResolveFishMarket {
                             returned: returned.map(str::to_string),
                             discarded: discarded.map(str::to_string),
                             hire,
@@ -82,12 +82,12 @@ fn legal_placement(state: &State, seat: Seat) -> Vec<Action> {
                 Choice::Hire { source } => {
                     for card in &state.display {
                         if can_hire(state, seat, card, *source) {
-                            out.push(Action::Hire {
+                            out.push(Action::HireAdvisor {
                                 card: Some(card.clone()),
                             });
                         }
                     }
-                    out.push(Action::Hire { card: None });
+                    out.push(Action::HireAdvisor { card: None });
                 }
                 Choice::Resource => {
                     for resource in Resource::ALL {
@@ -97,17 +97,17 @@ fn legal_placement(state: &State, seat: Seat) -> Vec<Action> {
                 Choice::Market { count } => {
                     let items = available_market_items(state);
                     for combo in combinations(&items, *count as usize) {
-                        out.push(Action::Market { items: combo });
+                        out.push(Action::BuyAtMarket { items: combo });
                     }
                 }
                 Choice::Scrolls => {
-                    out.push(Action::Scrolls {
+                    out.push(Action::ReadScrolls {
                         goods: true,
                         resource: None,
                     });
                     for resource in Resource::ALL {
                         for goods in [true, false] {
-                            out.push(Action::Scrolls {
+                            out.push(Action::ReadScrolls {
                                 goods,
                                 resource: Some(resource),
                             });
@@ -134,7 +134,7 @@ fn legal_placement(state: &State, seat: Seat) -> Vec<Action> {
             };
             for value in values {
                 if check_place(state, seat, g as u8, &spot.key, value).is_ok() {
-                    out.push(Action::Place {
+                    out.push(Action::PlaceDice {
                         group: g as u8,
                         location: spot.key.clone(),
                         value,

@@ -10,10 +10,12 @@
 //! turn order; some locations open a follow-up choice for the same seat. When every group
 //! is placed the round ends, the next one is prepared and rolled within the same `decide`.
 //!
-//! Numbers and components come from `data/eternal_palace/game.json`; the rules page is
+//! Numbers and components come from the record files in `data/eternal_palace/`; the rules
+//! page is
 //! `docs/rules/eternal-palace.md`.
 
 pub mod action;
+pub mod codes;
 pub mod data;
 pub mod event;
 pub mod legal;
@@ -31,9 +33,10 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, Viewer};
+use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, SharedRule, Viewer};
 
 pub use action::{Action, MarketItem};
+pub use codes::EternalPalaceRule;
 pub use event::Event;
 pub use state::State;
 pub use view::EternalPalaceView;
@@ -65,9 +68,16 @@ impl Engine for EternalPalace {
     const NAME: &'static str = "Eternal Palace";
     const RULES_VERSION: u32 = 1;
     const EVENT_SCHEMA_VERSION: u32 = 1;
-    // Transitional: until this game names its rule codes in its own enum.
-    type Rule = crate::engine::SharedRule;
-    const SHARED_RULES: &'static [crate::engine::SharedRule] = &[];
+    type Rule = EternalPalaceRule;
+    const SHARED_RULES: &'static [SharedRule] = &[
+        SharedRule::GameOver,
+        SharedRule::NotYourTurn,
+        SharedRule::WrongPhase,
+        SharedRule::UnsupportedPlayerCount,
+        SharedRule::InvalidOptions,
+        SharedRule::NoSuchSeat,
+        SharedRule::CannotAfford,
+    ];
 
     fn player_counts() -> RangeInclusive<u8> {
         let counts = &data().player_counts;
@@ -122,12 +132,12 @@ impl Engine for EternalPalace {
     fn redact(event: &Event, viewer: Viewer) -> Event {
         let mut event = event.clone();
         match &mut event {
-            Event::Started { deck, .. } | Event::DeckReshuffled { deck }
+            Event::GameSetUp { deck, .. } | Event::DeckReshuffled { deck }
                 if !viewer.is_omniscient() =>
             {
                 *deck = None;
             }
-            Event::Grouped { seat, sealed } if !viewer.sees_secrets_of(*seat) => *sealed = None,
+            Event::DiceGrouped { seat, sealed } if !viewer.sees_secrets_of(*seat) => *sealed = None,
             Event::AdvisorsDrawn { seat, cards, .. } if !viewer.sees_secrets_of(*seat) => {
                 *cards = None;
             }
@@ -174,7 +184,7 @@ impl Engine for EternalPalace {
 }
 
 fn colour(seat: Seat) -> &'static str {
-    data().colour(seat)
+    crate::kit::seats::colour(seat)
 }
 
 fn card_name(id: &str) -> String {
@@ -219,7 +229,7 @@ fn reason_text(reason: Reason) -> &'static str {
 
 fn describe(state: &State, event: &Event) -> String {
     match event {
-        Event::Started {
+        Event::GameSetUp {
             seats, turn_order, ..
         } => format!(
             "A game for {seats} players begins; turn order {}",
@@ -272,7 +282,7 @@ fn describe(state: &State, event: &Event) -> String {
             format!("Round {round}: dice rolled: {}", rolls.join(", "))
         }
         Event::TurnOrderSet { order } => format!("Turn order: {}", seats_text(order)),
-        Event::Grouped { seat, sealed } => match sealed {
+        Event::DiceGrouped { seat, sealed } => match sealed {
             Some(s) => format!(
                 "{} locks the grouping {:?}",
                 colour(*seat),
@@ -298,7 +308,7 @@ fn describe(state: &State, event: &Event) -> String {
                 .collect();
             format!("Groups revealed: {}", parts.join(", "))
         }
-        Event::Placed {
+        Event::DicePlaced {
             seat,
             location,
             pips,
@@ -439,8 +449,8 @@ fn describe(state: &State, event: &Event) -> String {
         Event::PalaceDieReleased { seat } => {
             format!("{} gets a die back from the palace", colour(*seat))
         }
-        Event::GameEnded { scores, .. } => {
-            let parts: Vec<String> = scores
+        Event::GameFinished { sheets, .. } => {
+            let parts: Vec<String> = sheets
                 .iter()
                 .map(|s| format!("{} {} VP (place {})", colour(s.seat), s.total, s.place))
                 .collect();

@@ -6,6 +6,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, RngCore};
 
 use super::action::{Action, MarketItem};
+use super::codes::EternalPalaceRule;
 use super::data::{
     data, AdvisorEffect, BonusChoice, Goods, HireSign, LocationKind, Resource, SCROLLS,
 };
@@ -14,54 +15,32 @@ use super::scoring::final_scores;
 use super::state::{
     deck_token, held_token, known_token, seal, token_card, unseal, Pending, Phase, State,
 };
+use super::EternalPalace;
 use super::EternalPalaceOptions;
-use crate::engine::{RuleError, Seat};
+use crate::engine::{Engine, RuleCode, RuleError, Seat, SharedRule};
+use crate::kit::seats::check_player_count;
+use crate::kit::Emitter;
 
 type Decision = Result<Vec<Event>, RuleError>;
 
-fn err(code: &'static str, message: impl Into<String>) -> RuleError {
-    RuleError::legacy(code, message)
+fn err(code: impl RuleCode, message: impl Into<String>) -> RuleError {
+    RuleError::new(code, message)
 }
 
-/// A working copy of the state plus the events emitted so far.
-pub struct Ctx {
-    pub s: State,
-    pub events: Vec<Event>,
-}
-
-impl Ctx {
-    fn new(state: State) -> Ctx {
-        Ctx {
-            s: state,
-            events: Vec::new(),
-        }
-    }
-
-    fn emit(&mut self, event: Event) {
-        self.s.apply(&event);
-        self.events.push(event);
-    }
-}
+/// The working copy every decision emits its events onto.
+type Ctx = Emitter<EternalPalace>;
 
 // ---------------------------------------------------------------- setup and rounds
 
 pub fn setup(options: &EternalPalaceOptions, seats: u8, rng: &mut dyn RngCore) -> Decision {
+    check_player_count(EternalPalace::NAME, EternalPalace::player_counts(), seats)?;
     let d = data();
-    if seats < d.player_counts.min || seats > d.player_counts.max {
-        return Err(err(
-            "unsupported_player_count",
-            format!(
-                "Eternal Palace is played by {} to {} players",
-                d.player_counts.min, d.player_counts.max
-            ),
-        ));
-    }
-    let mut cx = Ctx::new(State::new(options, seats));
+    let mut cx = Ctx::new(&State::new(options, seats));
     let mut order: Vec<Seat> = (0..seats).collect();
     order.shuffle(rng);
     let mut deck = d.deck_for(seats, options.privileges);
     deck.shuffle(rng);
-    cx.emit(Event::Started {
+    cx.emit(Event::GameSetUp {
         seats,
         privileges: options.privileges,
         turn_order: order,
@@ -69,32 +48,32 @@ pub fn setup(options: &EternalPalaceOptions, seats: u8, rng: &mut dyn RngCore) -
     });
     deal_display(&mut cx, rng);
     start_round(&mut cx, 1, rng);
-    Ok(cx.events)
+    Ok(cx.into_events())
 }
 
 /// Makes sure the deck holds at least `needed` cards if the discard pile allows: the
 /// discard pile is shuffled and put under the remaining deck.
 fn ensure_deck(cx: &mut Ctx, needed: usize, rng: &mut dyn RngCore) {
-    if cx.s.deck.len() >= needed || cx.s.discard.is_empty() {
+    if cx.state().deck.len() >= needed || cx.state().discard.is_empty() {
         return;
     }
-    let mut fresh = cx.s.discard.clone();
+    let mut fresh = cx.state().discard.clone();
     fresh.shuffle(rng);
-    let mut deck = cx.s.deck.clone();
+    let mut deck = cx.state().deck.clone();
     deck.extend(fresh.iter().map(|c| deck_token(c)));
     cx.emit(Event::DeckReshuffled { deck: Some(deck) });
 }
 
 fn deal_display(cx: &mut Ctx, rng: &mut dyn RngCore) {
-    let wanted = cx.s.seats as usize + data().display.extra_cards as usize;
-    let missing = wanted.saturating_sub(cx.s.display.len());
+    let wanted = cx.state().seats as usize + data().display.extra_cards as usize;
+    let missing = wanted.saturating_sub(cx.state().display.len());
     if missing == 0 {
         return;
     }
     ensure_deck(cx, missing, rng);
-    let n = missing.min(cx.s.deck.len());
+    let n = missing.min(cx.state().deck.len());
     if n > 0 {
-        let cards = cx.s.deck[..n]
+        let cards = cx.state().deck[..n]
             .iter()
             .map(|t| token_card(t).to_string())
             .collect();
@@ -103,26 +82,27 @@ fn deal_display(cx: &mut Ctx, rng: &mut dyn RngCore) {
 }
 
 fn start_round(cx: &mut Ctx, round: u32, rng: &mut dyn RngCore) {
-    let dice: Vec<Vec<u8>> =
-        cx.s.players
-            .iter()
-            .map(|p| (0..p.active_dice).map(|_| rng.gen_range(1..=6u8)).collect())
-            .collect();
+    let dice: Vec<Vec<u8>> = cx
+        .state()
+        .players
+        .iter()
+        .map(|p| (0..p.active_dice).map(|_| rng.gen_range(1..=6u8)).collect())
+        .collect();
     let sums: Vec<u32> = dice
         .iter()
         .map(|d| d.iter().map(|p| *p as u32).sum())
         .collect();
     cx.emit(Event::DiceRolled { round, dice });
-    let mut order = cx.s.turn_order.clone();
+    let mut order = cx.state().turn_order.clone();
     order.sort_by_key(|s| sums[*s as usize]);
-    if order != cx.s.turn_order {
+    if order != cx.state().turn_order {
         cx.emit(Event::TurnOrderSet { order });
     }
     let lowest = sums.iter().copied().min().unwrap_or(0);
     let lowest_seats: Vec<usize> = (0..sums.len()).filter(|i| sums[*i] == lowest).collect();
     if let [alone] = lowest_seats.as_slice() {
         let seat = *alone as Seat;
-        let cards = active_cards(&cx.s, seat, |e| {
+        let cards = active_cards(&cx.state(), seat, |e| {
             matches!(e, AdvisorEffect::ArtistLowestSum { .. })
         });
         for (card, effect) in cards {
@@ -160,11 +140,11 @@ fn active_cards(
 /// Gains from the supply, limited by the palace track's end and the privilege supply.
 fn gain_goods(cx: &mut Ctx, seat: Seat, gain: Goods, reason: Reason) {
     let mut delta = gain;
-    if let Some(p) = cx.s.player(seat) {
+    if let Some(p) = cx.state().player(seat) {
         let room = data().palace.length as i32 - p.palace as i32;
         delta.palace = delta.palace.clamp(0, room.max(0));
     }
-    delta.privilege = delta.privilege.min(cx.s.privilege_supply.max(0));
+    delta.privilege = delta.privilege.min(cx.state().privilege_supply.max(0));
     if !delta.is_empty() {
         cx.emit(Event::GoodsChanged {
             seat,
@@ -185,16 +165,17 @@ fn pay_goods(cx: &mut Ctx, seat: Seat, cost: Goods, reason: Reason) {
 }
 
 fn after_grouping(cx: &mut Ctx) {
-    if cx.s.sealed.iter().any(Option::is_none) {
+    if cx.state().sealed.iter().any(Option::is_none) {
         return;
     }
-    if cx.s.privileges {
-        let seats: Vec<Seat> =
-            cx.s.turn_order
-                .iter()
-                .copied()
-                .filter(|s| cx.s.player(*s).is_some_and(|p| p.stock.privilege > 0))
-                .collect();
+    if cx.state().privileges {
+        let seats: Vec<Seat> = cx
+            .state()
+            .turn_order
+            .iter()
+            .copied()
+            .filter(|s| cx.state().player(*s).is_some_and(|p| p.stock.privilege > 0))
+            .collect();
         if !seats.is_empty() {
             cx.emit(Event::PrivilegesOpened { seats });
             return;
@@ -227,26 +208,33 @@ pub fn privilege_order(order: &[Seat], played: &[bool]) -> Vec<Seat> {
 }
 
 fn reveal(cx: &mut Ctx) {
-    if cx.s.privileges {
-        let played: Vec<bool> = cx.s.players.iter().map(|p| p.privilege_played).collect();
-        let order = privilege_order(&cx.s.turn_order, &played);
-        if order != cx.s.turn_order {
+    if cx.state().privileges {
+        let played: Vec<bool> = cx
+            .state()
+            .players
+            .iter()
+            .map(|p| p.privilege_played)
+            .collect();
+        let order = privilege_order(&cx.state().turn_order, &played);
+        if order != cx.state().turn_order {
             cx.emit(Event::TurnOrderSet { order });
         }
     }
-    let groups: Vec<Vec<Vec<u8>>> =
-        cx.s.sealed
-            .iter()
-            .map(|s| unseal(s.as_deref().unwrap_or("")))
-            .collect();
+    let groups: Vec<Vec<Vec<u8>>> = cx
+        .state()
+        .sealed
+        .iter()
+        .map(|s| unseal(s.as_deref().unwrap_or("")))
+        .collect();
     cx.emit(Event::GroupsRevealed { groups });
     let rewards = &data().artist_group_rewards;
-    for seat in cx.s.turn_order.clone() {
-        let largest =
-            cx.s.player(seat)
-                .and_then(|p| p.groups.iter().map(Vec::len).max())
-                .unwrap_or(0);
-        let cards = active_cards(&cx.s, seat, |e| {
+    for seat in cx.state().turn_order.clone() {
+        let largest = cx
+            .state()
+            .player(seat)
+            .and_then(|p| p.groups.iter().map(Vec::len).max())
+            .unwrap_or(0);
+        let cards = active_cards(&cx.state(), seat, |e| {
             matches!(e, AdvisorEffect::ArtistGroups { .. })
         });
         for (card, effect) in cards {
@@ -267,7 +255,7 @@ fn reveal(cx: &mut Ctx) {
             gain_goods(cx, seat, gain, Reason::Advisor);
         }
     }
-    let first = cx.s.turn_order.first().copied();
+    let first = cx.state().turn_order.first().copied();
     cx.emit(Event::TurnPassed { next: first });
 }
 
@@ -279,18 +267,19 @@ fn has_unplaced(state: &State, seat: Seat) -> bool {
 
 /// Called when the active seat has nothing pending: pass the turn or end the round.
 fn finish_turn(cx: &mut Ctx, rng: &mut dyn RngCore) {
-    if !cx.s.pending.is_empty() {
+    if !cx.state().pending.is_empty() {
         return;
     }
-    let order = cx.s.turn_order.clone();
-    let start =
-        cx.s.placer
-            .and_then(|p| order.iter().position(|s| *s == p))
-            .unwrap_or(0);
+    let order = cx.state().turn_order.clone();
+    let start = cx
+        .state()
+        .placer
+        .and_then(|p| order.iter().position(|s| *s == p))
+        .unwrap_or(0);
     let n = order.len();
     let next = (1..=n)
         .map(|k| order[(start + k) % n])
-        .find(|s| has_unplaced(&cx.s, *s));
+        .find(|s| has_unplaced(&cx.state(), *s));
     cx.emit(Event::TurnPassed { next });
     if next.is_none() {
         end_round(cx, rng);
@@ -299,33 +288,39 @@ fn finish_turn(cx: &mut Ctx, rng: &mut dyn RngCore) {
 
 fn end_round(cx: &mut Ctx, rng: &mut dyn RngCore) {
     let d = data();
-    let round = cx.s.round;
+    let round = cx.state().round;
     cx.emit(Event::RoundEnded { round });
-    let someone_done = cx.s.players.iter().any(|p| p.layers.len() >= d.end.layers);
+    let someone_done = cx
+        .state()
+        .players
+        .iter()
+        .any(|p| p.layers.len() >= d.end.layers);
     if someone_done || round >= d.round_limit.rounds {
-        let (scores, sequence) = final_scores(&cx.s);
-        let completion = cx.s.completion;
-        cx.emit(Event::GameEnded {
-            scores,
+        let (sheets, sequence) = final_scores(&cx.state());
+        let completion = cx.state().completion;
+        cx.emit(Event::GameFinished {
+            scores: sheets.iter().map(|sheet| sheet.total).collect(),
+            places: sheets.iter().map(|sheet| sheet.place).collect(),
+            sheets,
             completion,
             sequence,
         });
         return;
     }
-    if !cx.s.display.is_empty() {
-        let cards = cx.s.display.clone();
+    if !cx.state().display.is_empty() {
+        let cards = cx.state().display.clone();
         cx.emit(Event::DisplayCleared { cards });
     }
     deal_display(cx, rng);
     let per_round = d
         .palace_dice_per_round
         .by_players
-        .get(cx.s.seats as usize)
+        .get(cx.state().seats as usize)
         .copied()
         .unwrap_or(0);
     let mut released = Vec::new();
     for _ in 0..per_round {
-        if let Some(seat) = palace_die_recipient(&cx.s, &released) {
+        if let Some(seat) = palace_die_recipient(&cx.state(), &released) {
             cx.emit(Event::PalaceDieReleased { seat });
             released.push(seat);
         }
@@ -424,21 +419,24 @@ pub fn canonical_groups(groups: &[Vec<u8>]) -> Vec<Vec<u8>> {
 
 pub fn decide(state: &State, seat: Seat, action: &Action, rng: &mut dyn RngCore) -> Decision {
     if state.phase == Phase::Finished {
-        return Err(err("game_over", "the game is over"));
+        return Err(err(SharedRule::GameOver, "the game is over"));
     }
     if seat >= state.seats {
-        return Err(err("no_such_seat", "there is no such seat at this table"));
+        return Err(err(
+            SharedRule::NoSuchSeat,
+            "there is no such seat at this table",
+        ));
     }
     match action {
-        Action::Group { groups } => decide_group(state, seat, groups),
-        Action::Privilege { play } => decide_privilege(state, seat, *play),
-        Action::Place {
+        Action::GroupDice { groups } => decide_group(state, seat, groups),
+        Action::ChoosePrivilege { play } => decide_privilege(state, seat, *play),
+        Action::PlaceDice {
             group,
             location,
             value,
         } => decide_place(state, seat, *group, location, *value, rng),
         Action::UseAdvisor { card, target } => decide_use_advisor(state, seat, card, *target),
-        Action::FishMarket {
+        Action::ResolveFishMarket {
             returned,
             discarded,
             hire,
@@ -450,25 +448,33 @@ pub fn decide(state: &State, seat: Seat, action: &Action, rng: &mut dyn RngCore)
             *hire,
             rng,
         ),
-        Action::Hire { card } => decide_hire(state, seat, card.as_deref(), rng),
+        Action::HireAdvisor { card } => decide_hire(state, seat, card.as_deref(), rng),
         Action::TakeResource { resource } => decide_take_resource(state, seat, *resource, rng),
-        Action::Market { items } => decide_market(state, seat, items, rng),
-        Action::Scrolls { goods, resource } => decide_scrolls(state, seat, *goods, *resource, rng),
+        Action::BuyAtMarket { items } => decide_market(state, seat, items, rng),
+        Action::ReadScrolls { goods, resource } => {
+            decide_scrolls(state, seat, *goods, *resource, rng)
+        }
     }
 }
 
 fn decide_group(state: &State, seat: Seat, groups: &[Vec<u8>]) -> Decision {
     if state.phase != Phase::Grouping {
-        return Err(err("wrong_phase", "dice are grouped only after the roll"));
+        return Err(err(
+            SharedRule::WrongPhase,
+            "dice are grouped only after the roll",
+        ));
     }
     if state.sealed.get(seat as usize).is_some_and(Option::is_some) {
         return Err(err(
-            "already_grouped",
+            EternalPalaceRule::AlreadyGrouped,
             "your grouping is locked for this round",
         ));
     }
     if groups.iter().any(Vec::is_empty) {
-        return Err(err("empty_group", "a group needs at least one die"));
+        return Err(err(
+            EternalPalaceRule::EmptyGroup,
+            "a group needs at least one die",
+        ));
     }
     let mut given: Vec<u8> = groups.iter().flatten().copied().collect();
     given.sort_unstable();
@@ -476,51 +482,60 @@ fn decide_group(state: &State, seat: Seat, groups: &[Vec<u8>]) -> Decision {
     rolled.sort_unstable();
     if given != rolled {
         return Err(err(
-            "not_your_dice",
+            EternalPalaceRule::NotYourDice,
             "the groups must use exactly the dice you rolled, each once",
         ));
     }
     let canonical = canonical_groups(groups);
-    let mut cx = Ctx::new(state.clone());
-    cx.emit(Event::Grouped {
+    let mut cx = Ctx::new(state);
+    cx.emit(Event::DiceGrouped {
         seat,
         sealed: Some(seal(state.round, seat, &canonical)),
     });
     after_grouping(&mut cx);
-    Ok(cx.events)
+    Ok(cx.into_events())
 }
 
 fn decide_privilege(state: &State, seat: Seat, play: bool) -> Decision {
     if state.phase != Phase::Privileges {
-        return Err(err("wrong_phase", "privileges are played after grouping"));
+        return Err(err(
+            SharedRule::WrongPhase,
+            "privileges are played after grouping",
+        ));
     }
     if state.privilege_queue.first() != Some(&seat) {
         return Err(err(
-            "not_your_turn",
+            SharedRule::NotYourTurn,
             "another seat decides on privileges now",
         ));
     }
     if play && state.players[seat as usize].stock.privilege < 1 {
-        return Err(err("no_privilege", "you hold no privilege token"));
+        return Err(err(
+            EternalPalaceRule::NoPrivilege,
+            "you hold no privilege token",
+        ));
     }
-    let mut cx = Ctx::new(state.clone());
+    let mut cx = Ctx::new(state);
     cx.emit(Event::PrivilegeDecided { seat, play });
-    if cx.s.privilege_queue.is_empty() {
+    if cx.state().privilege_queue.is_empty() {
         reveal(&mut cx);
     }
-    Ok(cx.events)
+    Ok(cx.into_events())
 }
 
 fn check_turn(state: &State, seat: Seat) -> Result<(), RuleError> {
     if state.phase != Phase::Placement {
-        return Err(err("wrong_phase", "groups are placed after the reveal"));
+        return Err(err(
+            SharedRule::WrongPhase,
+            "groups are placed after the reveal",
+        ));
     }
     if state.placer != Some(seat) {
-        return Err(err("not_your_turn", "another seat is placing now"));
+        return Err(err(SharedRule::NotYourTurn, "another seat is placing now"));
     }
     if !state.pending.is_empty() {
         return Err(err(
-            "choice_pending",
+            EternalPalaceRule::ChoicePending,
             "finish the choice of your current location first",
         ));
     }
@@ -545,14 +560,20 @@ pub fn check_place(
     let d = data();
     let p = &state.players[seat as usize];
     let Some(dice) = p.groups.get(group as usize) else {
-        return Err(err("no_such_group", "you have no group with that number"));
+        return Err(err(
+            EternalPalaceRule::NoSuchGroup,
+            "you have no group with that number",
+        ));
     };
     if p.placed.get(group as usize).copied().unwrap_or(true) {
-        return Err(err("group_placed", "that group is already placed"));
+        return Err(err(
+            EternalPalaceRule::GroupPlaced,
+            "that group is already placed",
+        ));
     }
     let Some(index) = d.location_index(location) else {
         return Err(err(
-            "no_such_location",
+            EternalPalaceRule::NoSuchLocation,
             "locations are \"1\"..\"12\", \"bridge\" and \"scrolls\"",
         ));
     };
@@ -561,7 +582,7 @@ pub fn check_place(
         LocationKind::Scrolls => {
             if value.is_some() {
                 return Err(err(
-                    "unexpected_value",
+                    EternalPalaceRule::UnexpectedValue,
                     "a value is given only at the bridge",
                 ));
             }
@@ -570,20 +591,20 @@ pub fn check_place(
         LocationKind::Bridge => {
             let [pip] = dice.as_slice() else {
                 return Err(err(
-                    "single_die_only",
+                    EternalPalaceRule::SingleDieOnly,
                     "the Eternal Bridge takes a single die only",
                 ));
             };
             let Some(v) = value.filter(|v| (1..=6).contains(v)) else {
                 return Err(err(
-                    "bad_value",
+                    EternalPalaceRule::InvalidValue,
                     "at the bridge give the die's value after wisdom, 1 to 6",
                 ));
             };
             let length = spot.track_length().unwrap_or(0);
             if p.tracks[index] >= length {
                 return Err(err(
-                    "bridge_complete",
+                    EternalPalaceRule::BridgeComplete,
                     "your marker has already crossed the bridge",
                 ));
             }
@@ -592,14 +613,14 @@ pub fn check_place(
         _ => {
             if value.is_some() {
                 return Err(err(
-                    "unexpected_value",
+                    EternalPalaceRule::UnexpectedValue,
                     "a value is given only at the bridge",
                 ));
             }
             let target = spot.number().unwrap_or(0);
             let Some((cost, pips)) = cheapest_sum(dice, target) else {
                 return Err(err(
-                    "wrong_sum",
+                    EternalPalaceRule::WrongSum,
                     format!("this group cannot add up to {target}"),
                 ));
             };
@@ -608,7 +629,7 @@ pub fn check_place(
     };
     if wisdom > p.stock.wisdom {
         return Err(err(
-            "not_enough_wisdom",
+            EternalPalaceRule::NotEnoughWisdom,
             format!("that needs {wisdom} wisdom"),
         ));
     }
@@ -618,13 +639,16 @@ pub fn check_place(
         state.colours_at(index)
     };
     if fish > p.stock.fish {
-        return Err(err("not_enough_fish", format!("that needs {fish} fish")));
+        return Err(err(
+            EternalPalaceRule::NotEnoughFish,
+            format!("that needs {fish} fish"),
+        ));
     }
     if spot.kind == LocationKind::Monument {
         let resource = spot.resource.unwrap_or(Resource::Wood);
         if p.stock.get(resource) < state.rings[index] {
             return Err(err(
-                "not_enough_resources",
+                EternalPalaceRule::NotEnoughResources,
                 format!(
                     "the monument needs {} {}",
                     state.rings[index],
@@ -655,8 +679,8 @@ fn decide_place(
     let index = placement.location;
     let spot = &d.locations[index];
     let dice = state.players[seat as usize].groups[group as usize].len();
-    let mut cx = Ctx::new(state.clone());
-    cx.emit(Event::Placed {
+    let mut cx = Ctx::new(state);
+    cx.emit(Event::DicePlaced {
         seat,
         group,
         location: spot.key.clone(),
@@ -669,9 +693,9 @@ fn decide_place(
             step_track(&mut cx, seat, index);
             let draw = d.fish_market.draw;
             ensure_deck(&mut cx, draw, rng);
-            let n = draw.min(cx.s.deck.len());
+            let n = draw.min(cx.state().deck.len());
             if n > 0 {
-                let cards = cx.s.deck[..n]
+                let cards = cx.state().deck[..n]
                     .iter()
                     .map(|t| held_token(seat, token_card(t)))
                     .collect();
@@ -684,10 +708,11 @@ fn decide_place(
         }
         LocationKind::Academy => {
             step_track(&mut cx, seat, index);
-            let any =
-                cx.s.display
-                    .iter()
-                    .any(|c| can_hire(&cx.s, seat, c, HireSource::Academy));
+            let any = cx
+                .state()
+                .display
+                .iter()
+                .any(|c| can_hire(&cx.state(), seat, c, HireSource::Academy));
             if any {
                 cx.emit(Event::ChoiceOffered {
                     seat,
@@ -706,7 +731,7 @@ fn decide_place(
                 Goods::resource(resource, spot.yield_for(dice)),
                 Reason::ResourceLocation,
             );
-            let cards = active_cards(&cx.s, seat, |e| {
+            let cards = active_cards(&cx.state(), seat, |e| {
                 matches!(e, AdvisorEffect::ArtistResourceVisit { .. })
             });
             for (card, effect) in cards {
@@ -721,8 +746,8 @@ fn decide_place(
             }
         }
         LocationKind::Monument => {
-            let already_owner = cx.s.monument_owners[index] == Some(seat);
-            let paid = cx.s.rings[index];
+            let already_owner = cx.state().monument_owners[index] == Some(seat);
+            let paid = cx.state().rings[index];
             cx.emit(Event::MonumentTaken {
                 seat,
                 location: spot.key.clone(),
@@ -738,7 +763,7 @@ fn decide_place(
                 },
                 Reason::Monument,
             );
-            if !cx.s.players[seat as usize].layers.contains(&spot.key) {
+            if !cx.state().players[seat as usize].layers.contains(&spot.key) {
                 take_layer(&mut cx, seat, index);
             }
         }
@@ -756,7 +781,7 @@ fn decide_place(
         }
         LocationKind::Market => {
             mark_space(&mut cx, seat, index, dice);
-            let available = available_market_items(&cx.s).len();
+            let available = available_market_items(&cx.state()).len();
             let count = spot.items_for(dice).min(available);
             if count > 0 {
                 cx.emit(Event::ChoiceOffered {
@@ -766,7 +791,7 @@ fn decide_place(
             }
         }
         LocationKind::Bridge => {
-            let from = cx.s.players[seat as usize].tracks[index];
+            let from = cx.state().players[seat as usize].tracks[index];
             let length = spot.track_length().unwrap_or(0);
             let moved = placement.pips.first().copied().unwrap_or(0);
             let to = (from + moved).min(length);
@@ -776,7 +801,7 @@ fn decide_place(
                 to,
             });
             let bonuses: Vec<_> = d
-                .bridge_bonuses(cx.s.privileges)
+                .bridge_bonuses(cx.state().privileges)
                 .filter(|b| b.space > from && b.space <= to)
                 .cloned()
                 .collect();
@@ -787,7 +812,7 @@ fn decide_place(
                         seat,
                         choice: Choice::Resource,
                     }),
-                    Some(BonusChoice::Advisor) if !cx.s.display.is_empty() => {
+                    Some(BonusChoice::Advisor) if !cx.state().display.is_empty() => {
                         cx.emit(Event::ChoiceOffered {
                             seat,
                             choice: Choice::Hire {
@@ -814,7 +839,7 @@ fn decide_place(
         }
     }
     finish_turn(&mut cx, rng);
-    Ok(cx.events)
+    Ok(cx.into_events())
 }
 
 fn scroll_goods() -> Goods {
@@ -833,7 +858,7 @@ fn step_track(cx: &mut Ctx, seat: Seat, index: usize) {
     let Some(length) = spot.track_length() else {
         return;
     };
-    let at = cx.s.players[seat as usize].tracks[index];
+    let at = cx.state().players[seat as usize].tracks[index];
     if at >= length {
         return;
     }
@@ -850,14 +875,14 @@ fn step_track(cx: &mut Ctx, seat: Seat, index: usize) {
 fn take_layer(cx: &mut Ctx, seat: Seat, index: usize) {
     let d = data();
     let spot = &d.locations[index];
-    if cx.s.players[seat as usize].layers.contains(&spot.key) {
+    if cx.state().players[seat as usize].layers.contains(&spot.key) {
         return;
     }
     cx.emit(Event::LayerTaken {
         seat,
         layer: spot.key.clone(),
     });
-    if spot.kind != LocationKind::Monument && cx.s.decorations.contains(&spot.key) {
+    if spot.kind != LocationKind::Monument && cx.state().decorations.contains(&spot.key) {
         cx.emit(Event::DecorationTaken {
             seat,
             location: spot.key.clone(),
@@ -871,7 +896,7 @@ fn mark_space(cx: &mut Ctx, seat: Seat, index: usize, dice: usize) {
     let Some(space) = spot.space_for(dice) else {
         return;
     };
-    if cx.s.players[seat as usize].marks.contains(&space.id) {
+    if cx.state().players[seat as usize].marks.contains(&space.id) {
         return;
     }
     cx.emit(Event::SpaceMarked {
@@ -881,7 +906,7 @@ fn mark_space(cx: &mut Ctx, seat: Seat, index: usize, dice: usize) {
     let marks_here = spot
         .spaces
         .iter()
-        .filter(|s| cx.s.players[seat as usize].marks.contains(&s.id))
+        .filter(|s| cx.state().players[seat as usize].marks.contains(&s.id))
         .count();
     if marks_here >= spot.layer_at_marks.unwrap_or(2) {
         take_layer(cx, seat, index);
@@ -964,12 +989,15 @@ fn hire(cx: &mut Ctx, seat: Seat, card: &str, source: HireSource) {
 
 fn front_pending(state: &State, seat: Seat) -> Result<&Pending, RuleError> {
     if state.phase != Phase::Placement {
-        return Err(err("wrong_phase", "choices come up while placing"));
+        return Err(err(SharedRule::WrongPhase, "choices come up while placing"));
     }
     match state.pending.first() {
         Some(p) if p.seat() == seat => Ok(p),
-        Some(_) => Err(err("not_your_turn", "another seat is choosing now")),
-        None => Err(err("no_choice_pending", "there is nothing to choose now")),
+        Some(_) => Err(err(SharedRule::NotYourTurn, "another seat is choosing now")),
+        None => Err(err(
+            EternalPalaceRule::NoChoicePending,
+            "there is nothing to choose now",
+        )),
     }
 }
 
@@ -983,7 +1011,7 @@ fn decide_fish_market(
 ) -> Decision {
     let Pending::FishMarket { cards, .. } = front_pending(state, seat)? else {
         return Err(err(
-            "wrong_choice",
+            EternalPalaceRule::WrongChoice,
             "the pending choice is not the fish market",
         ));
     };
@@ -992,7 +1020,7 @@ fn decide_fish_market(
     let need_discard = ids.len() >= 3;
     if returned.is_some() != need_return || discarded.is_some() != need_discard {
         return Err(err(
-            "bad_fish_market_choice",
+            EternalPalaceRule::InvalidFishMarketChoice,
             "with 3 cards name one to return and one to discard, with 2 only one to return, with 1 neither",
         ));
     }
@@ -1000,18 +1028,18 @@ fn decide_fish_market(
     for chosen in [returned, discarded].into_iter().flatten() {
         let Some(pos) = rest.iter().position(|c| *c == chosen) else {
             return Err(err(
-                "not_drawn",
+                EternalPalaceRule::NotDrawn,
                 "name two different cards among the ones you drew",
             ));
         };
         rest.remove(pos);
     }
     let Some(kept) = rest.first().map(|c| c.to_string()) else {
-        return Err(err("not_drawn", "no card left to hire"));
+        return Err(err(EternalPalaceRule::NotDrawn, "no card left to hire"));
     };
     if hire_it && !can_hire(state, seat, &kept, HireSource::FishMarket) {
         return Err(err(
-            "cannot_afford",
+            SharedRule::CannotAfford,
             "you cannot pay for the remaining card",
         ));
     }
@@ -1019,7 +1047,7 @@ fn decide_fish_market(
     if !hire_it {
         discards.push(kept.clone());
     }
-    let mut cx = Ctx::new(state.clone());
+    let mut cx = Ctx::new(state);
     cx.emit(Event::FishMarketResolved {
         seat,
         returned: returned.map(|c| known_token(seat, c)),
@@ -1030,7 +1058,7 @@ fn decide_fish_market(
         hire(&mut cx, seat, &kept, HireSource::FishMarket);
     }
     finish_turn(&mut cx, rng);
-    Ok(cx.events)
+    Ok(cx.into_events())
 }
 
 fn decide_hire(state: &State, seat: Seat, card: Option<&str>, rng: &mut dyn RngCore) -> Decision {
@@ -1039,18 +1067,27 @@ fn decide_hire(state: &State, seat: Seat, card: Option<&str>, rng: &mut dyn RngC
         ..
     } = front_pending(state, seat)?
     else {
-        return Err(err("wrong_choice", "the pending choice is not hiring"));
+        return Err(err(
+            EternalPalaceRule::WrongChoice,
+            "the pending choice is not hiring",
+        ));
     };
     let source = *source;
     if let Some(card) = card {
         if !state.display.iter().any(|c| c == card) {
-            return Err(err("not_in_display", "that advisor is not on display"));
+            return Err(err(
+                EternalPalaceRule::NotInDisplay,
+                "that advisor is not on display",
+            ));
         }
         if !can_hire(state, seat, card, source) {
-            return Err(err("cannot_afford", "you cannot pay for that advisor"));
+            return Err(err(
+                SharedRule::CannotAfford,
+                "you cannot pay for that advisor",
+            ));
         }
     }
-    let mut cx = Ctx::new(state.clone());
+    let mut cx = Ctx::new(state);
     cx.emit(Event::ChoiceMade {
         seat,
         card: card.map(str::to_string),
@@ -1061,7 +1098,7 @@ fn decide_hire(state: &State, seat: Seat, card: Option<&str>, rng: &mut dyn RngC
         hire(&mut cx, seat, card, source);
     }
     finish_turn(&mut cx, rng);
-    Ok(cx.events)
+    Ok(cx.into_events())
 }
 
 fn decide_take_resource(
@@ -1075,9 +1112,12 @@ fn decide_take_resource(
         ..
     } = front_pending(state, seat)?
     else {
-        return Err(err("wrong_choice", "the pending choice is not a resource"));
+        return Err(err(
+            EternalPalaceRule::WrongChoice,
+            "the pending choice is not a resource",
+        ));
     };
-    let mut cx = Ctx::new(state.clone());
+    let mut cx = Ctx::new(state);
     cx.emit(Event::ChoiceMade {
         seat,
         card: None,
@@ -1086,7 +1126,7 @@ fn decide_take_resource(
     });
     gain_goods(&mut cx, seat, Goods::resource(resource, 1), Reason::Bridge);
     finish_turn(&mut cx, rng);
-    Ok(cx.events)
+    Ok(cx.into_events())
 }
 
 fn decide_market(
@@ -1100,21 +1140,30 @@ fn decide_market(
         ..
     } = front_pending(state, seat)?
     else {
-        return Err(err("wrong_choice", "the pending choice is not the market"));
+        return Err(err(
+            EternalPalaceRule::WrongChoice,
+            "the pending choice is not the market",
+        ));
     };
     if items.len() != *count as usize {
         return Err(err(
-            "wrong_item_count",
+            EternalPalaceRule::WrongItemCount,
             format!("take exactly {count} different items"),
         ));
     }
     let available = available_market_items(state);
     for (i, item) in items.iter().enumerate() {
         if items[..i].contains(item) {
-            return Err(err("duplicate_item", "the items must all differ"));
+            return Err(err(
+                EternalPalaceRule::DuplicateItem,
+                "the items must all differ",
+            ));
         }
         if !available.contains(item) {
-            return Err(err("item_unavailable", "that item is not on offer"));
+            return Err(err(
+                EternalPalaceRule::ItemUnavailable,
+                "that item is not on offer",
+            ));
         }
     }
     let mut sorted = items.to_vec();
@@ -1122,7 +1171,7 @@ fn decide_market(
     let total = sorted
         .iter()
         .fold(Goods::default(), |acc, i| acc.plus(&market_goods(*i)));
-    let mut cx = Ctx::new(state.clone());
+    let mut cx = Ctx::new(state);
     cx.emit(Event::ChoiceMade {
         seat,
         card: None,
@@ -1131,7 +1180,7 @@ fn decide_market(
     });
     gain_goods(&mut cx, seat, total, Reason::Market);
     finish_turn(&mut cx, rng);
-    Ok(cx.events)
+    Ok(cx.into_events())
 }
 
 fn decide_scrolls(
@@ -1146,11 +1195,14 @@ fn decide_scrolls(
         ..
     } = front_pending(state, seat)?
     else {
-        return Err(err("wrong_choice", "the pending choice is not the scrolls"));
+        return Err(err(
+            EternalPalaceRule::WrongChoice,
+            "the pending choice is not the scrolls",
+        ));
     };
     if !goods && resource.is_none() {
         return Err(err(
-            "nothing_chosen",
+            EternalPalaceRule::NothingChosen,
             "take the fish and wisdom, a resource, or both",
         ));
     }
@@ -1161,7 +1213,7 @@ fn decide_scrolls(
     if let Some(r) = resource {
         *gain.resource_mut(r) += data().scrolls.resource_from_two_dice;
     }
-    let mut cx = Ctx::new(state.clone());
+    let mut cx = Ctx::new(state);
     cx.emit(Event::ChoiceMade {
         seat,
         card: None,
@@ -1170,50 +1222,68 @@ fn decide_scrolls(
     });
     gain_goods(&mut cx, seat, gain, Reason::Scrolls);
     finish_turn(&mut cx, rng);
-    Ok(cx.events)
+    Ok(cx.into_events())
 }
 
 fn decide_use_advisor(state: &State, seat: Seat, card: &str, target: Option<Seat>) -> Decision {
     check_turn(state, seat)?;
     let p = &state.players[seat as usize];
     let Some(owned) = p.advisors.iter().find(|a| a.card == card) else {
-        return Err(err("not_your_advisor", "you have no such advisor"));
+        return Err(err(
+            EternalPalaceRule::NotYourAdvisor,
+            "you have no such advisor",
+        ));
     };
     if owned.used {
         return Err(err(
-            "advisor_used",
+            EternalPalaceRule::AdvisorUsed,
             "that advisor was already used this round",
         ));
     }
     let Some(info) = data().card(card) else {
-        return Err(err("not_your_advisor", "you have no such advisor"));
+        return Err(err(
+            EternalPalaceRule::NotYourAdvisor,
+            "you have no such advisor",
+        ));
     };
     let (give, get, diplomat) = match &info.effect {
         AdvisorEffect::Trader { give, get } => (*give, *get, false),
         AdvisorEffect::Diplomat { give, get } => (*give, *get, true),
         _ => {
             return Err(err(
-                "not_usable",
+                EternalPalaceRule::NotUsable,
                 "only traders and diplomats are used by hand",
             ))
         }
     };
     match (diplomat, target) {
         (false, Some(_)) => {
-            return Err(err("unexpected_target", "a trader gives to the supply"));
+            return Err(err(
+                EternalPalaceRule::UnexpectedTarget,
+                "a trader gives to the supply",
+            ));
         }
         (true, None) => {
-            return Err(err("target_required", "name the seat that receives"));
+            return Err(err(
+                EternalPalaceRule::TargetRequired,
+                "name the seat that receives",
+            ));
         }
         (true, Some(t)) if t == seat || t >= state.seats => {
-            return Err(err("bad_target", "name another seat at this table"));
+            return Err(err(
+                SharedRule::NoSuchSeat,
+                "name another seat at this table",
+            ));
         }
         _ => {}
     }
     if !p.stock.covers(&give) {
-        return Err(err("cannot_afford", "you cannot give what the card asks"));
+        return Err(err(
+            SharedRule::CannotAfford,
+            "you cannot give what the card asks",
+        ));
     }
-    let mut cx = Ctx::new(state.clone());
+    let mut cx = Ctx::new(state);
     cx.emit(Event::AdvisorUsed {
         seat,
         card: card.to_string(),
@@ -1230,5 +1300,5 @@ fn decide_use_advisor(state: &State, seat: Seat, card: &str, target: Option<Seat
         }
     }
     gain_goods(&mut cx, seat, get, Reason::Advisor);
-    Ok(cx.events)
+    Ok(cx.into_events())
 }

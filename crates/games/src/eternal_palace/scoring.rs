@@ -4,6 +4,7 @@ use super::data::data;
 use super::event::ScoreSheet;
 use super::state::State;
 use crate::engine::Seat;
+use crate::kit::ranking::places_splitting_ties;
 
 /// Longest run of consecutive numbered layers, as (length, highest number).
 pub fn best_run(layers: &[String]) -> (u32, u32) {
@@ -95,35 +96,8 @@ pub fn final_scores(state: &State) -> (Vec<ScoreSheet>, Option<Seat>) {
 /// Places by total; equal totals are split by the highest layer number that only one of
 /// the tied seats holds (repeatedly); seats that cannot be split share a place.
 fn places(state: &State, sheets: &[ScoreSheet]) -> Vec<u8> {
-    let n = sheets.len();
-    let mut ranking: Vec<Vec<usize>> = Vec::new();
-    let mut totals: Vec<i32> = sheets.iter().map(|s| s.total).collect();
-    totals.sort_unstable_by(|a, b| b.cmp(a));
-    totals.dedup();
-    for total in totals {
-        let mut tied: Vec<usize> = (0..n).filter(|i| sheets[*i].total == total).collect();
-        while !tied.is_empty() {
-            match sole_highest(state, &tied) {
-                Some(winner) => {
-                    ranking.push(vec![winner]);
-                    tied.retain(|i| *i != winner);
-                }
-                None => {
-                    ranking.push(tied.clone());
-                    tied.clear();
-                }
-            }
-        }
-    }
-    let mut places = vec![0u8; n];
-    let mut next_place = 1u8;
-    for group in ranking {
-        for i in &group {
-            places[*i] = next_place;
-        }
-        next_place += group.len() as u8;
-    }
-    places
+    let totals: Vec<i32> = sheets.iter().map(|s| s.total).collect();
+    places_splitting_ties(&totals, |tied| sole_highest(state, tied))
 }
 
 /// Among `tied`, the seat holding the highest layer number that no other tied seat holds.

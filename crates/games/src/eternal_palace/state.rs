@@ -112,7 +112,7 @@ pub struct State {
     /// Open advisors (card ids).
     pub display: Vec<String>,
     pub pending: Vec<Pending>,
-    /// Sealed groupings of this round until the reveal (see `Event::Grouped`).
+    /// Sealed groupings of this round until the reveal (see `Event::DiceGrouped`).
     pub sealed: Vec<Option<String>>,
     /// Privileges module: seats still to decide, in order.
     pub privilege_queue: Vec<Seat>,
@@ -268,19 +268,10 @@ impl State {
     }
 
     pub fn apply(&mut self, event: &Event) {
-        let d = data();
         match event {
-            Event::Started {
+            Event::GameSetUp {
                 turn_order, deck, ..
-            } => {
-                self.turn_order = turn_order.clone();
-                self.deck = deck.clone().unwrap_or_default();
-                for (position, seat) in turn_order.iter().enumerate() {
-                    if let Some(p) = self.player_mut(*seat) {
-                        p.palace_arrival = position as u32;
-                    }
-                }
-            }
+            } => self.game_set_up(turn_order, deck.as_deref()),
             Event::DeckReshuffled { deck } => {
                 self.deck = deck.clone().unwrap_or_default();
                 self.discard.clear();
@@ -294,36 +285,10 @@ impl State {
                 self.deck.drain(..n);
                 self.display.extend(cards.iter().cloned());
             }
-            Event::GoodsChanged { seat, delta, .. } => {
-                let length = d.palace.length;
-                self.privilege_supply -= delta.privilege;
-                let clock = self.palace_clock;
-                if let Some(p) = self.player_mut(*seat) {
-                    let mut change = *delta;
-                    change.palace = 0;
-                    p.stock = p.stock.plus(&change);
-                    if delta.palace != 0 {
-                        let to = (p.palace as i32 + delta.palace).clamp(0, length as i32);
-                        p.palace = to as u8;
-                        p.palace_arrival = clock;
-                    }
-                }
-                if delta.palace != 0 {
-                    self.palace_clock += 1;
-                }
-            }
-            Event::DiceRolled { round, dice } => {
-                self.round = *round;
-                self.phase = Phase::Grouping;
-                for (p, rolled) in self.players.iter_mut().zip(dice) {
-                    p.rolled = rolled.clone();
-                    p.groups.clear();
-                    p.placed.clear();
-                }
-                self.sealed = vec![None; self.seats as usize];
-            }
+            Event::GoodsChanged { seat, delta, .. } => self.goods_changed(*seat, delta),
+            Event::DiceRolled { round, dice } => self.dice_rolled(*round, dice),
             Event::TurnOrderSet { order } => self.turn_order = order.clone(),
-            Event::Grouped { seat, sealed } => {
+            Event::DiceGrouped { seat, sealed } => {
                 if let Some(slot) = self.sealed.get_mut(*seat as usize) {
                     *slot = Some(sealed.clone().unwrap_or_default());
                 }
@@ -332,65 +297,25 @@ impl State {
                 self.phase = Phase::Privileges;
                 self.privilege_queue = seats.clone();
             }
-            Event::PrivilegeDecided { seat, play } => {
-                self.privilege_queue.retain(|s| s != seat);
-                if *play {
-                    self.privilege_supply += 1;
-                    if let Some(p) = self.player_mut(*seat) {
-                        p.stock.privilege -= 1;
-                        p.privilege_played = true;
-                    }
-                }
-            }
-            Event::GroupsRevealed { groups } => {
-                self.phase = Phase::Placement;
-                for (p, g) in self.players.iter_mut().zip(groups) {
-                    p.groups = g.clone();
-                    p.placed = vec![false; g.len()];
-                    p.privilege_played = false;
-                }
-                self.sealed = vec![None; self.seats as usize];
-                self.privilege_queue.clear();
-            }
-            Event::Placed {
+            Event::PrivilegeDecided { seat, play } => self.privilege_decided(*seat, *play),
+            Event::GroupsRevealed { groups } => self.groups_revealed(groups),
+            Event::DicePlaced {
                 seat,
                 group,
                 location,
                 pips,
                 wisdom,
                 fish,
-            } => {
-                if let Some(index) = d.location_index(location) {
-                    self.location_dice[index].push(PlacedGroup {
-                        seat: *seat,
-                        pips: pips.clone(),
-                    });
-                }
-                if let Some(p) = self.player_mut(*seat) {
-                    if let Some(flag) = p.placed.get_mut(*group as usize) {
-                        *flag = true;
-                    }
-                    p.stock.wisdom -= wisdom;
-                    p.stock.fish -= fish;
-                }
-            }
+            } => self.dice_placed(*seat, *group, location, pips, *wisdom, *fish),
             Event::TrackAdvanced { seat, location, to } => {
                 if let (Some(index), Some(p)) = (
-                    d.location_index(location),
+                    data().location_index(location),
                     self.players.get_mut(*seat as usize),
                 ) {
                     p.tracks[index] = *to;
                 }
             }
-            Event::LayerTaken { seat, layer } => {
-                let needed = d.end.layers;
-                if let Some(p) = self.player_mut(*seat) {
-                    p.layers.push(layer.clone());
-                    if p.layers.len() >= needed && self.completion.is_none() {
-                        self.completion = Some(*seat);
-                    }
-                }
-            }
+            Event::LayerTaken { seat, layer } => self.layer_taken(*seat, layer),
             Event::DecorationTaken { seat, location } => {
                 self.decorations.retain(|l| l != location);
                 if let Some(p) = self.player_mut(*seat) {
@@ -401,18 +326,7 @@ impl State {
                 seat,
                 location,
                 paid,
-            } => {
-                if let Some(index) = d.location_index(location) {
-                    self.rings[index] += 1;
-                    self.monument_owners[index] = Some(*seat);
-                    if let (Some(resource), Some(p)) = (
-                        d.locations[index].resource,
-                        self.players.get_mut(*seat as usize),
-                    ) {
-                        *p.stock.resource_mut(resource) -= paid;
-                    }
-                }
-            }
+            } => self.monument_taken(*seat, location, *paid),
             Event::SpaceMarked { seat, space } => {
                 if let Some(p) = self.player_mut(*seat) {
                     p.marks.push(space.clone());
@@ -422,79 +336,205 @@ impl State {
                 seat: *seat,
                 choice: choice.clone(),
             }),
-            Event::ChoiceMade { .. } => {
-                if !self.pending.is_empty() {
-                    self.pending.remove(0);
-                }
-            }
+            Event::ChoiceMade { .. } => self.resolve_pending(),
             Event::AdvisorsDrawn { seat, count, cards } => {
-                let n = (*count as usize).min(self.deck.len());
-                self.deck.drain(..n);
-                self.pending.push(Pending::FishMarket {
-                    seat: *seat,
-                    cards: cards.clone().unwrap_or_default(),
-                });
+                self.advisors_drawn(*seat, *count, cards.as_deref())
             }
             Event::FishMarketResolved {
                 returned,
                 discarded,
                 ..
-            } => {
-                if !self.pending.is_empty() {
-                    self.pending.remove(0);
-                }
-                if let Some(token) = returned {
-                    self.deck.insert(0, token.clone());
-                }
-                self.discard.extend(discarded.iter().cloned());
-            }
-            Event::AdvisorHired { seat, card, .. } => {
-                self.display.retain(|c| c != card);
-                if let Some(p) = self.player_mut(*seat) {
-                    p.advisors.push(OwnedAdvisor {
-                        card: card.clone(),
-                        used: false,
-                    });
-                }
-            }
-            Event::AdvisorUsed { seat, card, .. } => {
-                if let Some(p) = self.player_mut(*seat) {
-                    if let Some(a) = p.advisors.iter_mut().find(|a| &a.card == card) {
-                        a.used = true;
-                    }
-                }
-            }
+            } => self.fish_market_resolved(returned.as_deref(), discarded),
+            Event::AdvisorHired { seat, card, .. } => self.advisor_hired(*seat, card),
+            Event::AdvisorUsed { seat, card, .. } => self.advisor_used(*seat, card),
             Event::TurnPassed { next } => self.placer = *next,
-            Event::RoundEnded { .. } => {
-                for dice in &mut self.location_dice {
-                    dice.clear();
-                }
-                for p in &mut self.players {
-                    p.groups.clear();
-                    p.placed.clear();
-                    p.rolled.clear();
-                    for a in &mut p.advisors {
-                        a.used = false;
-                    }
-                }
-                self.pending.clear();
-                self.placer = None;
-            }
+            Event::RoundEnded { .. } => self.round_ended(),
             Event::PalaceDieReleased { seat } => {
                 if let Some(p) = self.player_mut(*seat) {
                     p.palace_dice = p.palace_dice.saturating_sub(1);
                     p.active_dice += 1;
                 }
             }
-            Event::GameEnded {
-                scores, sequence, ..
+            Event::GameFinished {
+                sheets, sequence, ..
             } => {
                 self.phase = Phase::Finished;
-                self.result = Some(scores.clone());
+                self.result = Some(sheets.clone());
                 self.sequence_winner = *sequence;
                 self.placer = None;
                 self.pending.clear();
             }
         }
+    }
+
+    fn game_set_up(&mut self, turn_order: &[Seat], deck: Option<&[String]>) {
+        self.turn_order = turn_order.to_vec();
+        self.deck = deck.map(<[String]>::to_vec).unwrap_or_default();
+        for (position, seat) in turn_order.iter().enumerate() {
+            if let Some(p) = self.player_mut(*seat) {
+                p.palace_arrival = position as u32;
+            }
+        }
+    }
+
+    fn goods_changed(&mut self, seat: Seat, delta: &Goods) {
+        let length = data().palace.length;
+        self.privilege_supply -= delta.privilege;
+        let clock = self.palace_clock;
+        if let Some(p) = self.player_mut(seat) {
+            let mut change = *delta;
+            change.palace = 0;
+            p.stock = p.stock.plus(&change);
+            if delta.palace != 0 {
+                let to = (p.palace as i32 + delta.palace).clamp(0, length as i32);
+                p.palace = to as u8;
+                p.palace_arrival = clock;
+            }
+        }
+        if delta.palace != 0 {
+            self.palace_clock += 1;
+        }
+    }
+
+    fn dice_rolled(&mut self, round: u32, dice: &[Vec<u8>]) {
+        self.round = round;
+        self.phase = Phase::Grouping;
+        for (p, rolled) in self.players.iter_mut().zip(dice) {
+            p.rolled = rolled.clone();
+            p.groups.clear();
+            p.placed.clear();
+        }
+        self.sealed = vec![None; self.seats as usize];
+    }
+
+    fn privilege_decided(&mut self, seat: Seat, play: bool) {
+        self.privilege_queue.retain(|s| *s != seat);
+        if play {
+            self.privilege_supply += 1;
+            if let Some(p) = self.player_mut(seat) {
+                p.stock.privilege -= 1;
+                p.privilege_played = true;
+            }
+        }
+    }
+
+    fn groups_revealed(&mut self, groups: &[Vec<Vec<u8>>]) {
+        self.phase = Phase::Placement;
+        for (p, g) in self.players.iter_mut().zip(groups) {
+            p.groups = g.clone();
+            p.placed = vec![false; g.len()];
+            p.privilege_played = false;
+        }
+        self.sealed = vec![None; self.seats as usize];
+        self.privilege_queue.clear();
+    }
+
+    fn dice_placed(
+        &mut self,
+        seat: Seat,
+        group: u8,
+        location: &str,
+        pips: &[u8],
+        wisdom: i32,
+        fish: i32,
+    ) {
+        if let Some(index) = data().location_index(location) {
+            self.location_dice[index].push(PlacedGroup {
+                seat,
+                pips: pips.to_vec(),
+            });
+        }
+        if let Some(p) = self.player_mut(seat) {
+            if let Some(flag) = p.placed.get_mut(group as usize) {
+                *flag = true;
+            }
+            p.stock.wisdom -= wisdom;
+            p.stock.fish -= fish;
+        }
+    }
+
+    fn layer_taken(&mut self, seat: Seat, layer: &str) {
+        let needed = data().end.layers;
+        let completion_open = self.completion.is_none();
+        let mut completes = false;
+        if let Some(p) = self.player_mut(seat) {
+            p.layers.push(layer.to_owned());
+            completes = p.layers.len() >= needed && completion_open;
+        }
+        if completes {
+            self.completion = Some(seat);
+        }
+    }
+
+    fn monument_taken(&mut self, seat: Seat, location: &str, paid: i32) {
+        let d = data();
+        let Some(index) = d.location_index(location) else {
+            return;
+        };
+        self.rings[index] += 1;
+        self.monument_owners[index] = Some(seat);
+        if let (Some(resource), Some(p)) = (
+            d.locations[index].resource,
+            self.players.get_mut(seat as usize),
+        ) {
+            *p.stock.resource_mut(resource) -= paid;
+        }
+    }
+
+    fn resolve_pending(&mut self) {
+        if !self.pending.is_empty() {
+            self.pending.remove(0);
+        }
+    }
+
+    fn advisors_drawn(&mut self, seat: Seat, count: u8, cards: Option<&[String]>) {
+        let n = usize::from(count).min(self.deck.len());
+        self.deck.drain(..n);
+        self.pending.push(Pending::FishMarket {
+            seat,
+            cards: cards.map(<[String]>::to_vec).unwrap_or_default(),
+        });
+    }
+
+    fn fish_market_resolved(&mut self, returned: Option<&str>, discarded: &[String]) {
+        self.resolve_pending();
+        if let Some(token) = returned {
+            self.deck.insert(0, token.to_owned());
+        }
+        self.discard.extend(discarded.iter().cloned());
+    }
+
+    fn advisor_hired(&mut self, seat: Seat, card: &str) {
+        self.display.retain(|c| c != card);
+        if let Some(p) = self.player_mut(seat) {
+            p.advisors.push(OwnedAdvisor {
+                card: card.to_owned(),
+                used: false,
+            });
+        }
+    }
+
+    fn advisor_used(&mut self, seat: Seat, card: &str) {
+        if let Some(p) = self.player_mut(seat) {
+            if let Some(a) = p.advisors.iter_mut().find(|a| a.card == card) {
+                a.used = true;
+            }
+        }
+    }
+
+    fn round_ended(&mut self) {
+        for dice in &mut self.location_dice {
+            dice.clear();
+        }
+        for p in &mut self.players {
+            p.groups.clear();
+            p.placed.clear();
+            p.rolled.clear();
+            for a in &mut p.advisors {
+                a.used = false;
+            }
+        }
+        self.pending.clear();
+        self.placer = None;
     }
 }

@@ -306,7 +306,7 @@ pub fn view(state: &State, viewer: Viewer) -> EternalPalaceView {
             };
             PlayerView {
                 seat,
-                colour: d.colour(seat).to_string(),
+                colour: crate::kit::seats::colour(seat).to_string(),
                 stock: p.stock,
                 active_dice: p.active_dice,
                 palace_dice: p.palace_dice,

@@ -35,10 +35,12 @@ fn worth(state: &State, seat: u8) -> f64 {
 }
 
 fn greedy_choice(state: &State, seat: u8, legal: &[Action], rng: &mut ChaCha8Rng) -> Action {
-    if let Some(Action::Group { .. }) = legal.first() {
+    if let Some(Action::GroupDice { .. }) = legal.first() {
         let two_or_three: Vec<&Action> = legal
             .iter()
-            .filter(|a| matches!(a, Action::Group { groups } if (2..=3).contains(&groups.len())))
+            .filter(
+                |a| matches!(a, Action::GroupDice { groups } if (2..=3).contains(&groups.len())),
+            )
             .collect();
         return match two_or_three.choose(rng) {
             Some(a) => (*a).clone(),

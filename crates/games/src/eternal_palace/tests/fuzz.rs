@@ -36,7 +36,7 @@ fn some_card(state: &State, rng: &mut ChaCha8Rng) -> String {
 fn random_action(state: &State, rng: &mut ChaCha8Rng) -> Action {
     let resource = *Resource::ALL.choose(rng).expect("resource");
     match rng.gen_range(0..9) {
-        0 => Action::Group {
+        0 => Action::GroupDice {
             groups: (0..rng.gen_range(0..4))
                 .map(|_| {
                     (0..rng.gen_range(0..4))
@@ -45,7 +45,7 @@ fn random_action(state: &State, rng: &mut ChaCha8Rng) -> Action {
                 })
                 .collect(),
         },
-        1 => Action::Privilege { play: rng.gen() },
+        1 => Action::ChoosePrivilege { play: rng.gen() },
         2 => {
             let keys = [
                 "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12",
@@ -56,7 +56,7 @@ fn random_action(state: &State, rng: &mut ChaCha8Rng) -> Action {
                 2 => ["0", "13", "C3", ""][rng.gen_range(0..4)].to_string(),
                 _ => keys[rng.gen_range(0..12)].to_string(),
             };
-            Action::Place {
+            Action::PlaceDice {
                 group: rng.gen_range(0..7),
                 location,
                 value: if rng.gen() {
@@ -74,21 +74,21 @@ fn random_action(state: &State, rng: &mut ChaCha8Rng) -> Action {
                 None
             },
         },
-        4 => Action::FishMarket {
+        4 => Action::ResolveFishMarket {
             returned: rng.gen::<bool>().then(|| some_card(state, rng)),
             discarded: rng.gen::<bool>().then(|| some_card(state, rng)),
             hire: rng.gen(),
         },
-        5 => Action::Hire {
+        5 => Action::HireAdvisor {
             card: rng.gen::<bool>().then(|| some_card(state, rng)),
         },
         6 => Action::TakeResource { resource },
-        7 => Action::Market {
+        7 => Action::BuyAtMarket {
             items: (0..rng.gen_range(0..7))
                 .map(|_| *MarketItem::ALL.choose(rng).expect("item"))
                 .collect(),
         },
-        _ => Action::Scrolls {
+        _ => Action::ReadScrolls {
             goods: rng.gen(),
             resource: rng.gen::<bool>().then_some(resource),
         },
@@ -97,13 +97,13 @@ fn random_action(state: &State, rng: &mut ChaCha8Rng) -> Action {
 
 fn canonical(action: &Action) -> Action {
     match action {
-        Action::Group { groups } => Action::Group {
+        Action::GroupDice { groups } => Action::GroupDice {
             groups: canonical_groups(groups),
         },
-        Action::Market { items } => {
+        Action::BuyAtMarket { items } => {
             let mut items = items.clone();
             items.sort_unstable();
-            Action::Market { items }
+            Action::BuyAtMarket { items }
         }
         other => other.clone(),
     }

@@ -107,9 +107,9 @@ fn grouping_stays_hidden_until_everybody_submitted() {
     assert_eq!(EternalPalace::to_act(&state), vec![0, 1, 2]);
     let dice = state.players[1].rolled.clone();
     let groups = vec![dice.clone()];
-    let events = act(&mut state, 1, Action::Group { groups }, &mut rng);
+    let events = act(&mut state, 1, Action::GroupDice { groups }, &mut rng);
     let sealed = match &events[..] {
-        [Event::Grouped {
+        [Event::DiceGrouped {
             seat: 1,
             sealed: Some(s),
         }] => s.clone(),
@@ -123,7 +123,7 @@ fn grouping_stays_hidden_until_everybody_submitted() {
         let json = serde_json::to_string(&view).expect("json");
         assert!(!json.contains(&sealed));
         match EternalPalace::redact(&events[0], viewer) {
-            Event::Grouped { sealed: None, .. } => {}
+            Event::DiceGrouped { sealed: None, .. } => {}
             other => panic!("not redacted: {other:?}"),
         }
     }
@@ -143,7 +143,7 @@ fn grouping_stays_hidden_until_everybody_submitted() {
             .iter()
             .map(|p| vec![*p])
             .collect();
-        let events = act(&mut state, seat, Action::Group { groups }, &mut rng);
+        let events = act(&mut state, seat, Action::GroupDice { groups }, &mut rng);
         if seat == 2 {
             assert!(events
                 .iter()
@@ -163,7 +163,7 @@ fn deck_order_is_hidden_from_everybody_but_the_export() {
     let options = Default::default();
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let events = EternalPalace::setup(&options, 4, &mut rng).expect("setup");
-    let Event::Started {
+    let Event::GameSetUp {
         deck: Some(deck), ..
     } = &events[0]
     else {
@@ -172,12 +172,12 @@ fn deck_order_is_hidden_from_everybody_but_the_export() {
     assert!(!deck.is_empty());
     for viewer in [Viewer::Seat(0), Viewer::Spectator] {
         match EternalPalace::redact(&events[0], viewer) {
-            Event::Started { deck: None, .. } => {}
+            Event::GameSetUp { deck: None, .. } => {}
             other => panic!("deck not redacted: {other:?}"),
         }
     }
     match EternalPalace::redact(&events[0], Viewer::Omniscient) {
-        Event::Started { deck: Some(_), .. } => {}
+        Event::GameSetUp { deck: Some(_), .. } => {}
         other => panic!("export lost the deck: {other:?}"),
     }
 }

@@ -114,8 +114,8 @@ fn choose(actions: &[Action], rng: &mut ChaCha8Rng) -> Action {
     let useful: Vec<&Action> = actions
         .iter()
         .filter(|a| match a {
-            Action::Place { location, .. } => location != "scrolls",
-            Action::Hire { card } => card.is_some(),
+            Action::PlaceDice { location, .. } => location != "scrolls",
+            Action::HireAdvisor { card } => card.is_some(),
             _ => true,
         })
         .collect();

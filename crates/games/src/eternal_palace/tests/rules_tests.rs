@@ -19,7 +19,7 @@ fn rng() -> ChaCha8Rng {
 }
 
 fn place(group: u8, location: &str) -> Action {
-    Action::Place {
+    Action::PlaceDice {
         group,
         location: location.to_string(),
         value: None,
@@ -27,7 +27,7 @@ fn place(group: u8, location: &str) -> Action {
 }
 
 fn bridge(group: u8, value: u8) -> Action {
-    Action::Place {
+    Action::PlaceDice {
         group,
         location: "bridge".to_string(),
         value: Some(value),
@@ -122,16 +122,16 @@ fn options_default_from_empty_object() {
 
 #[test]
 fn actions_parse_from_tagged_json_and_reject_unknown_fields() {
-    let hire: Action = serde_json::from_str(r#"{"type":"hire"}"#).expect("hire");
-    assert_eq!(hire, Action::Hire { card: None });
+    let hire: Action = serde_json::from_str(r#"{"type":"hire_advisor"}"#).expect("hire");
+    assert_eq!(hire, Action::HireAdvisor { card: None });
     let place: Action =
-        serde_json::from_str(r#"{"type":"place","group":1,"location":"bridge","value":5}"#)
+        serde_json::from_str(r#"{"type":"place_dice","group":1,"location":"bridge","value":5}"#)
             .expect("place");
     assert_eq!(place, bridge(1, 5));
     let round_trip: Action =
         serde_json::from_str(&serde_json::to_string(&place).expect("json")).expect("back");
     assert_eq!(round_trip, place);
-    assert!(serde_json::from_str::<Action>(r#"{"type":"hire","cards":"a01"}"#).is_err());
+    assert!(serde_json::from_str::<Action>(r#"{"type":"hire_advisor","cards":"a01"}"#).is_err());
     assert!(serde_json::from_str::<Action>(r#"{"type":"dance"}"#).is_err());
 }
 
@@ -201,7 +201,7 @@ fn ksr_wisdom_one_per_pip_step() {
     let mut state = placing(2, false, 0, vec![vec![3, 3], vec![1]]);
     let events = act(&mut state, 0, place(0, "7"), &mut rng());
     match &events[0] {
-        Event::Placed { pips, wisdom, .. } => {
+        Event::DicePlaced { pips, wisdom, .. } => {
             assert_eq!(*wisdom, 1);
             assert_eq!(pips.iter().map(|p| *p as u32).sum::<u32>(), 7);
         }
@@ -286,7 +286,7 @@ fn ksr_groupings_are_the_distinct_partitions() {
     let mut rolled = state.players[0].rolled.clone();
     rolled.reverse();
     let groups = rolled.iter().map(|p| vec![*p]).collect();
-    assert!(EternalPalace::decide(&state, 0, &Action::Group { groups }, &mut rng()).is_ok());
+    assert!(EternalPalace::decide(&state, 0, &Action::GroupDice { groups }, &mut rng()).is_ok());
 }
 
 #[test]
@@ -329,7 +329,7 @@ fn ksr_groups_are_placed_one_at_a_time_in_turn_order() {
             .iter()
             .map(|p| vec![*p])
             .collect();
-        act(&mut state, seat, Action::Group { groups }, &mut r);
+        act(&mut state, seat, Action::GroupDice { groups }, &mut r);
     }
     let order = state.turn_order.clone();
     let mut placed_by = Vec::new();
@@ -372,7 +372,7 @@ fn ksr_fish_market_draw_three_return_one_discard_one_hire_third() {
     assert!(!other.contains("Harbour Master"));
     let own = EternalPalace::view(&state, Viewer::Seat(0));
     assert_eq!(own.pending.and_then(|p| p.drawn).map(|d| d.len()), Some(3));
-    let action = Action::FishMarket {
+    let action = Action::ResolveFishMarket {
         returned: Some("a11".into()),
         discarded: Some("a25".into()),
         hire: true,
@@ -414,7 +414,7 @@ fn ksr_fish_market_without_hiring_discards_the_third() {
     act(
         &mut state,
         0,
-        Action::FishMarket {
+        Action::ResolveFishMarket {
             returned: Some(drawn[0].clone()),
             discarded: Some(drawn[1].clone()),
             hire: false,
@@ -434,26 +434,26 @@ fn error_fish_market_choices() {
         .map(|t| t.trim_start_matches("deck:").to_string())
         .collect();
     act(&mut state, 0, place(0, "1"), &mut rng());
-    let missing = Action::FishMarket {
+    let missing = Action::ResolveFishMarket {
         returned: Some(drawn[0].clone()),
         discarded: None,
         hire: false,
     };
-    assert_eq!(refused(&state, 0, missing), "bad_fish_market_choice");
-    let same = Action::FishMarket {
+    assert_eq!(refused(&state, 0, missing), "invalid_fish_market_choice");
+    let same = Action::ResolveFishMarket {
         returned: Some(drawn[0].clone()),
         discarded: Some(drawn[0].clone()),
         hire: false,
     };
     assert_eq!(refused(&state, 0, same), "not_drawn");
-    let other = Action::FishMarket {
+    let other = Action::ResolveFishMarket {
         returned: Some("zz99".into()),
         discarded: Some(drawn[0].clone()),
         hire: false,
     };
     assert_eq!(refused(&state, 0, other), "not_drawn");
     state.players[0].stock = Goods::default();
-    let hire = Action::FishMarket {
+    let hire = Action::ResolveFishMarket {
         returned: Some(drawn[0].clone()),
         discarded: Some(drawn[1].clone()),
         hire: true,
@@ -461,11 +461,11 @@ fn error_fish_market_choices() {
     assert_eq!(refused(&state, 0, hire), "cannot_afford");
     assert_eq!(refused(&state, 0, place(1, "scrolls")), "choice_pending");
     assert_eq!(
-        refused(&state, 1, Action::Hire { card: None }),
+        refused(&state, 1, Action::HireAdvisor { card: None }),
         "not_your_turn"
     );
     assert_eq!(
-        refused(&state, 0, Action::Hire { card: None }),
+        refused(&state, 0, Action::HireAdvisor { card: None }),
         "wrong_choice"
     );
 }
@@ -490,7 +490,7 @@ fn ksr_academy_hires_an_open_advisor_with_wisdom_sign_and_patron_acts_once() {
     let events = act(
         &mut state,
         0,
-        Action::Hire {
+        Action::HireAdvisor {
             card: Some("a05".into()),
         },
         &mut rng(),
@@ -530,13 +530,13 @@ fn error_hire_choices() {
     state.players[1].advisors.clear();
     state.display.push("a04".into());
     act(&mut state, 0, place(0, "2"), &mut rng());
-    let not_there = Action::Hire {
+    let not_there = Action::HireAdvisor {
         card: Some("a34".into()),
     };
     assert_eq!(refused(&state, 0, not_there), "not_in_display");
     // Imperial Chamberlain costs kaolin + bronze and 2 wisdom at the academy
     state.players[0].stock.bronze = 0;
-    let expensive = Action::Hire {
+    let expensive = Action::HireAdvisor {
         card: Some("a04".into()),
     };
     assert_eq!(refused(&state, 0, expensive.clone()), "cannot_afford");
@@ -682,7 +682,7 @@ fn ksr_palace_market_items_by_dice_count() {
         assert_eq!(state.players[0].marks.len(), 1);
         let items: Vec<MarketItem> = MarketItem::ALL[..count as usize].to_vec();
         let before = state.players[0].clone();
-        act(&mut state, 0, Action::Market { items }, &mut rng());
+        act(&mut state, 0, Action::BuyAtMarket { items }, &mut rng());
         let p = &state.players[0];
         assert_eq!(p.stock.fish, before.stock.fish + 2);
         assert_eq!(p.stock.wisdom, before.stock.wisdom + 2);
@@ -699,7 +699,7 @@ fn error_market_choices() {
         refused(
             &state,
             0,
-            Action::Market {
+            Action::BuyAtMarket {
                 items: vec![Fish, Wood]
             }
         ),
@@ -709,7 +709,7 @@ fn error_market_choices() {
         refused(
             &state,
             0,
-            Action::Market {
+            Action::BuyAtMarket {
                 items: vec![Fish, Fish, Wood]
             }
         ),
@@ -719,7 +719,7 @@ fn error_market_choices() {
         refused(
             &state,
             0,
-            Action::Market {
+            Action::BuyAtMarket {
                 items: vec![Fish, Wood, Privilege]
             }
         ),
@@ -731,7 +731,7 @@ fn error_market_choices() {
     act(
         &mut module,
         0,
-        Action::Market {
+        Action::BuyAtMarket {
             items: vec![Fish, Wood, Privilege],
         },
         &mut rng(),
@@ -750,8 +750,8 @@ fn ksr_eternal_bridge_single_die_moves_and_collects_passed_bonuses() {
     state.players[0].stock.wisdom = 5;
     state.players[0].stock.fish = 10;
     assert_eq!(refused(&state, 0, bridge(3, 4)), "single_die_only");
-    assert_eq!(refused(&state, 0, place(0, "bridge")), "bad_value");
-    assert_eq!(refused(&state, 0, bridge(0, 7)), "bad_value");
+    assert_eq!(refused(&state, 0, place(0, "bridge")), "invalid_value");
+    assert_eq!(refused(&state, 0, bridge(0, 7)), "invalid_value");
     // a 2 raised to 5 costs 3 wisdom; spaces 2 (2 fish) and 4 (1 wisdom) are passed
     let events = act(&mut state, 0, bridge(0, 5), &mut rng());
     let b = goods_for(&events, 0, Reason::Bridge);
@@ -776,7 +776,7 @@ fn ksr_eternal_bridge_single_die_moves_and_collects_passed_bonuses() {
     act(
         &mut state,
         0,
-        Action::Hire {
+        Action::HireAdvisor {
             card: Some(free.clone()),
         },
         &mut rng(),
@@ -831,7 +831,7 @@ fn ksr_imperial_scrolls_rewards() {
         refused(
             &state,
             0,
-            Action::Scrolls {
+            Action::ReadScrolls {
                 goods: false,
                 resource: None
             }
@@ -842,7 +842,7 @@ fn ksr_imperial_scrolls_rewards() {
     let events = act(
         &mut state,
         0,
-        Action::Scrolls {
+        Action::ReadScrolls {
             goods: false,
             resource: Some(Resource::Kaolin),
         },
@@ -901,7 +901,7 @@ fn ksr_diplomat_gives_to_another_player() {
                 target: Some(0)
             }
         ),
-        "bad_target"
+        "no_such_seat"
     );
     assert_eq!(
         refused(
@@ -912,7 +912,7 @@ fn ksr_diplomat_gives_to_another_player() {
                 target: Some(3)
             }
         ),
-        "bad_target"
+        "no_such_seat"
     );
     act(
         &mut state,
@@ -1036,13 +1036,13 @@ fn ksr_artist_reward_for_a_group_of_two_three_four_dice() {
         act(
             &mut state,
             0,
-            Action::Group {
+            Action::GroupDice {
                 groups: vec![dice.clone()],
             },
             &mut r,
         );
         let groups = state.players[1].rolled.iter().map(|p| vec![*p]).collect();
-        let events = act(&mut state, 1, Action::Group { groups }, &mut r);
+        let events = act(&mut state, 1, Action::GroupDice { groups }, &mut r);
         assert_eq!(goods_for(&events, 0, Reason::Advisor), expect);
     }
 }
@@ -1244,12 +1244,12 @@ fn ksr_privileges_decided_in_turn_order_before_the_reveal() {
             .iter()
             .map(|p| vec![*p])
             .collect();
-        act(&mut state, seat, Action::Group { groups }, &mut r);
+        act(&mut state, seat, Action::GroupDice { groups }, &mut r);
     }
     assert_eq!(state.phase, Phase::Privileges);
     assert_eq!(EternalPalace::to_act(&state), vec![order[0]]);
     assert_eq!(
-        refused(&state, order[1], Action::Privilege { play: true }),
+        refused(&state, order[1], Action::ChoosePrivilege { play: true }),
         "not_your_turn"
     );
     // groups stay hidden while privileges are decided
@@ -1259,20 +1259,20 @@ fn ksr_privileges_decided_in_turn_order_before_the_reveal() {
     act(
         &mut state,
         order[0],
-        Action::Privilege { play: false },
+        Action::ChoosePrivilege { play: false },
         &mut r,
     );
     act(
         &mut state,
         order[1],
-        Action::Privilege { play: false },
+        Action::ChoosePrivilege { play: false },
         &mut r,
     );
     let supply = state.privilege_supply;
     let events = act(
         &mut state,
         order[2],
-        Action::Privilege { play: true },
+        Action::ChoosePrivilege { play: true },
         &mut r,
     );
     assert_eq!(state.privilege_supply, supply + 1, "played tokens go back");
@@ -1295,7 +1295,7 @@ fn error_no_privilege_to_play() {
             .iter()
             .map(|p| vec![*p])
             .collect();
-        act(&mut state, seat, Action::Group { groups }, &mut r);
+        act(&mut state, seat, Action::GroupDice { groups }, &mut r);
     }
     // only the seat holding a token is asked
     assert_eq!(state.privilege_queue, vec![state.turn_order[1]]);
@@ -1303,7 +1303,7 @@ fn error_no_privilege_to_play() {
     state.players[second as usize].stock.privilege = 0;
     state.privilege_supply += 1;
     assert_eq!(
-        refused(&state, second, Action::Privilege { play: true }),
+        refused(&state, second, Action::ChoosePrivilege { play: true }),
         "no_privilege"
     );
 }
@@ -1318,7 +1318,7 @@ fn error_grouping_refusals() {
         refused(
             &state,
             0,
-            Action::Group {
+            Action::GroupDice {
                 groups: vec![rolled.clone(), vec![]]
             }
         ),
@@ -1330,7 +1330,7 @@ fn error_grouping_refusals() {
         refused(
             &state,
             0,
-            Action::Group {
+            Action::GroupDice {
                 groups: vec![wrong]
             }
         ),
@@ -1342,7 +1342,7 @@ fn error_grouping_refusals() {
         refused(
             &state,
             0,
-            Action::Group {
+            Action::GroupDice {
                 groups: vec![extra]
             }
         ),
@@ -1350,18 +1350,18 @@ fn error_grouping_refusals() {
     );
     assert_eq!(refused(&state, 0, place(0, "1")), "wrong_phase");
     assert_eq!(
-        refused(&state, 0, Action::Privilege { play: false }),
+        refused(&state, 0, Action::ChoosePrivilege { play: false }),
         "wrong_phase"
     );
     assert_eq!(
-        refused(&state, 0, Action::Hire { card: None }),
+        refused(&state, 0, Action::HireAdvisor { card: None }),
         "wrong_phase"
     );
     assert_eq!(
         refused(
             &state,
             5,
-            Action::Group {
+            Action::GroupDice {
                 groups: vec![rolled.clone()]
             }
         ),
@@ -1370,7 +1370,7 @@ fn error_grouping_refusals() {
     act(
         &mut state,
         0,
-        Action::Group {
+        Action::GroupDice {
             groups: vec![rolled.clone()],
         },
         &mut r,
@@ -1379,7 +1379,7 @@ fn error_grouping_refusals() {
         refused(
             &state,
             0,
-            Action::Group {
+            Action::GroupDice {
                 groups: vec![rolled]
             }
         ),
@@ -1394,14 +1394,14 @@ fn error_placement_refusals() {
     assert_eq!(refused(&state, 0, place(7, "1")), "no_such_group");
     assert_eq!(refused(&state, 0, place(0, "13")), "no_such_location");
     assert_eq!(refused(&state, 0, place(0, "C3")), "no_such_location");
-    let with_value = Action::Place {
+    let with_value = Action::PlaceDice {
         group: 0,
         location: "1".into(),
         value: Some(1),
     };
     assert_eq!(refused(&state, 0, with_value), "unexpected_value");
     assert_eq!(
-        refused(&state, 0, Action::Hire { card: None }),
+        refused(&state, 0, Action::HireAdvisor { card: None }),
         "no_choice_pending"
     );
     act(&mut state, 0, place(0, "scrolls"), &mut rng());
@@ -1410,7 +1410,7 @@ fn error_placement_refusals() {
         refused(
             &state,
             0,
-            Action::Group {
+            Action::GroupDice {
                 groups: vec![vec![1]]
             }
         ),
@@ -1431,7 +1431,7 @@ fn legal_placements_are_exactly_the_accepted_ones() {
                 vec![None, Some(3)]
             };
             for value in values {
-                let action = Action::Place {
+                let action = Action::PlaceDice {
                     group,
                     location: key.clone(),
                     value,

@@ -36,97 +36,104 @@ pub fn legal_actions(state: &State, seat: Seat) -> Vec<Action> {
 }
 
 fn legal_placement(state: &State, seat: Seat) -> Vec<Action> {
-    let d = data();
-    let mut out = Vec::new();
     if let Some(pending) = state.pending.first() {
-        if pending.seat() != seat {
-            return out;
+        return match pending {
+            _ if pending.seat() != seat => Vec::new(),
+            Pending::FishMarket { cards, .. } => fish_market_answers(state, seat, cards),
+            Pending::Offered { choice, .. } => choice_answers(state, seat, choice),
+        };
+    }
+    if state.placer != Some(seat) {
+        return Vec::new();
+    }
+    let mut out = placements(state, seat);
+    out.extend(advisor_uses(state, seat));
+    out
+}
+
+/// Every way to return, discard and keep the cards drawn at the fish market.
+fn fish_market_answers(state: &State, seat: Seat, cards: &[String]) -> Vec<Action> {
+    let ids: Vec<&str> = cards.iter().map(|t| token_card(t)).collect();
+    let mut options: Vec<(Option<&str>, Option<&str>, &str)> = Vec::new();
+    match ids.len() {
+        1 => options.push((None, None, ids[0])),
+        2 => {
+            options.push((Some(ids[0]), None, ids[1]));
+            options.push((Some(ids[1]), None, ids[0]));
         }
-        match pending {
-            Pending::FishMarket { cards, .. } => {
-                let ids: Vec<&str> = cards.iter().map(|t| token_card(t)).collect();
-                let mut options: Vec<(Option<&str>, Option<&str>, &str)> = Vec::new();
-                match ids.len() {
-                    1 => options.push((None, None, ids[0])),
-                    2 => {
-                        options.push((Some(ids[0]), None, ids[1]));
-                        options.push((Some(ids[1]), None, ids[0]));
-                    }
-                    _ => {
-                        for r in 0..ids.len() {
-                            for x in 0..ids.len() {
-                                if r == x {
-                                    continue;
-                                }
-                                if let Some(k) = (0..ids.len()).find(|k| *k != r && *k != x) {
-                                    options.push((Some(ids[r]), Some(ids[x]), ids[k]));
-                                }
-                            }
-                        }
-                    }
-                }
-                for (returned, discarded, kept) in options {
-                    for hire in [true, false] {
-                        if hire && !can_hire(state, seat, kept, HireSource::FishMarket) {
-                            continue;
-                        }
-                        out.push(Action::ResolveFishMarket {
-                            returned: returned.map(str::to_string),
-                            discarded: discarded.map(str::to_string),
-                            hire,
-                        });
+        _ => {
+            for r in 0..ids.len() {
+                for x in (0..ids.len()).filter(|x| *x != r) {
+                    if let Some(k) = (0..ids.len()).find(|k| *k != r && *k != x) {
+                        options.push((Some(ids[r]), Some(ids[x]), ids[k]));
                     }
                 }
             }
-            Pending::Offered { choice, .. } => match choice {
-                Choice::Hire { source } => {
-                    for card in &state.display {
-                        if can_hire(state, seat, card, *source) {
-                            out.push(Action::HireAdvisor {
-                                card: Some(card.clone()),
-                            });
-                        }
-                    }
-                    out.push(Action::HireAdvisor { card: None });
-                }
-                Choice::Resource => {
-                    for resource in Resource::ALL {
-                        out.push(Action::TakeResource { resource });
-                    }
-                }
-                Choice::Market { count } => {
-                    let items = available_market_items(state);
-                    for combo in combinations(&items, *count as usize) {
-                        out.push(Action::BuyAtMarket { items: combo });
-                    }
-                }
-                Choice::Scrolls => {
-                    out.push(Action::ReadScrolls {
-                        goods: true,
-                        resource: None,
+        }
+    }
+    let mut out = Vec::new();
+    for (returned, discarded, kept) in options {
+        for hire in [true, false] {
+            if hire && !can_hire(state, seat, kept, HireSource::FishMarket) {
+                continue;
+            }
+            out.push(Action::ResolveFishMarket {
+                returned: returned.map(str::to_string),
+                discarded: discarded.map(str::to_string),
+                hire,
+            });
+        }
+    }
+    out
+}
+
+/// Every answer to the choice a location offered.
+fn choice_answers(state: &State, seat: Seat, choice: &Choice) -> Vec<Action> {
+    let mut out = Vec::new();
+    match choice {
+        Choice::Hire { source } => {
+            for card in &state.display {
+                if can_hire(state, seat, card, *source) {
+                    out.push(Action::HireAdvisor {
+                        card: Some(card.clone()),
                     });
-                    for resource in Resource::ALL {
-                        for goods in [true, false] {
-                            out.push(Action::ReadScrolls {
-                                goods,
-                                resource: Some(resource),
-                            });
-                        }
-                    }
                 }
-            },
+            }
+            out.push(Action::HireAdvisor { card: None });
         }
-        return out;
+        Choice::Resource => {
+            out.extend(Resource::ALL.map(|resource| Action::TakeResource { resource }));
+        }
+        Choice::Market { count } => {
+            let items = available_market_items(state);
+            for combo in combinations(&items, *count as usize) {
+                out.push(Action::BuyAtMarket { items: combo });
+            }
+        }
+        Choice::Scrolls => {
+            out.push(Action::ReadScrolls {
+                goods: true,
+                resource: None,
+            });
+            for resource in Resource::ALL {
+                for goods in [true, false] {
+                    out.push(Action::ReadScrolls {
+                        goods,
+                        resource: Some(resource),
+                    });
+                }
+            }
+        }
     }
-    if state.placer != Some(seat) {
-        return out;
-    }
+    out
+}
+
+/// Every group of `seat` on every location where it may go.
+fn placements(state: &State, seat: Seat) -> Vec<Action> {
     let p = &state.players[seat as usize];
-    for g in 0..p.groups.len() {
-        if p.placed[g] {
-            continue;
-        }
-        for spot in &d.locations {
+    let mut out = Vec::new();
+    for g in (0..p.groups.len()).filter(|g| !p.placed[*g]) {
+        for spot in &data().locations {
             let values: Vec<Option<u8>> = if spot.kind == LocationKind::Bridge {
                 (1..=6).map(Some).collect()
             } else {
@@ -143,11 +150,15 @@ fn legal_placement(state: &State, seat: Seat) -> Vec<Action> {
             }
         }
     }
-    for owned in &p.advisors {
-        if owned.used {
-            continue;
-        }
-        let Some(info) = d.card(&owned.card) else {
+    out
+}
+
+/// Every use of an unused trader or diplomat that `seat` can pay for.
+fn advisor_uses(state: &State, seat: Seat) -> Vec<Action> {
+    let p = &state.players[seat as usize];
+    let mut out = Vec::new();
+    for owned in p.advisors.iter().filter(|owned| !owned.used) {
+        let Some(info) = data().card(&owned.card) else {
             continue;
         };
         match &info.effect {
@@ -158,13 +169,11 @@ fn legal_placement(state: &State, seat: Seat) -> Vec<Action> {
                 });
             }
             AdvisorEffect::Diplomat { give, .. } if p.stock.covers(give) => {
-                for t in 0..state.seats {
-                    if t != seat {
-                        out.push(Action::UseAdvisor {
-                            card: owned.card.clone(),
-                            target: Some(t),
-                        });
-                    }
+                for t in (0..state.seats).filter(|t| *t != seat) {
+                    out.push(Action::UseAdvisor {
+                        card: owned.card.clone(),
+                        target: Some(t),
+                    });
                 }
             }
             _ => {}

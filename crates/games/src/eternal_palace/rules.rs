@@ -102,7 +102,7 @@ fn start_round(cx: &mut Ctx, round: u32, rng: &mut dyn RngCore) {
     let lowest_seats: Vec<usize> = (0..sums.len()).filter(|i| sums[*i] == lowest).collect();
     if let [alone] = lowest_seats.as_slice() {
         let seat = *alone as Seat;
-        let cards = active_cards(&cx.state(), seat, |e| {
+        let cards = active_cards(cx.state(), seat, |e| {
             matches!(e, AdvisorEffect::ArtistLowestSum { .. })
         });
         for (card, effect) in cards {
@@ -234,7 +234,7 @@ fn reveal(cx: &mut Ctx) {
             .player(seat)
             .and_then(|p| p.groups.iter().map(Vec::len).max())
             .unwrap_or(0);
-        let cards = active_cards(&cx.state(), seat, |e| {
+        let cards = active_cards(cx.state(), seat, |e| {
             matches!(e, AdvisorEffect::ArtistGroups { .. })
         });
         for (card, effect) in cards {
@@ -279,7 +279,7 @@ fn finish_turn(cx: &mut Ctx, rng: &mut dyn RngCore) {
     let n = order.len();
     let next = (1..=n)
         .map(|k| order[(start + k) % n])
-        .find(|s| has_unplaced(&cx.state(), *s));
+        .find(|s| has_unplaced(cx.state(), *s));
     cx.emit(Event::TurnPassed { next });
     if next.is_none() {
         end_round(cx, rng);
@@ -296,7 +296,7 @@ fn end_round(cx: &mut Ctx, rng: &mut dyn RngCore) {
         .iter()
         .any(|p| p.layers.len() >= d.end.layers);
     if someone_done || round >= d.round_limit.rounds {
-        let (sheets, sequence) = final_scores(&cx.state());
+        let (sheets, sequence) = final_scores(cx.state());
         let completion = cx.state().completion;
         cx.emit(Event::GameFinished {
             scores: sheets.iter().map(|sheet| sheet.total).collect(),
@@ -320,7 +320,7 @@ fn end_round(cx: &mut Ctx, rng: &mut dyn RngCore) {
         .unwrap_or(0);
     let mut released = Vec::new();
     for _ in 0..per_round {
-        if let Some(seat) = palace_die_recipient(&cx.state(), &released) {
+        if let Some(seat) = palace_die_recipient(cx.state(), &released) {
             cx.emit(Event::PalaceDieReleased { seat });
             released.push(seat);
         }
@@ -550,6 +550,66 @@ pub struct Placement {
     pub fish: i32,
 }
 
+/// The pips a group shows where it is placed, and the wisdom that turning them costs.
+fn pips_and_wisdom(
+    p: &super::state::Player,
+    dice: &[u8],
+    index: usize,
+    value: Option<u8>,
+) -> Result<(Vec<u8>, i32), RuleError> {
+    let d = data();
+    let spot = &d.locations[index];
+    match spot.kind {
+        LocationKind::Scrolls => {
+            if value.is_some() {
+                return Err(err(
+                    EternalPalaceRule::UnexpectedValue,
+                    "a value is given only at the bridge",
+                ));
+            }
+            Ok((dice.to_vec(), 0))
+        }
+        LocationKind::Bridge => {
+            let [pip] = dice else {
+                return Err(err(
+                    EternalPalaceRule::SingleDieOnly,
+                    "the Eternal Bridge takes a single die only",
+                ));
+            };
+            let Some(v) = value.filter(|v| (1..=6).contains(v)) else {
+                return Err(err(
+                    EternalPalaceRule::InvalidValue,
+                    "at the bridge give the die's value after wisdom, 1 to 6",
+                ));
+            };
+            let length = spot.track_length().unwrap_or(0);
+            if p.tracks[index] >= length {
+                return Err(err(
+                    EternalPalaceRule::BridgeComplete,
+                    "your marker has already crossed the bridge",
+                ));
+            }
+            Ok((vec![v], d.pip_cost(*pip, v)))
+        }
+        _ => {
+            if value.is_some() {
+                return Err(err(
+                    EternalPalaceRule::UnexpectedValue,
+                    "a value is given only at the bridge",
+                ));
+            }
+            let target = spot.number().unwrap_or(0);
+            let Some((cost, pips)) = cheapest_sum(dice, target) else {
+                return Err(err(
+                    EternalPalaceRule::WrongSum,
+                    format!("this group cannot add up to {target}"),
+                ));
+            };
+            Ok((pips, cost))
+        }
+    }
+}
+
 pub fn check_place(
     state: &State,
     seat: Seat,
@@ -578,55 +638,7 @@ pub fn check_place(
         ));
     };
     let spot = &d.locations[index];
-    let (pips, wisdom) = match spot.kind {
-        LocationKind::Scrolls => {
-            if value.is_some() {
-                return Err(err(
-                    EternalPalaceRule::UnexpectedValue,
-                    "a value is given only at the bridge",
-                ));
-            }
-            (dice.clone(), 0)
-        }
-        LocationKind::Bridge => {
-            let [pip] = dice.as_slice() else {
-                return Err(err(
-                    EternalPalaceRule::SingleDieOnly,
-                    "the Eternal Bridge takes a single die only",
-                ));
-            };
-            let Some(v) = value.filter(|v| (1..=6).contains(v)) else {
-                return Err(err(
-                    EternalPalaceRule::InvalidValue,
-                    "at the bridge give the die's value after wisdom, 1 to 6",
-                ));
-            };
-            let length = spot.track_length().unwrap_or(0);
-            if p.tracks[index] >= length {
-                return Err(err(
-                    EternalPalaceRule::BridgeComplete,
-                    "your marker has already crossed the bridge",
-                ));
-            }
-            (vec![v], d.pip_cost(*pip, v))
-        }
-        _ => {
-            if value.is_some() {
-                return Err(err(
-                    EternalPalaceRule::UnexpectedValue,
-                    "a value is given only at the bridge",
-                ));
-            }
-            let target = spot.number().unwrap_or(0);
-            let Some((cost, pips)) = cheapest_sum(dice, target) else {
-                return Err(err(
-                    EternalPalaceRule::WrongSum,
-                    format!("this group cannot add up to {target}"),
-                ));
-            };
-            (pips, cost)
-        }
-    };
+    let (pips, wisdom) = pips_and_wisdom(p, dice, index, value)?;
     if wisdom > p.stock.wisdom {
         return Err(err(
             EternalPalaceRule::NotEnoughWisdom,
@@ -689,157 +701,188 @@ fn decide_place(
         fish: placement.fish,
     });
     match spot.kind {
-        LocationKind::FishMarket => {
-            step_track(&mut cx, seat, index);
-            let draw = d.fish_market.draw;
-            ensure_deck(&mut cx, draw, rng);
-            let n = draw.min(cx.state().deck.len());
-            if n > 0 {
-                let cards = cx.state().deck[..n]
-                    .iter()
-                    .map(|t| held_token(seat, token_card(t)))
-                    .collect();
-                cx.emit(Event::AdvisorsDrawn {
-                    seat,
-                    count: n as u8,
-                    cards: Some(cards),
-                });
-            }
-        }
-        LocationKind::Academy => {
-            step_track(&mut cx, seat, index);
-            let any = cx
-                .state()
-                .display
-                .iter()
-                .any(|c| can_hire(&cx.state(), seat, c, HireSource::Academy));
-            if any {
-                cx.emit(Event::ChoiceOffered {
-                    seat,
-                    choice: Choice::Hire {
-                        source: HireSource::Academy,
-                    },
-                });
-            }
-        }
-        LocationKind::Resource => {
-            step_track(&mut cx, seat, index);
-            let resource = spot.resource.unwrap_or(Resource::Wood);
-            gain_goods(
-                &mut cx,
-                seat,
-                Goods::resource(resource, spot.yield_for(dice)),
-                Reason::ResourceLocation,
-            );
-            let cards = active_cards(&cx.state(), seat, |e| {
-                matches!(e, AdvisorEffect::ArtistResourceVisit { .. })
-            });
-            for (card, effect) in cards {
-                if let AdvisorEffect::ArtistResourceVisit { resource } = effect {
-                    cx.emit(Event::AdvisorUsed {
-                        seat,
-                        card,
-                        target: None,
-                    });
-                    gain_goods(&mut cx, seat, Goods::resource(resource, 1), Reason::Advisor);
-                }
-            }
-        }
-        LocationKind::Monument => {
-            let already_owner = cx.state().monument_owners[index] == Some(seat);
-            let paid = cx.state().rings[index];
-            cx.emit(Event::MonumentTaken {
-                seat,
-                location: spot.key.clone(),
-                paid,
-            });
-            let steps = if already_owner { 2 } else { 1 };
-            gain_goods(
-                &mut cx,
-                seat,
-                Goods {
-                    palace: steps,
-                    ..Goods::default()
-                },
-                Reason::Monument,
-            );
-            if !cx.state().players[seat as usize].layers.contains(&spot.key) {
-                take_layer(&mut cx, seat, index);
-            }
-        }
-        LocationKind::Temple => {
-            gain_goods(
-                &mut cx,
-                seat,
-                Goods {
-                    wisdom: spot.wisdom.unwrap_or(0),
-                    ..Goods::default()
-                },
-                Reason::Temple,
-            );
-            mark_space(&mut cx, seat, index, dice);
-        }
-        LocationKind::Market => {
-            mark_space(&mut cx, seat, index, dice);
-            let available = available_market_items(&cx.state()).len();
-            let count = spot.items_for(dice).min(available);
-            if count > 0 {
-                cx.emit(Event::ChoiceOffered {
-                    seat,
-                    choice: Choice::Market { count: count as u8 },
-                });
-            }
-        }
-        LocationKind::Bridge => {
-            let from = cx.state().players[seat as usize].tracks[index];
-            let length = spot.track_length().unwrap_or(0);
-            let moved = placement.pips.first().copied().unwrap_or(0);
-            let to = (from + moved).min(length);
-            cx.emit(Event::TrackAdvanced {
-                seat,
-                location: spot.key.clone(),
-                to,
-            });
-            let bonuses: Vec<_> = d
-                .bridge_bonuses(cx.state().privileges)
-                .filter(|b| b.space > from && b.space <= to)
-                .cloned()
-                .collect();
-            for bonus in bonuses {
-                gain_goods(&mut cx, seat, bonus.gain, Reason::Bridge);
-                match bonus.choice {
-                    Some(BonusChoice::Resource) => cx.emit(Event::ChoiceOffered {
-                        seat,
-                        choice: Choice::Resource,
-                    }),
-                    Some(BonusChoice::Advisor) if !cx.state().display.is_empty() => {
-                        cx.emit(Event::ChoiceOffered {
-                            seat,
-                            choice: Choice::Hire {
-                                source: HireSource::Bridge,
-                            },
-                        })
-                    }
-                    _ => {}
-                }
-            }
-            if to >= length {
-                take_layer(&mut cx, seat, index);
-            }
-        }
-        LocationKind::Scrolls => {
-            if dice >= 2 {
-                cx.emit(Event::ChoiceOffered {
-                    seat,
-                    choice: Choice::Scrolls,
-                });
-            } else {
-                gain_goods(&mut cx, seat, scroll_goods(), Reason::Scrolls);
-            }
-        }
+        LocationKind::FishMarket => visit_fish_market(&mut cx, seat, index, rng),
+        LocationKind::Academy => visit_academy(&mut cx, seat, index),
+        LocationKind::Resource => visit_resource_location(&mut cx, seat, index, dice),
+        LocationKind::Monument => visit_monument(&mut cx, seat, index),
+        LocationKind::Temple => visit_temple(&mut cx, seat, index, dice),
+        LocationKind::Market => visit_market(&mut cx, seat, index, dice),
+        LocationKind::Bridge => cross_bridge(
+            &mut cx,
+            seat,
+            index,
+            placement.pips.first().copied().unwrap_or(0),
+        ),
+        LocationKind::Scrolls => visit_scrolls(&mut cx, seat, dice),
     }
     finish_turn(&mut cx, rng);
     Ok(cx.into_events())
+}
+
+fn visit_fish_market(cx: &mut Ctx, seat: Seat, index: usize, rng: &mut dyn RngCore) {
+    let d = data();
+    step_track(cx, seat, index);
+    let draw = d.fish_market.draw;
+    ensure_deck(cx, draw, rng);
+    let n = draw.min(cx.state().deck.len());
+    if n > 0 {
+        let cards = cx.state().deck[..n]
+            .iter()
+            .map(|t| held_token(seat, token_card(t)))
+            .collect();
+        cx.emit(Event::AdvisorsDrawn {
+            seat,
+            count: n as u8,
+            cards: Some(cards),
+        });
+    }
+}
+
+fn visit_academy(cx: &mut Ctx, seat: Seat, index: usize) {
+    step_track(cx, seat, index);
+    let any = cx
+        .state()
+        .display
+        .iter()
+        .any(|c| can_hire(cx.state(), seat, c, HireSource::Academy));
+    if any {
+        cx.emit(Event::ChoiceOffered {
+            seat,
+            choice: Choice::Hire {
+                source: HireSource::Academy,
+            },
+        });
+    }
+}
+
+fn visit_resource_location(cx: &mut Ctx, seat: Seat, index: usize, dice: usize) {
+    let d = data();
+    let spot = &d.locations[index];
+    step_track(cx, seat, index);
+    let resource = spot.resource.unwrap_or(Resource::Wood);
+    gain_goods(
+        cx,
+        seat,
+        Goods::resource(resource, spot.yield_for(dice)),
+        Reason::ResourceLocation,
+    );
+    let cards = active_cards(cx.state(), seat, |e| {
+        matches!(e, AdvisorEffect::ArtistResourceVisit { .. })
+    });
+    for (card, effect) in cards {
+        if let AdvisorEffect::ArtistResourceVisit { resource } = effect {
+            cx.emit(Event::AdvisorUsed {
+                seat,
+                card,
+                target: None,
+            });
+            gain_goods(cx, seat, Goods::resource(resource, 1), Reason::Advisor);
+        }
+    }
+}
+
+fn visit_monument(cx: &mut Ctx, seat: Seat, index: usize) {
+    let d = data();
+    let spot = &d.locations[index];
+    let already_owner = cx.state().monument_owners[index] == Some(seat);
+    let paid = cx.state().rings[index];
+    cx.emit(Event::MonumentTaken {
+        seat,
+        location: spot.key.clone(),
+        paid,
+    });
+    let steps = if already_owner { 2 } else { 1 };
+    gain_goods(
+        cx,
+        seat,
+        Goods {
+            palace: steps,
+            ..Goods::default()
+        },
+        Reason::Monument,
+    );
+    if !cx.state().players[seat as usize].layers.contains(&spot.key) {
+        take_layer(cx, seat, index);
+    }
+}
+
+fn visit_temple(cx: &mut Ctx, seat: Seat, index: usize, dice: usize) {
+    let d = data();
+    let spot = &d.locations[index];
+    gain_goods(
+        cx,
+        seat,
+        Goods {
+            wisdom: spot.wisdom.unwrap_or(0),
+            ..Goods::default()
+        },
+        Reason::Temple,
+    );
+    mark_space(cx, seat, index, dice);
+}
+
+fn visit_market(cx: &mut Ctx, seat: Seat, index: usize, dice: usize) {
+    let d = data();
+    let spot = &d.locations[index];
+    mark_space(cx, seat, index, dice);
+    let available = available_market_items(cx.state()).len();
+    let count = spot.items_for(dice).min(available);
+    if count > 0 {
+        cx.emit(Event::ChoiceOffered {
+            seat,
+            choice: Choice::Market { count: count as u8 },
+        });
+    }
+}
+
+fn cross_bridge(cx: &mut Ctx, seat: Seat, index: usize, moved: u8) {
+    let d = data();
+    let spot = &d.locations[index];
+    let from = cx.state().players[seat as usize].tracks[index];
+    let length = spot.track_length().unwrap_or(0);
+    let to = (from + moved).min(length);
+    cx.emit(Event::TrackAdvanced {
+        seat,
+        location: spot.key.clone(),
+        to,
+    });
+    let bonuses: Vec<_> = d
+        .bridge_bonuses(cx.state().privileges)
+        .filter(|b| b.space > from && b.space <= to)
+        .cloned()
+        .collect();
+    for bonus in bonuses {
+        gain_goods(cx, seat, bonus.gain, Reason::Bridge);
+        match bonus.choice {
+            Some(BonusChoice::Resource) => cx.emit(Event::ChoiceOffered {
+                seat,
+                choice: Choice::Resource,
+            }),
+            Some(BonusChoice::Advisor) if !cx.state().display.is_empty() => {
+                cx.emit(Event::ChoiceOffered {
+                    seat,
+                    choice: Choice::Hire {
+                        source: HireSource::Bridge,
+                    },
+                })
+            }
+            _ => {}
+        }
+    }
+    if to >= length {
+        take_layer(cx, seat, index);
+    }
+}
+
+fn visit_scrolls(cx: &mut Ctx, seat: Seat, dice: usize) {
+    if dice >= 2 {
+        cx.emit(Event::ChoiceOffered {
+            seat,
+            choice: Choice::Scrolls,
+        });
+    } else {
+        gain_goods(cx, seat, scroll_goods(), Reason::Scrolls);
+    }
 }
 
 fn scroll_goods() -> Goods {

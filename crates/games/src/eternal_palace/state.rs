@@ -276,23 +276,12 @@ impl State {
                 self.deck = deck.clone().unwrap_or_default();
                 self.discard.clear();
             }
-            Event::DisplayCleared { cards } => {
-                self.display.retain(|c| !cards.contains(c));
-                self.discard.extend(cards.iter().cloned());
-            }
-            Event::DisplayDealt { cards } => {
-                let n = cards.len().min(self.deck.len());
-                self.deck.drain(..n);
-                self.display.extend(cards.iter().cloned());
-            }
+            Event::DisplayCleared { cards } => self.display_cleared(cards),
+            Event::DisplayDealt { cards } => self.display_dealt(cards),
             Event::GoodsChanged { seat, delta, .. } => self.goods_changed(*seat, delta),
             Event::DiceRolled { round, dice } => self.dice_rolled(*round, dice),
             Event::TurnOrderSet { order } => self.turn_order = order.clone(),
-            Event::DiceGrouped { seat, sealed } => {
-                if let Some(slot) = self.sealed.get_mut(*seat as usize) {
-                    *slot = Some(sealed.clone().unwrap_or_default());
-                }
-            }
+            Event::DiceGrouped { seat, sealed } => self.dice_grouped(*seat, sealed.as_deref()),
             Event::PrivilegesOpened { seats } => {
                 self.phase = Phase::Privileges;
                 self.privilege_queue = seats.clone();
@@ -308,20 +297,10 @@ impl State {
                 fish,
             } => self.dice_placed(*seat, *group, location, pips, *wisdom, *fish),
             Event::TrackAdvanced { seat, location, to } => {
-                if let (Some(index), Some(p)) = (
-                    data().location_index(location),
-                    self.players.get_mut(*seat as usize),
-                ) {
-                    p.tracks[index] = *to;
-                }
+                self.track_advanced(*seat, location, *to)
             }
             Event::LayerTaken { seat, layer } => self.layer_taken(*seat, layer),
-            Event::DecorationTaken { seat, location } => {
-                self.decorations.retain(|l| l != location);
-                if let Some(p) = self.player_mut(*seat) {
-                    p.decorations += 1;
-                }
-            }
+            Event::DecorationTaken { seat, location } => self.decoration_taken(*seat, location),
             Event::MonumentTaken {
                 seat,
                 location,
@@ -357,13 +336,7 @@ impl State {
             }
             Event::GameFinished {
                 sheets, sequence, ..
-            } => {
-                self.phase = Phase::Finished;
-                self.result = Some(sheets.clone());
-                self.sequence_winner = *sequence;
-                self.placer = None;
-                self.pending.clear();
-            }
+            } => self.game_finished(sheets, *sequence),
         }
     }
 
@@ -375,6 +348,47 @@ impl State {
                 p.palace_arrival = position as u32;
             }
         }
+    }
+
+    fn display_cleared(&mut self, cards: &[String]) {
+        self.display.retain(|c| !cards.contains(c));
+        self.discard.extend(cards.iter().cloned());
+    }
+
+    fn display_dealt(&mut self, cards: &[String]) {
+        let n = cards.len().min(self.deck.len());
+        self.deck.drain(..n);
+        self.display.extend(cards.iter().cloned());
+    }
+
+    fn dice_grouped(&mut self, seat: Seat, sealed: Option<&str>) {
+        if let Some(slot) = self.sealed.get_mut(seat as usize) {
+            *slot = Some(sealed.unwrap_or_default().to_owned());
+        }
+    }
+
+    fn track_advanced(&mut self, seat: Seat, location: &str, to: u8) {
+        if let (Some(index), Some(p)) = (
+            data().location_index(location),
+            self.players.get_mut(seat as usize),
+        ) {
+            p.tracks[index] = to;
+        }
+    }
+
+    fn decoration_taken(&mut self, seat: Seat, location: &str) {
+        self.decorations.retain(|l| l != location);
+        if let Some(p) = self.player_mut(seat) {
+            p.decorations += 1;
+        }
+    }
+
+    fn game_finished(&mut self, sheets: &[ScoreSheet], sequence: Option<Seat>) {
+        self.phase = Phase::Finished;
+        self.result = Some(sheets.to_vec());
+        self.sequence_winner = sequence;
+        self.placer = None;
+        self.pending.clear();
     }
 
     fn goods_changed(&mut self, seat: Seat, delta: &Goods) {

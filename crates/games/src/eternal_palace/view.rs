@@ -6,7 +6,8 @@ use utoipa::ToSchema;
 use super::data::{data, AdvisorCard, BonusData, Goods, LocationKind, Resource, SpaceData};
 use super::event::{Choice, ScoreSheet};
 use super::legal::to_act;
-use super::state::{token_card, token_owner, unseal, Pending, Phase, State};
+use super::scoring::final_scores;
+use super::state::{token_card, token_owner, unseal, Pending, Phase, Player, State};
 use crate::engine::{Seat, Viewer};
 
 /// Phase of play.
@@ -117,6 +118,8 @@ pub struct PlayerView {
     pub seat: Seat,
     /// Colour name used in descriptions.
     pub colour: String,
+    /// Victory points if the game ended now (the final score once it has).
+    pub score: i32,
     /// Fish, wisdom, resources, privilege tokens (all public).
     pub stock: Goods,
     pub active_dice: u8,
@@ -214,9 +217,40 @@ fn card(id: &str) -> Option<AdvisorCard> {
 
 pub fn view(state: &State, viewer: Viewer) -> EternalPalaceView {
     let d = data();
+    EternalPalaceView {
+        round: state.round,
+        round_limit: d.round_limit.rounds,
+        phase: match state.phase {
+            Phase::Setup => PhaseView::Setup,
+            Phase::Grouping => PhaseView::Grouping,
+            Phase::Privileges => PhaseView::Privileges,
+            Phase::Placement => PhaseView::Placement,
+            Phase::Finished => PhaseView::Finished,
+        },
+        privileges: state.privileges,
+        turn_order: state.turn_order.clone(),
+        to_act: to_act(state),
+        placer: state.placer,
+        locations: locations_view(state),
+        players: players_view(state, viewer),
+        display: state.display.iter().filter_map(|c| card(c)).collect(),
+        deck_size: state.deck.len(),
+        discard: state.discard.clone(),
+        known_deck_cards: known_deck_cards(state, viewer),
+        pending: pending_view(state, viewer),
+        privilege_supply: state.privilege_supply,
+        privilege_queue: state.privilege_queue.clone(),
+        layers_to_end: d.end.layers,
+        completion: state.completion,
+        sequence: state.sequence_winner,
+        result: state.result.clone(),
+    }
+}
+
+fn locations_view(state: &State) -> Vec<LocationView> {
+    let d = data();
     let seats = state.seats;
-    let locations = d
-        .locations
+    d.locations
         .iter()
         .enumerate()
         .map(|(i, l)| LocationView {
@@ -269,44 +303,24 @@ pub fn view(state: &State, viewer: Viewer) -> EternalPalaceView {
                 Vec::new()
             },
         })
-        .collect();
-    let players = state
+        .collect()
+}
+
+fn players_view(state: &State, viewer: Viewer) -> Vec<PlayerView> {
+    let d = data();
+    let (sheets, _) = final_scores(state);
+    state
         .players
         .iter()
         .enumerate()
         .map(|(i, p)| {
             let seat = i as Seat;
             let sealed = state.sealed.get(i).cloned().flatten();
-            let groups = if !p.groups.is_empty() {
-                Some(
-                    p.groups
-                        .iter()
-                        .enumerate()
-                        .map(|(g, pips)| GroupView {
-                            index: g as u8,
-                            pips: pips.clone(),
-                            placed: p.placed.get(g).copied().unwrap_or(false),
-                        })
-                        .collect(),
-                )
-            } else if let (Some(sealed), true) = (&sealed, viewer.sees_secrets_of(seat)) {
-                Some(
-                    unseal(sealed)
-                        .into_iter()
-                        .enumerate()
-                        .map(|(g, pips)| GroupView {
-                            index: g as u8,
-                            pips,
-                            placed: false,
-                        })
-                        .collect(),
-                )
-            } else {
-                None
-            };
+            let groups = groups_view(p, sealed.as_deref(), viewer.sees_secrets_of(seat));
             PlayerView {
                 seat,
                 colour: crate::kit::seats::colour(seat).to_string(),
+                score: sheets.get(i).map_or(0, |sheet| sheet.total),
                 stock: p.stock,
                 active_dice: p.active_dice,
                 palace_dice: p.palace_dice,
@@ -338,8 +352,43 @@ pub fn view(state: &State, viewer: Viewer) -> EternalPalaceView {
                 privilege_played: p.privilege_played,
             }
         })
-        .collect();
-    let known_deck_cards = state
+        .collect()
+}
+
+/// A player's groups: open once revealed, to the owner while sealed.
+fn groups_view(p: &Player, sealed: Option<&str>, sees_secrets: bool) -> Option<Vec<GroupView>> {
+    if !p.groups.is_empty() {
+        Some(
+            p.groups
+                .iter()
+                .enumerate()
+                .map(|(g, pips)| GroupView {
+                    index: g as u8,
+                    pips: pips.clone(),
+                    placed: p.placed.get(g).copied().unwrap_or(false),
+                })
+                .collect(),
+        )
+    } else if let (Some(sealed), true) = (sealed, sees_secrets) {
+        Some(
+            unseal(sealed)
+                .into_iter()
+                .enumerate()
+                .map(|(g, pips)| GroupView {
+                    index: g as u8,
+                    pips,
+                    placed: false,
+                })
+                .collect(),
+        )
+    } else {
+        None
+    }
+}
+
+/// Cards in the deck whose place the viewer knows (returned from the fish market).
+fn known_deck_cards(state: &State, viewer: Viewer) -> Vec<KnownDeckCard> {
+    state
         .deck
         .iter()
         .enumerate()
@@ -349,8 +398,11 @@ pub fn view(state: &State, viewer: Viewer) -> EternalPalaceView {
         .filter_map(|(position, t)| {
             card(token_card(t)).map(|c| KnownDeckCard { position, card: c })
         })
-        .collect();
-    let pending = state.pending.first().map(|p| match p {
+        .collect()
+}
+
+fn pending_view(state: &State, viewer: Viewer) -> Option<PendingView> {
+    state.pending.first().map(|p| match p {
         Pending::FishMarket { seat, cards } => PendingView {
             seat: *seat,
             choice: None,
@@ -365,33 +417,5 @@ pub fn view(state: &State, viewer: Viewer) -> EternalPalaceView {
             fish_market_cards: None,
             drawn: None,
         },
-    });
-    EternalPalaceView {
-        round: state.round,
-        round_limit: d.round_limit.rounds,
-        phase: match state.phase {
-            Phase::Setup => PhaseView::Setup,
-            Phase::Grouping => PhaseView::Grouping,
-            Phase::Privileges => PhaseView::Privileges,
-            Phase::Placement => PhaseView::Placement,
-            Phase::Finished => PhaseView::Finished,
-        },
-        privileges: state.privileges,
-        turn_order: state.turn_order.clone(),
-        to_act: to_act(state),
-        placer: state.placer,
-        locations,
-        players,
-        display: state.display.iter().filter_map(|c| card(c)).collect(),
-        deck_size: state.deck.len(),
-        discard: state.discard.clone(),
-        known_deck_cards,
-        pending,
-        privilege_supply: state.privilege_supply,
-        privilege_queue: state.privilege_queue.clone(),
-        layers_to_end: d.end.layers,
-        completion: state.completion,
-        sequence: state.sequence_winner,
-        result: state.result.clone(),
-    }
+    })
 }

@@ -102,21 +102,24 @@ impl<E: Engine> Playout<E> {
         self
     }
 
-    /// Plays one game from `seed`, calling `invariants` on every position.
+    /// Plays one game from `seed`, calling `invariants` on every position with the events
+    /// that led to it (the opening, then each action's).
     #[track_caller]
     pub fn run(
         &self,
         seed: u64,
         mut strategy: impl Strategy<E>,
-        mut invariants: impl FnMut(&E::State),
+        mut invariants: impl FnMut(&E::State, &[E::Event]),
     ) -> Finished<E> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut log = E::setup(&self.options, self.seats, &mut rng)
             .unwrap_or_else(|refusal| panic!("seed {seed}: set-up refused: {refusal}"));
         let mut state = self.fold(&log);
         let mut actions = 0;
+        let mut step_start = 0;
         loop {
-            invariants(&state);
+            invariants(&state, &log[step_start..]);
+            step_start = log.len();
             if actions % self.fold_every == 0 {
                 self.check_fold(seed, &state, &log);
             }

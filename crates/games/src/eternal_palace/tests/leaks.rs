@@ -10,18 +10,13 @@ use crate::engine::{Engine, Viewer};
 use crate::eternal_palace::action::Action;
 use crate::eternal_palace::state::Phase;
 use crate::eternal_palace::{EternalPalace, Event, State};
+use crate::kit::playout::assert_no_leaks;
 
-/// No viewer gets a needle it may not see, from the view or from the step's events; every
-/// needle occurs in the full state. Returns how many needles of each kind were seen.
+/// No viewer gets a needle it may not see, from the view, its legal actions or the step's
+/// events (the kit's leak check); counts how many needles of each kind were seen.
 fn check_step(state: &State, events: &[Event], seen: &mut [usize; 4]) {
-    let secrets = EternalPalace::secrets(state);
-    let full = serde_json::to_string(state).expect("state json");
-    for secret in &secrets {
-        assert!(
-            full.contains(&secret.needle),
-            "needle {} not in state",
-            secret.needle
-        );
+    assert_no_leaks::<EternalPalace>(state, events, state.seats);
+    for secret in EternalPalace::secrets(state) {
         let kind = if secret.needle.starts_with("\"deck:") {
             0
         } else if secret.needle.starts_with("\"known") {
@@ -32,39 +27,6 @@ fn check_step(state: &State, events: &[Event], seen: &mut [usize; 4]) {
             3
         };
         seen[kind] += 1;
-    }
-    let mut viewers: Vec<Viewer> = (0..state.seats).map(Viewer::Seat).collect();
-    viewers.push(Viewer::Spectator);
-    for viewer in viewers {
-        let view = serde_json::to_string(&EternalPalace::view(state, viewer)).expect("view");
-        let redacted: Vec<Event> = events
-            .iter()
-            .map(|e| EternalPalace::redact(e, viewer))
-            .collect();
-        let events_json = serde_json::to_string(&redacted).expect("events");
-        let lines: String = redacted
-            .iter()
-            .map(|e| EternalPalace::describe(state, e))
-            .collect::<Vec<_>>()
-            .join("\n");
-        for secret in &secrets {
-            let allowed = secret.owner.is_some_and(|o| viewer.sees_secrets_of(o));
-            if allowed {
-                continue;
-            }
-            assert!(
-                !view.contains(&secret.needle),
-                "{viewer:?} view leaks {}",
-                secret.needle
-            );
-            assert!(
-                !events_json.contains(&secret.needle),
-                "{viewer:?} events leak {}",
-                secret.needle
-            );
-            let bare = secret.needle.trim_matches('"');
-            assert!(!lines.contains(bare), "{viewer:?} description leaks {bare}");
-        }
     }
 }
 

@@ -6,6 +6,7 @@ mod fuzz;
 mod leaks;
 mod playouts;
 mod rules_tests;
+mod spec;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -1,15 +1,15 @@
 //! Random playouts driven only by `legal_actions`.
 
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::start;
 use crate::engine::{Engine, Seat};
 use crate::eternal_palace::action::Action;
 use crate::eternal_palace::data::{data, LOCATIONS};
 use crate::eternal_palace::state::{token_card, Pending, Phase, State};
 use crate::eternal_palace::{EternalPalace, EternalPalaceOptions, Event};
+use crate::kit::playout::Playout;
 
 /// Everything that must hold between any two decisions.
 pub fn check_invariants(state: &State) {
@@ -145,57 +145,19 @@ pub fn playout_with(
     check_every: usize,
     hook: &mut dyn FnMut(&State, &[Event]),
 ) -> Summary {
-    let options = EternalPalaceOptions { privileges };
-    let (mut state, mut log, _) = start(seats, privileges, seed);
-    hook(&state, &log);
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
-    let mut steps = 0;
-    check_invariants(&state);
-    while EternalPalace::outcome(&state).is_none() {
-        let acting = EternalPalace::to_act(&state);
-        assert!(!acting.is_empty(), "nobody to act");
-        for seat in 0..seats {
-            if !acting.contains(&seat) {
-                assert!(
-                    EternalPalace::legal_actions(&state, seat).is_empty(),
-                    "seat {seat} not to act has actions"
-                );
-            }
-        }
-        let seat: Seat = *acting.choose(&mut rng).expect("non-empty");
-        let legal = EternalPalace::legal_actions(&state, seat);
-        assert!(!legal.is_empty(), "seat {seat} must act but has no action");
+    let runner = Playout::<EternalPalace>::new(EternalPalaceOptions { privileges }, seats)
+        .fold_every(check_every);
+    let strategy = |_: &State, _: Seat, legal: &[Action], rng: &mut ChaCha8Rng| {
         MAX_LEGAL.fetch_max(legal.len(), std::sync::atomic::Ordering::Relaxed);
-        let action = choose(&legal, &mut rng);
-        let events = EternalPalace::decide(&state, seat, &action, &mut rng)
-            .unwrap_or_else(|e| panic!("seed {seed}: legal {action:?} refused: {e}"));
-        for e in &events {
-            EternalPalace::evolve(&mut state, e);
-        }
-        hook(&state, &events);
-        log.extend(events);
-        check_invariants(&state);
-        steps += 1;
-        assert!(steps < 20_000, "game does not end");
-        if steps % check_every == 0 {
-            let json = serde_json::to_string(&state).expect("serialize");
-            let back: State = serde_json::from_str(&json).expect("deserialize");
-            assert_eq!(back, state, "state JSON round trip");
-        }
-    }
-    let mut folded = EternalPalace::initial_state(&options, seats);
-    for e in &log {
-        EternalPalace::evolve(&mut folded, e);
-    }
-    assert_eq!(folded, state, "fold of the log equals the live state");
-    let json = serde_json::to_string(&log).expect("serialize log");
-    let back: Vec<Event> = serde_json::from_str(&json).expect("deserialize log");
-    assert_eq!(back, log, "event JSON round trip");
-    let outcome = EternalPalace::outcome(&state).expect("finished");
-    assert!(outcome.places.contains(&1));
+        choose(legal, rng)
+    };
+    let finished = runner.run(seed, strategy, |state, events| {
+        check_invariants(state);
+        hook(state, events);
+    });
     Summary {
-        rounds: state.round,
-        winner_score: *outcome.scores.iter().max().unwrap_or(&0),
+        rounds: finished.state.round,
+        winner_score: *finished.outcome.scores.iter().max().unwrap_or(&0),
     }
 }
 

@@ -209,7 +209,7 @@ fn playout(seats: u8, auction: bool, seed: u64, thorough: bool) -> Summary {
             }
             choose(actions, rng)
         };
-    let finished = runner.run(seed, strategy, check_invariants);
+    let finished = runner.run(seed, strategy, |state, _| check_invariants(state));
     let log = &finished.log;
     let state = &finished.state;
     let scorings = log

@@ -34,8 +34,8 @@ impl TileKind {
         }
     }
 
-    /// How many orientations are distinct (one-space tiles have only orientation 0).
-    pub fn orientations(self) -> u8 {
+    /// How many rotations are distinct (one-space tiles have only rotation 0).
+    pub fn rotations(self) -> u8 {
         match self {
             TileKind::ThreeSpace | TileKind::TwoSpace => 6,
             TileKind::OneSpaceRice | TileKind::OneSpaceVillage => 1,
@@ -62,15 +62,16 @@ pub enum CardSource {
 pub enum JavaAction {
     /// Place a terrain tile (1 AP plus 1 AP per cell overhanging the board).
     /// `space` is the village cell (the rice cell for `one_space_rice`). A three-space
-    /// tile's rice cells are the neighbours of `space` in directions `orientation` and
-    /// `orientation + 1` (mod 6); a two-space tile's rice cell is the neighbour in direction
-    /// `orientation`. Directions: 0 east, 1 north-east, 2 north-west, 3 west, 4 south-west,
-    /// 5 south-east. One-space tiles use orientation 0.
+    /// tile's rice cells are the neighbours of `space` across edges `rotation` and
+    /// `rotation + 5` (mod 6); a two-space tile's rice cell is the neighbour across edge
+    /// `rotation`. Edges, clockwise: 0 north-west, 1 north-east, 2 east, 3 south-east,
+    /// 4 south-west, 5 west; turning the tile one sixth clockwise adds 1. One-space tiles
+    /// use rotation 0.
     PlaceTile {
         tile: TileKind,
         space: String,
         #[serde(default)]
-        orientation: u8,
+        rotation: u8,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cost: Option<u8>,
     },
@@ -107,14 +108,14 @@ pub enum JavaAction {
     UseActionChip,
     /// End the turn with a palace festival in the city of the palace at `palace`, opening
     /// with the given matching cards (ids from your hand).
-    HoldFestival { palace: String, cards: Vec<String> },
+    HoldFestival { space: String, cards: Vec<String> },
     /// Festival: play more matching cards (to reach the highest bid, or to refuse an
     /// agreement by going above it).
-    FestivalBid { cards: Vec<String> },
+    Bid { cards: Vec<String> },
     /// Festival: drop out of the bidding (cards already played are lost).
-    FestivalPass,
+    Pass,
     /// Festival: accept holding the festival together with the tied players.
-    FestivalAgree,
+    Agree,
     /// End the turn without a festival.
     EndTurn,
 }
@@ -133,9 +134,9 @@ impl JavaAction {
             JavaAction::BuyCard { .. } => "buy_card",
             JavaAction::UseActionChip => "use_action_chip",
             JavaAction::HoldFestival { .. } => "hold_festival",
-            JavaAction::FestivalBid { .. } => "festival_bid",
-            JavaAction::FestivalPass => "festival_pass",
-            JavaAction::FestivalAgree => "festival_agree",
+            JavaAction::Bid { .. } => "bid",
+            JavaAction::Pass => "pass",
+            JavaAction::Agree => "agree",
             JavaAction::EndTurn => "end_turn",
         }
     }

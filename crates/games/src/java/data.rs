@@ -6,15 +6,17 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::kit::data::embedded;
+use crate::kit::hex::{Hex, Layout};
+
 const BOARD_TXT: &str = include_str!("../../../../data/java/board.txt");
 const MATERIAL_TXT: &str = include_str!("../../../../data/java/material.txt");
 const PALACES_TXT: &str = include_str!("../../../../data/java/palaces.txt");
 const FESTIVAL_TXT: &str = include_str!("../../../../data/java/festival.txt");
 const CARDS_TXT: &str = include_str!("../../../../data/java/cards.txt");
 
-/// Axial offsets of the six neighbours, counter-clockwise from east:
-/// east, north-east, north-west, west, south-west, south-east.
-pub const DIRECTIONS: [(i32, i32); 6] = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)];
+/// Java's board: pointy-top hexes in rows, even-numbered rows half a hex further east.
+pub const LAYOUT: Layout = Layout::PointyTopOddRowsEast;
 
 /// What a cell of the printed board is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -40,10 +42,10 @@ impl CellKind {
 
 #[derive(Debug, Clone)]
 pub struct Cell {
-    pub q: i32,
-    pub r: i32,
+    pub hex: Hex,
     pub kind: CellKind,
     pub name: String,
+    /// The cell across each edge, clockwise from north-west (see [`crate::kit::hex::DIRECTIONS`]).
     pub neighbors: [Option<usize>; 6],
     /// A land space next to mountains or lowlands: the printed rim of central Java,
     /// where irrigation tiles may not go.
@@ -58,7 +60,7 @@ pub struct Board {
 
 impl Board {
     pub fn index(&self, name: &str) -> Option<usize> {
-        self.by_name.get(&name.trim().to_ascii_uppercase()).copied()
+        self.by_name.get(name).copied()
     }
 
     pub fn name(&self, index: usize) -> &str {
@@ -74,59 +76,50 @@ impl Board {
     }
 }
 
-/// Readable name of an axial cell: row letter (A = northernmost row) and the column in
-/// "odd rows shifted east" offset coordinates, counted from 1.
-pub fn space_name(q: i32, r: i32) -> String {
-    let row = char::from(b'A' + r as u8);
-    format!("{}{}", row, q + r.div_euclid(2) + 1)
+/// A line of `board.txt`: row `r`, the `q` of its first character, one character per cell.
+#[derive(Debug, Deserialize)]
+struct BoardRow {
+    r: i32,
+    q0: i32,
+    cells: String,
 }
 
-fn parse_board(text: &str) -> Board {
-    let mut raw: Vec<(i32, i32, CellKind)> = Vec::new();
-    for line in text.lines() {
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        let mut parts = trimmed.split_whitespace();
-        let r: i32 = parts
-            .next()
-            .and_then(|p| p.parse().ok())
-            .expect("board row");
-        let q0: i32 = parts.next().and_then(|p| p.parse().ok()).expect("board q0");
-        let cells = parts.next().expect("board cells");
-        for (offset, ch) in cells.chars().enumerate() {
-            let kind = match ch {
-                '.' => CellKind::Land,
-                'W' => CellKind::Irrigation,
-                'M' => CellKind::Mountains,
-                'L' => CellKind::Lowlands,
-                '_' => continue,
-                other => panic!("unknown board character {other:?}"),
-            };
-            raw.push((q0 + offset as i32, r, kind));
-        }
+fn cell_kind(symbol: char) -> Option<CellKind> {
+    match symbol {
+        '.' => Some(CellKind::Land),
+        'W' => Some(CellKind::Irrigation),
+        'M' => Some(CellKind::Mountains),
+        'L' => Some(CellKind::Lowlands),
+        '_' => None,
+        other => panic!("board.txt: unknown board character {other:?}"),
     }
-    let position: HashMap<(i32, i32), usize> = raw
+}
+
+fn parse_board(rows: Vec<BoardRow>) -> Board {
+    let raw: Vec<(Hex, CellKind)> = rows
+        .iter()
+        .flat_map(|row| {
+            row.cells
+                .chars()
+                .enumerate()
+                .filter_map(move |(offset, symbol)| {
+                    cell_kind(symbol).map(|kind| (Hex::new(row.q0 + offset as i32, row.r), kind))
+                })
+        })
+        .collect();
+    let position: HashMap<Hex, usize> = raw
         .iter()
         .enumerate()
-        .map(|(i, &(q, r, _))| ((q, r), i))
+        .map(|(i, &(hex, _))| (hex, i))
         .collect();
     let mut cells: Vec<Cell> = raw
         .iter()
-        .map(|&(q, r, kind)| {
-            let mut neighbors = [None; 6];
-            for (d, (dq, dr)) in DIRECTIONS.iter().enumerate() {
-                neighbors[d] = position.get(&(q + dq, r + dr)).copied();
-            }
-            Cell {
-                q,
-                r,
-                kind,
-                name: space_name(q, r),
-                neighbors,
-                printed_edge: false,
-            }
+        .map(|&(hex, kind)| Cell {
+            hex,
+            kind,
+            name: LAYOUT.name(hex).expect("board.txt: every cell has a name"),
+            neighbors: hex.neighbours().map(|next| position.get(&next).copied()),
+            printed_edge: false,
         })
         .collect();
     for i in 0..cells.len() {
@@ -159,17 +152,8 @@ pub struct Material {
     pub irrigation_tiles: u8,
 }
 
-fn data_lines(text: &str) -> impl Iterator<Item = Vec<&str>> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| l.split_whitespace().collect())
-}
-
-fn parse_material(text: &str) -> Material {
-    let values: HashMap<&str, u8> = data_lines(text)
-        .map(|parts| (parts[0], parts[1].parse().expect("material count")))
-        .collect();
+fn parse_material(lines: Vec<(String, u8)>) -> Material {
+    let values: HashMap<String, u8> = lines.into_iter().collect();
     let get = |key: &str| *values.get(key).unwrap_or_else(|| panic!("material {key}"));
     Material {
         developers: get("developers"),
@@ -195,17 +179,8 @@ pub enum Symbol {
     Puppet,
 }
 
-fn parse_symbol(word: &str) -> Symbol {
-    match word {
-        "drum" => Symbol::Drum,
-        "mask" => Symbol::Mask,
-        "puppet" => Symbol::Puppet,
-        other => panic!("unknown symbol {other}"),
-    }
-}
-
-/// Festival points for one palace value.
-#[derive(Debug, Clone, Copy)]
+/// Festival points for one palace value (a line of `festival.txt`).
+#[derive(Debug, Clone, Copy, Deserialize)]
 pub struct FestivalPoints {
     pub value: u8,
     pub alone: u8,
@@ -244,34 +219,14 @@ impl GameData {
 pub fn data() -> &'static GameData {
     static DATA: OnceLock<GameData> = OnceLock::new();
     DATA.get_or_init(|| {
-        let mut palaces: Vec<(u8, u8)> = data_lines(PALACES_TXT)
-            .map(|p| {
-                (
-                    p[0].parse().expect("palace value"),
-                    p[1].parse().expect("count"),
-                )
-            })
-            .collect();
+        let mut palaces: Vec<(u8, u8)> = embedded("palaces.txt", PALACES_TXT);
         palaces.sort();
-        let festival = data_lines(FESTIVAL_TXT)
-            .map(|p| FestivalPoints {
-                value: p[0].parse().expect("festival value"),
-                alone: p[1].parse().expect("festival alone"),
-                shared: p[2].parse().expect("festival shared"),
-            })
-            .collect();
-        let cards = data_lines(CARDS_TXT)
-            .map(|p| {
-                let symbols = p[0].split('+').map(parse_symbol).collect();
-                (symbols, p[1].parse().expect("card count"))
-            })
-            .collect();
         GameData {
-            board: parse_board(BOARD_TXT),
-            material: parse_material(MATERIAL_TXT),
+            board: parse_board(embedded("board.txt", BOARD_TXT)),
+            material: parse_material(embedded("material.txt", MATERIAL_TXT)),
             palaces,
-            festival,
-            cards,
+            festival: embedded("festival.txt", FESTIVAL_TXT),
+            cards: embedded("cards.txt", CARDS_TXT),
         }
     })
 }

@@ -63,7 +63,7 @@ pub enum JavaEvent {
         seat: Seat,
         tile: TileKind,
         space: String,
-        orientation: u8,
+        rotation: u8,
         village: Option<String>,
         rice: Vec<String>,
         cost: u8,
@@ -128,26 +128,26 @@ pub enum JavaEvent {
     /// `participants` are the other seats that may join, in bidding order.
     FestivalStarted {
         seat: Seat,
-        palace: String,
+        space: String,
         cards: Vec<Card>,
         points: u8,
         participants: Vec<Seat>,
     },
     /// `seat` plays `cards`; `points` is the seat's new festival total.
-    FestivalBid {
+    BidPlaced {
         seat: Seat,
         cards: Vec<Card>,
         points: u8,
     },
-    FestivalPassed {
+    Passed {
         seat: Seat,
     },
-    FestivalAgreed {
+    Agreed {
         seat: Seat,
     },
     /// The festival is decided: each of `winners` scores `points`.
     FestivalEnded {
-        palace: String,
+        space: String,
         winners: Vec<Seat>,
         shared: bool,
         points: u8,
@@ -158,5 +158,10 @@ pub enum JavaEvent {
         points: u16,
         palaces: Vec<PalaceCount>,
     },
-    GameEnded,
+    GameFinished {
+        /// Final score per seat, indexed by seat.
+        scores: Vec<i32>,
+        /// Place per seat (1 = winner), indexed by seat; equal scores share a place.
+        places: Vec<u8>,
+    },
 }

@@ -10,6 +10,7 @@
 //! what each viewer may see.
 
 pub mod action;
+pub mod codes;
 pub mod data;
 pub mod event;
 pub mod rules;
@@ -25,9 +26,11 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, Viewer};
+use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, SharedRule, Viewer};
+use crate::kit::ranking::competition_places;
 
 pub use action::{CardSource, JavaAction, TileKind};
+pub use codes::JavaRule;
 pub use event::JavaEvent;
 pub use state::JavaState;
 pub use view::JavaView;
@@ -51,9 +54,23 @@ impl Engine for Java {
     const NAME: &'static str = "Java";
     const RULES_VERSION: u32 = 1;
     const EVENT_SCHEMA_VERSION: u32 = 1;
-    // Transitional: until this game names its rule codes in its own enum.
-    type Rule = crate::engine::SharedRule;
-    const SHARED_RULES: &'static [crate::engine::SharedRule] = &[];
+    type Rule = JavaRule;
+    const SHARED_RULES: &'static [SharedRule] = &[
+        SharedRule::GameOver,
+        SharedRule::NotYourTurn,
+        SharedRule::WrongPhase,
+        SharedRule::UnsupportedPlayerCount,
+        SharedRule::InvalidOptions,
+        SharedRule::NoSuchSeat,
+        SharedRule::UnknownSpace,
+        SharedRule::SpaceOccupied,
+        SharedRule::SameSpace,
+        SharedRule::NoPath,
+        SharedRule::InvalidRotation,
+        SharedRule::NotEnoughActionPoints,
+        SharedRule::CostMismatch,
+        SharedRule::BidTooLow,
+    ];
 
     fn player_counts() -> RangeInclusive<u8> {
         2..=4
@@ -69,8 +86,8 @@ impl Engine for Java {
         rng: &mut dyn RngCore,
     ) -> Result<Vec<JavaEvent>, RuleError> {
         if !Self::player_counts().contains(&seats) {
-            return Err(RuleError::legacy(
-                "bad_player_count",
+            return Err(RuleError::new(
+                SharedRule::UnsupportedPlayerCount,
                 "Java is played by 2 to 4 players",
             ));
         }
@@ -103,10 +120,7 @@ impl Engine for Java {
             return None;
         }
         let scores: Vec<i32> = state.players.iter().map(|p| p.score).collect();
-        let places = scores
-            .iter()
-            .map(|s| 1 + scores.iter().filter(|o| *o > s).count() as u8)
-            .collect();
+        let places = competition_places(&scores);
         Some(Outcome { scores, places })
     }
 

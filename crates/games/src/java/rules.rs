@@ -7,10 +7,14 @@ use rand::seq::SliceRandom;
 use rand::RngCore;
 
 use super::action::{CardSource, JavaAction, TileKind};
+use super::codes::JavaRule;
 use super::data::{board, data, CellKind, Symbol};
 use super::event::{EndReason, JavaEvent, PalaceCount};
-use super::state::{evolve, Card, FestivalStage, HandCard, JavaState, Phase, Terrain};
-use crate::engine::{RuleError, Seat};
+use super::state::{Card, FestivalStage, HandCard, JavaState, Phase, Terrain};
+use super::Java;
+use crate::engine::{RuleError, Seat, SharedRule};
+use crate::kit::ranking::competition_places;
+use crate::kit::Emitter;
 
 /// Fame points per irrigation space of a newly enclosed water area.
 pub const POINTS_PER_WATER_SPACE: u8 = 3;
@@ -138,25 +142,85 @@ impl Placement {
     }
 }
 
-/// Cells of a tile laid at `space` with `orientation`: (village, rice cells, rice count).
+/// Why a tile cannot lie where it was asked to: cheap to produce while legal placements
+/// are searched, turned into a [`RuleError`] only when an action is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlacementRefusal {
+    InvalidRotation,
+    OffBoard,
+    CoversIrrigation,
+    CoversDeveloper,
+    CoversPalace,
+    NotFlat,
+    NoBoardSpace,
+    Congruent,
+    NotEnoughActionPoints,
+    JoinsCities,
+}
+
+impl From<PlacementRefusal> for RuleError {
+    fn from(refusal: PlacementRefusal) -> RuleError {
+        use PlacementRefusal as R;
+        match refusal {
+            R::InvalidRotation => RuleError::new(
+                SharedRule::InvalidRotation,
+                "rotation must be 0..5 (0 for one-space tiles)",
+            ),
+            R::OffBoard => RuleError::new(JavaRule::OffBoard, "the tile would lie outside the map"),
+            R::CoversIrrigation => RuleError::new(
+                JavaRule::CoversIrrigation,
+                "a tile may not cover irrigation",
+            ),
+            R::CoversDeveloper => RuleError::new(
+                JavaRule::CoversDeveloper,
+                "a tile may not cover a developer",
+            ),
+            R::CoversPalace => {
+                RuleError::new(JavaRule::CoversPalace, "a tile may not cover a palace")
+            }
+            R::NotFlat => RuleError::new(
+                JavaRule::NotFlat,
+                "every space under a tile must be at the same height",
+            ),
+            R::NoBoardSpace => RuleError::new(
+                JavaRule::NoBoardSpace,
+                "a tile must cover at least one space of the board",
+            ),
+            R::Congruent => RuleError::new(
+                JavaRule::Congruent,
+                "a tile may not lie exactly on a tile of the same size",
+            ),
+            R::NotEnoughActionPoints => RuleError::new(
+                SharedRule::NotEnoughActionPoints,
+                "not enough AP for this placement",
+            ),
+            R::JoinsCities => {
+                RuleError::new(JavaRule::JoinsCities, "a tile may not join two cities")
+            }
+        }
+    }
+}
+
+/// Cells of a tile laid at `space` with `rotation`: (village, rice cells, rice count).
 fn tile_shape(
     kind: TileKind,
     space: usize,
-    orientation: u8,
-) -> Result<(Option<usize>, [usize; 2], usize), &'static str> {
-    if orientation >= kind.orientations() {
-        return Err("bad_orientation");
+    rotation: u8,
+) -> Result<(Option<usize>, [usize; 2], usize), PlacementRefusal> {
+    if rotation >= kind.rotations() {
+        return Err(PlacementRefusal::InvalidRotation);
     }
     let neighbors = &board().cells[space].neighbors;
-    let o = orientation as usize;
+    let o = rotation as usize;
     match kind {
-        TileKind::ThreeSpace => match (neighbors[o], neighbors[(o + 1) % 6]) {
+        // Rice on the edge `rotation` points to and on the edge just counter-clockwise of it.
+        TileKind::ThreeSpace => match (neighbors[o], neighbors[(o + 5) % 6]) {
             (Some(a), Some(b)) => Ok((Some(space), [a, b], 2)),
-            _ => Err("off_board"),
+            _ => Err(PlacementRefusal::OffBoard),
         },
         TileKind::TwoSpace => match neighbors[o] {
             Some(a) => Ok((Some(space), [a, 0], 1)),
-            None => Err("off_board"),
+            None => Err(PlacementRefusal::OffBoard),
         },
         TileKind::OneSpaceRice => Ok((None, [space, 0], 1)),
         TileKind::OneSpaceVillage => Ok((Some(space), [0, 0], 0)),
@@ -179,10 +243,10 @@ pub fn check_placement(
     towns: &Settlements,
     kind: TileKind,
     space: usize,
-    orientation: u8,
-) -> Result<Placement, &'static str> {
+    rotation: u8,
+) -> Result<Placement, PlacementRefusal> {
     let cells_info = &board().cells;
-    let (village, rice, rice_len) = tile_shape(kind, space, orientation)?;
+    let (village, rice, rice_len) = tile_shape(kind, space, rotation)?;
     let mut cells = [0usize; 3];
     let mut count = 0;
     if let Some(v) = village {
@@ -201,16 +265,16 @@ pub fn check_placement(
         let space = &state.spaces[cell];
         let info = &cells_info[cell];
         if info.kind == CellKind::Irrigation || space.irrigation {
-            return Err("covers_irrigation");
+            return Err(PlacementRefusal::CoversIrrigation);
         }
         if space.developer.is_some() {
-            return Err("covers_developer");
+            return Err(PlacementRefusal::CoversDeveloper);
         }
         if space.palace.is_some() {
-            return Err("covers_palace");
+            return Err(PlacementRefusal::CoversPalace);
         }
         if space.height != height {
-            return Err("not_flat");
+            return Err(PlacementRefusal::NotFlat);
         }
         if info.kind == CellKind::Land || space.height > 0 {
             on_board += 1;
@@ -219,21 +283,21 @@ pub fn check_placement(
         }
     }
     if on_board == 0 {
-        return Err("no_board_space");
+        return Err(PlacementRefusal::NoBoardSpace);
     }
     if let Some(top) = state.spaces[cells[0]].top_tile {
         let same_tile = cells.iter().all(|&c| state.spaces[c].top_tile == Some(top));
         if same_tile && state.tile_sizes.get(top as usize) == Some(&(count as u8)) {
-            return Err("congruent");
+            return Err(PlacementRefusal::Congruent);
         }
     }
     let cost = 1 + overhang;
     if cost > state.turn.ap {
-        return Err("not_enough_action_points");
+        return Err(PlacementRefusal::NotEnoughActionPoints);
     }
     if let Some(v) = village {
         if joins_cities(state, towns, v, &rice[..rice_len]) {
-            return Err("joins_cities");
+            return Err(PlacementRefusal::JoinsCities);
         }
     }
     Ok(Placement {
@@ -303,9 +367,9 @@ pub fn placements(
             continue;
         }
         for space in 0..board().len() {
-            for orientation in 0..kind.orientations() {
-                if let Ok(p) = check_placement(state, towns, kind, space, orientation) {
-                    found.push((kind, space, orientation, p));
+            for rotation in 0..kind.rotations() {
+                if let Ok(p) = check_placement(state, towns, kind, space, rotation) {
+                    found.push((kind, space, rotation, p));
                     if first_only {
                         return found;
                     }
@@ -435,8 +499,8 @@ fn check_cards(
     symbols: &[Symbol],
 ) -> Result<(Vec<Card>, u8), RuleError> {
     if ids.is_empty() {
-        return Err(RuleError::legacy(
-            "no_cards",
+        return Err(RuleError::new(
+            JavaRule::NoCards,
             "play at least one palace card",
         ));
     }
@@ -445,21 +509,21 @@ fn check_cards(
     let mut points = 0u8;
     for id in ids {
         if cards.iter().any(|c| &c.id == id) {
-            return Err(RuleError::legacy(
-                "duplicate_card",
+            return Err(RuleError::new(
+                JavaRule::DuplicateCard,
                 format!("card {id} is listed twice"),
             ));
         }
         let Some(held) = hand.iter().find(|h| &h.card.id == id) else {
-            return Err(RuleError::legacy(
-                "card_not_in_hand",
+            return Err(RuleError::new(
+                JavaRule::CardNotInHand,
                 format!("card {id} is not in your hand"),
             ));
         };
         let p = held.card.points(symbols);
         if p == 0 {
-            return Err(RuleError::legacy(
-                "card_does_not_match",
+            return Err(RuleError::new(
+                JavaRule::CardDoesNotMatch,
                 format!("card {id} shows none of the face-up card's symbols"),
             ));
         }
@@ -533,8 +597,8 @@ fn cheapest_placement(state: &JavaState, seat: Seat, towns: &Settlements) -> Opt
             continue;
         }
         for space in 0..board().len() {
-            for orientation in 0..kind.orientations() {
-                if let Ok(p) = check_placement(state, towns, kind, space, orientation) {
+            for rotation in 0..kind.rotations() {
+                if let Ok(p) = check_placement(state, towns, kind, space, rotation) {
                     if p.cost <= 1 {
                         return Some(p.cost);
                     }
@@ -561,15 +625,15 @@ fn affordable_with(state: &JavaState, reserve: u8, cost: u8) -> bool {
 
 fn pay(state: &JavaState, cost: u8) -> Result<(), RuleError> {
     if state.turn.ap < cost {
-        return Err(RuleError::legacy(
-            "not_enough_action_points",
+        return Err(RuleError::new(
+            SharedRule::NotEnoughActionPoints,
             format!("this costs {cost} AP, {} left", state.turn.ap),
         ));
     }
     let reserve = reserve(state);
     if !affordable_with(state, reserve, cost) {
-        return Err(RuleError::legacy(
-            "tile_still_owed",
+        return Err(RuleError::new(
+            JavaRule::TileStillOwed,
             format!("keep {reserve} AP for the tile you must still place this turn"),
         ));
     }
@@ -578,65 +642,39 @@ fn pay(state: &JavaState, cost: u8) -> Result<(), RuleError> {
 
 fn check_cost(given: Option<u8>, actual: u8) -> Result<(), RuleError> {
     match given {
-        Some(c) if c != actual => Err(RuleError::legacy(
-            "wrong_cost",
+        Some(c) if c != actual => Err(RuleError::new(
+            SharedRule::CostMismatch,
             format!("this costs {actual} AP, not {c}"),
         )),
         _ => Ok(()),
     }
 }
 
-fn placement_message(code: &'static str) -> &'static str {
-    match code {
-        "bad_orientation" => "orientation must be 0..5 (0 for one-space tiles)",
-        "off_board" => "the tile would lie outside the map",
-        "covers_irrigation" => "a tile may not cover irrigation",
-        "covers_developer" => "a tile may not cover a developer",
-        "covers_palace" => "a tile may not cover a palace",
-        "not_flat" => "every space under a tile must be at the same height",
-        "no_board_space" => "a tile must cover at least one space of the board",
-        "congruent" => "a tile may not lie exactly on a tile of the same size",
-        "not_enough_action_points" => "not enough AP for this placement",
-        "joins_cities" => "a tile may not join two cities",
-        _ => "illegal tile placement",
-    }
-}
-
 fn space(name: &str) -> Result<usize, RuleError> {
     board()
         .index(name)
-        .ok_or_else(|| RuleError::legacy("unknown_space", format!("no space named {name:?}")))
+        .ok_or_else(|| RuleError::new(SharedRule::UnknownSpace, format!("no space named {name:?}")))
 }
 
 fn name(cell: usize) -> String {
     board().name(cell).to_string()
 }
 
-/// Applies events to a scratch copy as they are decided, so later checks see them.
-struct Emitter {
-    state: JavaState,
-    events: Vec<JavaEvent>,
-}
-
-impl Emitter {
-    fn emit(&mut self, event: JavaEvent) {
-        evolve(&mut self.state, &event);
-        self.events.push(event);
-    }
-
+/// The steps that many decisions share, on the working copy of the state.
+impl Emitter<Java> {
     /// Shuffles the discard pile into a new deck when the deck is empty.
     fn reshuffle_if_needed(&mut self, rng: &mut dyn RngCore) {
-        if !self.state.deck.is_empty() || self.state.discard.is_empty() {
+        if !self.state().deck.is_empty() || self.state().discard.is_empty() {
             return;
         }
         let mut symbols: Vec<Vec<Symbol>> = self
-            .state
+            .state()
             .discard
             .iter()
             .map(|c| c.symbols.clone())
             .collect();
         symbols.shuffle(rng);
-        let first = self.state.next_card_number;
+        let first = self.state().next_card_number;
         let cards: Vec<Card> = symbols
             .into_iter()
             .enumerate()
@@ -652,17 +690,17 @@ impl Emitter {
     }
 
     fn refill_face_up(&mut self, rng: &mut dyn RngCore) {
-        if self.state.face_up.is_some() {
+        if self.state().face_up.is_some() {
             return;
         }
         self.reshuffle_if_needed(rng);
-        if let Some(card) = self.state.deck.first().cloned() {
+        if let Some(card) = self.state().deck.first().cloned() {
             self.emit(JavaEvent::FaceUpRevealed { card });
         }
     }
 
     fn water_check(&mut self) {
-        for (area, scorer, points) in newly_enclosed_water(&self.state) {
+        for (area, scorer, points) in newly_enclosed_water(self.state()) {
             self.emit(JavaEvent::WaterEnclosed {
                 spaces: area.into_iter().map(name).collect(),
                 scorer,
@@ -673,11 +711,11 @@ impl Emitter {
 
     /// Ends the current turn: final count during the end game, then the next turn.
     fn finish_turn(&mut self) {
-        let seat = self.state.current;
-        let seats = self.state.seats;
-        if let Some(starter) = self.state.end_started_by {
-            if !self.state.players[seat as usize].counted {
-                let (points, palaces) = final_count(&self.state, seat);
+        let seat = self.state().current;
+        let seats = self.state().seats;
+        if let Some(starter) = self.state().end_started_by {
+            if !self.state().players[seat as usize].counted {
+                let (points, palaces) = final_count(self.state(), seat);
                 self.emit(JavaEvent::FinalCount {
                     seat,
                     points,
@@ -685,29 +723,31 @@ impl Emitter {
                 });
             }
             if (seat + 1) % seats == starter {
-                self.emit(JavaEvent::GameEnded);
+                let scores: Vec<i32> = self.state().players.iter().map(|p| p.score).collect();
+                let places = competition_places(&scores);
+                self.emit(JavaEvent::GameFinished { scores, places });
                 return;
             }
         }
         self.emit(JavaEvent::TurnStarted {
             seat: (seat + 1) % seats,
-            turn: self.state.turn.number + 1,
+            turn: self.state().turn.number + 1,
         });
     }
 
     /// Closes a decided festival and the host's turn.
     fn settle_festival(&mut self, rng: &mut dyn RngCore) {
-        let Phase::Festival(festival) = &self.state.phase else {
+        let Phase::Festival(festival) = &self.state().phase else {
             return;
         };
         let FestivalStage::Decided { winners, shared } = &festival.stage else {
             return;
         };
-        let palace = &self.state.palaces[festival.palace as usize];
+        let palace = &self.state().palaces[festival.palace as usize];
         let table = data().festival_points(palace.value);
         let points = if *shared { table.shared } else { table.alone };
         let event = JavaEvent::FestivalEnded {
-            palace: name(palace.space),
+            space: name(palace.space),
             winners: winners.clone(),
             shared: *shared,
             points,
@@ -799,421 +839,571 @@ pub fn decide(
     rng: &mut dyn RngCore,
 ) -> Result<Vec<JavaEvent>, RuleError> {
     if seat >= state.seats {
-        return Err(RuleError::legacy(
-            "no_such_seat",
+        return Err(RuleError::new(
+            SharedRule::NoSuchSeat,
             "no such seat in this game",
         ));
     }
     let festival_action = matches!(
         action,
-        JavaAction::FestivalBid { .. } | JavaAction::FestivalPass | JavaAction::FestivalAgree
+        JavaAction::Bid { .. } | JavaAction::Pass | JavaAction::Agree
     );
     match &state.phase {
-        Phase::Setup => return Err(RuleError::legacy("wrong_phase", "the game has not started")),
-        Phase::Finished => return Err(RuleError::legacy("game_over", "the game is over")),
+        Phase::Setup => {
+            return Err(RuleError::new(
+                SharedRule::WrongPhase,
+                "the game has not started",
+            ))
+        }
+        Phase::Finished => return Err(RuleError::new(SharedRule::GameOver, "the game is over")),
         Phase::Festival(f) => {
             if f.to_act() != Some(seat) {
-                return Err(RuleError::legacy(
-                    "not_your_turn",
+                return Err(RuleError::new(
+                    SharedRule::NotYourTurn,
                     "another player must act in the festival now",
                 ));
             }
             if !festival_action {
-                return Err(RuleError::legacy(
-                    "wrong_phase",
+                return Err(RuleError::new(
+                    SharedRule::WrongPhase,
                     "a festival is running: bid, pass or agree",
                 ));
             }
         }
         Phase::Turn => {
             if seat != state.current {
-                return Err(RuleError::legacy("not_your_turn", "it is not your turn"));
+                return Err(RuleError::new(
+                    SharedRule::NotYourTurn,
+                    "it is not your turn",
+                ));
             }
             if festival_action {
-                return Err(RuleError::legacy("wrong_phase", "no festival is running"));
+                return Err(RuleError::new(
+                    SharedRule::WrongPhase,
+                    "no festival is running",
+                ));
             }
         }
     }
-    let mut out = Emitter {
-        state: state.clone(),
-        events: Vec::new(),
-    };
+    let mut out = Emitter::<Java>::new(state);
     match action {
         JavaAction::PlaceTile {
             tile,
             space: at,
-            orientation,
+            rotation,
             cost,
-        } => {
-            let cell = space(at)?;
-            if tiles_in_stock(state, seat, *tile) == 0 {
-                return Err(RuleError::legacy(
-                    "no_tile_left",
-                    "no tile of that kind left",
-                ));
-            }
-            let towns = settlements(state);
-            let placement = check_placement(state, &towns, *tile, cell, *orientation)
-                .map_err(|code| RuleError::legacy(code, placement_message(code)))?;
-            check_cost(*cost, placement.cost)?;
-            out.emit(JavaEvent::TilePlaced {
-                seat,
-                tile: *tile,
-                space: name(cell),
-                orientation: *orientation,
-                village: placement.village.map(name),
-                rice: placement.rice().iter().map(|&c| name(c)).collect(),
-                cost: placement.cost,
-            });
-            if *tile == TileKind::ThreeSpace
-                && out.state.three_space_tiles == 0
-                && out.state.end_started_by.is_none()
-            {
-                out.emit(JavaEvent::EndTriggered {
-                    seat,
-                    reason: EndReason::LastThreeSpaceTile,
-                });
-            }
-            out.water_check();
-        }
+        } => decide_place_tile(state, seat, tile, at, rotation, cost, &mut out)?,
         JavaAction::EnterDeveloper { to, cost } => {
-            let cell = space(to)?;
-            if state.players[seat as usize].developers == 0 {
-                return Err(RuleError::legacy(
-                    "no_developer_in_reserve",
-                    "all your developers are on the board",
-                ));
-            }
-            check_free_tile(state, cell)?;
-            let rim = rim_cost(state, cell).ok_or_else(|| {
-                RuleError::legacy("not_rim_space", "developers enter only at the rim")
-            })?;
-            check_cost(*cost, rim)?;
-            pay(state, rim)?;
-            out.emit(JavaEvent::DeveloperEntered {
-                seat,
-                to: name(cell),
-                cost: rim,
-            });
+            decide_enter_developer(state, seat, to, cost, &mut out)?
         }
         JavaAction::MoveDeveloper { from, to, cost } => {
-            let start = own_developer(state, seat, from)?;
-            let cell = space(to)?;
-            if cell == start {
-                return Err(RuleError::legacy(
-                    "same_space",
-                    "the developer is already there",
-                ));
-            }
-            check_free_tile(state, cell)?;
-            let steps = move_costs(state, seat, start)[cell];
-            if steps == UNREACHABLE {
-                return Err(RuleError::legacy(
-                    "no_path",
-                    "no path over tiles that avoids palaces and other players' developers",
-                ));
-            }
-            check_cost(*cost, steps)?;
-            pay(state, steps)?;
-            out.emit(JavaEvent::DeveloperMoved {
-                seat,
-                from: name(start),
-                to: name(cell),
-                cost: steps,
-            });
+            decide_move_developer(state, seat, from, to, cost, &mut out)?
         }
         JavaAction::WithdrawDeveloper { from, cost } => {
-            let cell = own_developer(state, seat, from)?;
-            let rim = rim_cost(state, cell).ok_or_else(|| {
-                RuleError::legacy("not_rim_space", "developers leave only from the rim")
-            })?;
-            check_cost(*cost, rim)?;
-            pay(state, rim)?;
-            out.emit(JavaEvent::DeveloperWithdrawn {
-                seat,
-                from: name(cell),
-                cost: rim,
-            });
+            decide_withdraw_developer(state, seat, from, cost, &mut out)?
         }
         JavaAction::BuildPalace { space: at, value } => {
-            let cell = space(at)?;
-            if !is_village(state, cell) {
-                return Err(RuleError::legacy(
-                    "not_a_village_space",
-                    "palaces are built on village spaces",
-                ));
-            }
-            let s = &state.spaces[cell];
-            if s.developer.is_some() || s.palace.is_some() {
-                return Err(RuleError::legacy(
-                    "space_occupied",
-                    "the space is not empty",
-                ));
-            }
-            let towns = settlements(state);
-            let Some(village) = towns.of_space(cell) else {
-                return Err(RuleError::legacy("not_a_village_space", "not a village"));
-            };
-            if village.palace.is_some() {
-                return Err(RuleError::legacy(
-                    "already_a_city",
-                    "this village already has a palace: raise it instead",
-                ));
-            }
-            check_palace_value(state, *value, village.cells.len())?;
-            if highest_rank(&strengths(state, &village.cells)) != Some(seat) {
-                return Err(RuleError::legacy(
-                    "not_highest_rank",
-                    "only the player with the highest rank in the village may build",
-                ));
-            }
-            pay(state, 1)?;
-            out.emit(JavaEvent::PalaceBuilt {
-                seat,
-                space: name(cell),
-                value: *value,
-                points: *value / 2,
-            });
+            decide_build_palace(state, seat, at, value, &mut out)?
         }
         JavaAction::RaisePalace { space: at, value } => {
-            let cell = space(at)?;
-            let Some(index) = state.spaces[cell].palace else {
-                return Err(RuleError::legacy(
-                    "no_palace",
-                    "there is no palace on that space",
-                ));
-            };
-            let palace = &state.palaces[index as usize];
-            if palace.changed_in_turn == state.turn.number {
-                return Err(RuleError::legacy(
-                    "palace_changed_this_turn",
-                    "a palace may change only once per turn",
-                ));
-            }
-            if *value <= palace.value {
-                return Err(RuleError::legacy(
-                    "value_not_higher",
-                    format!("the palace is already worth {}", palace.value),
-                ));
-            }
-            let towns = settlements(state);
-            let Some(city) = towns.of_space(cell) else {
-                return Err(RuleError::legacy(
-                    "no_palace",
-                    "there is no palace on that space",
-                ));
-            };
-            check_palace_value(state, *value, city.cells.len())?;
-            if highest_rank(&strengths(state, &city.cells)) != Some(seat) {
-                return Err(RuleError::legacy(
-                    "not_highest_rank",
-                    "only the player with the highest rank in the city may raise its palace",
-                ));
-            }
-            pay(state, 1)?;
-            out.emit(JavaEvent::PalaceRaised {
-                seat,
-                space: name(cell),
-                from: palace.value,
-                value: *value,
-                points: *value / 2,
-            });
+            decide_raise_palace(state, seat, at, value, &mut out)?
         }
         JavaAction::PlaceIrrigation { space: at } => {
-            let cell = space(at)?;
-            if state.irrigation_tiles == 0 {
-                return Err(RuleError::legacy(
-                    "no_irrigation_tile_left",
-                    "the irrigation tiles are used up",
-                ));
-            }
-            check_irrigation_space(state, cell)?;
-            pay(state, 1)?;
-            out.emit(JavaEvent::IrrigationPlaced {
+            decide_place_irrigation(state, seat, at, &mut out)?
+        }
+        JavaAction::BuyCard { source } => decide_buy_card(state, seat, source, rng, &mut out)?,
+        JavaAction::UseActionChip => decide_use_action_chip(state, seat, &mut out)?,
+        JavaAction::HoldFestival {
+            space: palace,
+            cards,
+        } => decide_hold_festival(state, seat, palace, cards, rng, &mut out)?,
+        JavaAction::Bid { cards } => decide_bid(state, seat, cards, rng, &mut out)?,
+        JavaAction::Pass => decide_pass(state, seat, rng, &mut out)?,
+        JavaAction::Agree => decide_agree(state, seat, rng, &mut out)?,
+        JavaAction::EndTurn => decide_end_turn(state, seat, &mut out)?,
+    }
+    Ok(out.into_events())
+}
+
+fn decide_place_tile(
+    state: &JavaState,
+    seat: Seat,
+    tile: &TileKind,
+    at: &str,
+    rotation: &u8,
+    cost: &Option<u8>,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    let cell = space(at)?;
+    if tiles_in_stock(state, seat, *tile) == 0 {
+        return Err(RuleError::new(
+            JavaRule::NoTileLeft,
+            "no tile of that kind left",
+        ));
+    }
+    let towns = settlements(state);
+    let placement = check_placement(state, &towns, *tile, cell, *rotation)?;
+    check_cost(*cost, placement.cost)?;
+    out.emit(JavaEvent::TilePlaced {
+        seat,
+        tile: *tile,
+        space: name(cell),
+        rotation: *rotation,
+        village: placement.village.map(name),
+        rice: placement.rice().iter().map(|&c| name(c)).collect(),
+        cost: placement.cost,
+    });
+    if *tile == TileKind::ThreeSpace
+        && out.state().three_space_tiles == 0
+        && out.state().end_started_by.is_none()
+    {
+        out.emit(JavaEvent::EndTriggered {
+            seat,
+            reason: EndReason::LastThreeSpaceTile,
+        });
+    }
+    out.water_check();
+    Ok(())
+}
+
+fn decide_enter_developer(
+    state: &JavaState,
+    seat: Seat,
+    to: &str,
+    cost: &Option<u8>,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    let cell = space(to)?;
+    if state.players[seat as usize].developers == 0 {
+        return Err(RuleError::new(
+            JavaRule::NoDeveloperInReserve,
+            "all your developers are on the board",
+        ));
+    }
+    check_free_tile(state, cell)?;
+    let rim = rim_cost(state, cell)
+        .ok_or_else(|| RuleError::new(JavaRule::NotRimSpace, "developers enter only at the rim"))?;
+    check_cost(*cost, rim)?;
+    pay(state, rim)?;
+    out.emit(JavaEvent::DeveloperEntered {
+        seat,
+        to: name(cell),
+        cost: rim,
+    });
+    Ok(())
+}
+
+fn decide_move_developer(
+    state: &JavaState,
+    seat: Seat,
+    from: &str,
+    to: &str,
+    cost: &Option<u8>,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    let start = own_developer(state, seat, from)?;
+    let cell = space(to)?;
+    if cell == start {
+        return Err(RuleError::new(
+            SharedRule::SameSpace,
+            "the developer is already there",
+        ));
+    }
+    check_free_tile(state, cell)?;
+    let steps = move_costs(state, seat, start)[cell];
+    if steps == UNREACHABLE {
+        return Err(RuleError::new(
+            SharedRule::NoPath,
+            "no path over tiles that avoids palaces and other players' developers",
+        ));
+    }
+    check_cost(*cost, steps)?;
+    pay(state, steps)?;
+    out.emit(JavaEvent::DeveloperMoved {
+        seat,
+        from: name(start),
+        to: name(cell),
+        cost: steps,
+    });
+    Ok(())
+}
+
+fn decide_withdraw_developer(
+    state: &JavaState,
+    seat: Seat,
+    from: &str,
+    cost: &Option<u8>,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    let cell = own_developer(state, seat, from)?;
+    let rim = rim_cost(state, cell).ok_or_else(|| {
+        RuleError::new(JavaRule::NotRimSpace, "developers leave only from the rim")
+    })?;
+    check_cost(*cost, rim)?;
+    pay(state, rim)?;
+    out.emit(JavaEvent::DeveloperWithdrawn {
+        seat,
+        from: name(cell),
+        cost: rim,
+    });
+    Ok(())
+}
+
+fn decide_build_palace(
+    state: &JavaState,
+    seat: Seat,
+    at: &str,
+    value: &u8,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    let cell = space(at)?;
+    if !is_village(state, cell) {
+        return Err(RuleError::new(
+            JavaRule::NotAVillageSpace,
+            "palaces are built on village spaces",
+        ));
+    }
+    let s = &state.spaces[cell];
+    if s.developer.is_some() || s.palace.is_some() {
+        return Err(RuleError::new(
+            SharedRule::SpaceOccupied,
+            "the space is not empty",
+        ));
+    }
+    let towns = settlements(state);
+    let Some(village) = towns.of_space(cell) else {
+        return Err(RuleError::new(JavaRule::NotAVillageSpace, "not a village"));
+    };
+    if village.palace.is_some() {
+        return Err(RuleError::new(
+            JavaRule::AlreadyACity,
+            "this village already has a palace: raise it instead",
+        ));
+    }
+    check_palace_value(state, *value, village.cells.len())?;
+    if highest_rank(&strengths(state, &village.cells)) != Some(seat) {
+        return Err(RuleError::new(
+            JavaRule::NotHighestRank,
+            "only the player with the highest rank in the village may build",
+        ));
+    }
+    pay(state, 1)?;
+    out.emit(JavaEvent::PalaceBuilt {
+        seat,
+        space: name(cell),
+        value: *value,
+        points: *value / 2,
+    });
+    Ok(())
+}
+
+fn decide_raise_palace(
+    state: &JavaState,
+    seat: Seat,
+    at: &str,
+    value: &u8,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    let cell = space(at)?;
+    let Some(index) = state.spaces[cell].palace else {
+        return Err(RuleError::new(
+            JavaRule::NoPalace,
+            "there is no palace on that space",
+        ));
+    };
+    let palace = &state.palaces[index as usize];
+    if palace.changed_in_turn == state.turn.number {
+        return Err(RuleError::new(
+            JavaRule::PalaceChangedThisTurn,
+            "a palace may change only once per turn",
+        ));
+    }
+    if *value <= palace.value {
+        return Err(RuleError::new(
+            JavaRule::ValueNotHigher,
+            format!("the palace is already worth {}", palace.value),
+        ));
+    }
+    let towns = settlements(state);
+    let Some(city) = towns.of_space(cell) else {
+        return Err(RuleError::new(
+            JavaRule::NoPalace,
+            "there is no palace on that space",
+        ));
+    };
+    check_palace_value(state, *value, city.cells.len())?;
+    if highest_rank(&strengths(state, &city.cells)) != Some(seat) {
+        return Err(RuleError::new(
+            JavaRule::NotHighestRank,
+            "only the player with the highest rank in the city may raise its palace",
+        ));
+    }
+    pay(state, 1)?;
+    out.emit(JavaEvent::PalaceRaised {
+        seat,
+        space: name(cell),
+        from: palace.value,
+        value: *value,
+        points: *value / 2,
+    });
+    Ok(())
+}
+
+fn decide_place_irrigation(
+    state: &JavaState,
+    seat: Seat,
+    at: &str,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    let cell = space(at)?;
+    if state.irrigation_tiles == 0 {
+        return Err(RuleError::new(
+            JavaRule::NoIrrigationTileLeft,
+            "the irrigation tiles are used up",
+        ));
+    }
+    check_irrigation_space(state, cell)?;
+    pay(state, 1)?;
+    out.emit(JavaEvent::IrrigationPlaced {
+        seat,
+        space: name(cell),
+    });
+    out.water_check();
+    Ok(())
+}
+
+fn decide_buy_card(
+    state: &JavaState,
+    seat: Seat,
+    source: &CardSource,
+    rng: &mut dyn RngCore,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    if state.turn.cards_bought >= CARDS_PER_TURN {
+        return Err(RuleError::new(
+            JavaRule::CardLimitReached,
+            "at most 2 palace cards per turn",
+        ));
+    }
+    match source {
+        CardSource::FaceUp if state.face_up.is_none() => {
+            return Err(RuleError::new(
+                JavaRule::NoFaceUpCard,
+                "there is no face-up card",
+            ))
+        }
+        CardSource::Deck if state.deck.is_empty() && state.discard.is_empty() => {
+            return Err(RuleError::new(JavaRule::DeckEmpty, "no cards left to draw"))
+        }
+        _ => {}
+    }
+    pay(state, 1)?;
+    match source {
+        CardSource::FaceUp => {
+            out.emit(JavaEvent::CardBought {
                 seat,
-                space: name(cell),
+                source: *source,
+                card: state.face_up.clone(),
             });
-            out.water_check();
+            out.refill_face_up(rng);
         }
-        JavaAction::BuyCard { source } => {
-            if state.turn.cards_bought >= CARDS_PER_TURN {
-                return Err(RuleError::legacy(
-                    "card_limit_reached",
-                    "at most 2 palace cards per turn",
-                ));
-            }
-            match source {
-                CardSource::FaceUp if state.face_up.is_none() => {
-                    return Err(RuleError::legacy(
-                        "no_face_up_card",
-                        "there is no face-up card",
-                    ))
-                }
-                CardSource::Deck if state.deck.is_empty() && state.discard.is_empty() => {
-                    return Err(RuleError::legacy("deck_empty", "no cards left to draw"))
-                }
-                _ => {}
-            }
-            pay(state, 1)?;
-            match source {
-                CardSource::FaceUp => {
-                    out.emit(JavaEvent::CardBought {
-                        seat,
-                        source: *source,
-                        card: state.face_up.clone(),
-                    });
-                    out.refill_face_up(rng);
-                }
-                CardSource::Deck => {
-                    out.reshuffle_if_needed(rng);
-                    let card = out.state.deck.first().cloned();
-                    out.emit(JavaEvent::CardBought {
-                        seat,
-                        source: *source,
-                        card,
-                    });
-                }
-            }
-        }
-        JavaAction::UseActionChip => {
-            if state.players[seat as usize].action_chips == 0 {
-                return Err(RuleError::legacy("no_action_chip", "no action chips left"));
-            }
-            if state.turn.chip_used {
-                return Err(RuleError::legacy(
-                    "chip_already_used",
-                    "at most one action chip per turn",
-                ));
-            }
-            out.emit(JavaEvent::ActionChipUsed { seat });
-        }
-        JavaAction::HoldFestival { palace, cards } => {
-            let cell = space(palace)?;
-            if tile_owed(state) {
-                return Err(RuleError::legacy(
-                    "must_place_tile",
-                    "place a tile before ending the turn with a festival",
-                ));
-            }
-            let Some(face_up) = &state.face_up else {
-                return Err(RuleError::legacy(
-                    "no_face_up_card",
-                    "without a face-up card no festival can be held",
-                ));
-            };
-            let Some(index) = state.spaces[cell].palace else {
-                return Err(RuleError::legacy(
-                    "no_palace",
-                    "there is no palace on that space",
-                ));
-            };
-            if state.palaces[index as usize].festival_held {
-                return Err(RuleError::legacy(
-                    "festival_already_held",
-                    "this palace held a festival since it last changed",
-                ));
-            }
-            let towns = settlements(state);
-            let city = towns
-                .of_space(cell)
-                .map(|c| c.cells.clone())
-                .unwrap_or_default();
-            let present = |s: Seat| city.iter().any(|&c| state.spaces[c].developer == Some(s));
-            if !present(seat) {
-                return Err(RuleError::legacy(
-                    "no_developer_in_city",
-                    "you need a developer in the city",
-                ));
-            }
-            let (played, points) = check_cards(state, seat, cards, &face_up.symbols)?;
-            let participants = (1..state.seats)
-                .map(|step| (seat + step) % state.seats)
-                .filter(|&s| present(s) && !state.players[s as usize].hand.is_empty())
-                .collect();
-            out.emit(JavaEvent::FestivalStarted {
+        CardSource::Deck => {
+            out.reshuffle_if_needed(rng);
+            let card = out.state().deck.first().cloned();
+            out.emit(JavaEvent::CardBought {
                 seat,
-                palace: name(cell),
-                cards: played,
-                points,
-                participants,
+                source: *source,
+                card,
             });
-            out.settle_festival(rng);
-        }
-        JavaAction::FestivalBid { cards } => {
-            let Phase::Festival(festival) = &state.phase else {
-                return Err(RuleError::legacy("wrong_phase", "no festival is running"));
-            };
-            let (played, points) = check_cards(state, seat, cards, &festival.symbols)?;
-            let before = festival.bidder(seat).map_or(0, |b| b.points);
-            let total = before.saturating_add(points);
-            let needed = match festival.stage {
-                FestivalStage::Agreement { .. } => festival.high.saturating_add(1),
-                _ => festival.high,
-            };
-            if total < needed {
-                return Err(RuleError::legacy(
-                    "bid_too_low",
-                    format!("your total must reach at least {needed}"),
-                ));
-            }
-            out.emit(JavaEvent::FestivalBid {
-                seat,
-                cards: played,
-                points: total,
-            });
-            out.settle_festival(rng);
-        }
-        JavaAction::FestivalPass => {
-            let Some(FestivalStage::Bidding { .. }) = state.festival().map(|f| &f.stage) else {
-                return Err(RuleError::legacy(
-                    "cannot_pass_now",
-                    "when offered an agreement, agree or bid higher",
-                ));
-            };
-            out.emit(JavaEvent::FestivalPassed { seat });
-            out.settle_festival(rng);
-        }
-        JavaAction::FestivalAgree => {
-            let Some(FestivalStage::Agreement { .. }) = state.festival().map(|f| &f.stage) else {
-                return Err(RuleError::legacy(
-                    "no_agreement_offered",
-                    "nobody offers to share the festival now",
-                ));
-            };
-            out.emit(JavaEvent::FestivalAgreed { seat });
-            out.settle_festival(rng);
-        }
-        JavaAction::EndTurn => {
-            if tile_owed(state) {
-                let towns = settlements(state);
-                if !placements(state, seat, &towns, true).is_empty() {
-                    return Err(RuleError::legacy(
-                        "must_place_tile",
-                        "place at least one tile before ending the turn",
-                    ));
-                }
-                out.emit(JavaEvent::EndTriggered {
-                    seat,
-                    reason: EndReason::NoTilePlaceable,
-                });
-            }
-            out.finish_turn();
         }
     }
-    Ok(out.events)
+    Ok(())
+}
+
+fn decide_use_action_chip(
+    state: &JavaState,
+    seat: Seat,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    if state.players[seat as usize].action_chips == 0 {
+        return Err(RuleError::new(
+            JavaRule::NoActionChip,
+            "no action chips left",
+        ));
+    }
+    if state.turn.chip_used {
+        return Err(RuleError::new(
+            JavaRule::ChipAlreadyUsed,
+            "at most one action chip per turn",
+        ));
+    }
+    out.emit(JavaEvent::ActionChipUsed { seat });
+    Ok(())
+}
+
+fn decide_hold_festival(
+    state: &JavaState,
+    seat: Seat,
+    palace: &str,
+    cards: &[String],
+    rng: &mut dyn RngCore,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    let cell = space(palace)?;
+    if tile_owed(state) {
+        return Err(RuleError::new(
+            JavaRule::MustPlaceTile,
+            "place a tile before ending the turn with a festival",
+        ));
+    }
+    let Some(face_up) = &state.face_up else {
+        return Err(RuleError::new(
+            JavaRule::NoFaceUpCard,
+            "without a face-up card no festival can be held",
+        ));
+    };
+    let Some(index) = state.spaces[cell].palace else {
+        return Err(RuleError::new(
+            JavaRule::NoPalace,
+            "there is no palace on that space",
+        ));
+    };
+    if state.palaces[index as usize].festival_held {
+        return Err(RuleError::new(
+            JavaRule::FestivalAlreadyHeld,
+            "this palace held a festival since it last changed",
+        ));
+    }
+    let towns = settlements(state);
+    let city = towns
+        .of_space(cell)
+        .map(|c| c.cells.clone())
+        .unwrap_or_default();
+    let present = |s: Seat| city.iter().any(|&c| state.spaces[c].developer == Some(s));
+    if !present(seat) {
+        return Err(RuleError::new(
+            JavaRule::NoDeveloperInCity,
+            "you need a developer in the city",
+        ));
+    }
+    let (played, points) = check_cards(state, seat, cards, &face_up.symbols)?;
+    let participants = (1..state.seats)
+        .map(|step| (seat + step) % state.seats)
+        .filter(|&s| present(s) && !state.players[s as usize].hand.is_empty())
+        .collect();
+    out.emit(JavaEvent::FestivalStarted {
+        seat,
+        space: name(cell),
+        cards: played,
+        points,
+        participants,
+    });
+    out.settle_festival(rng);
+    Ok(())
+}
+
+fn decide_bid(
+    state: &JavaState,
+    seat: Seat,
+    cards: &[String],
+    rng: &mut dyn RngCore,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    let Phase::Festival(festival) = &state.phase else {
+        return Err(RuleError::new(
+            SharedRule::WrongPhase,
+            "no festival is running",
+        ));
+    };
+    let (played, points) = check_cards(state, seat, cards, &festival.symbols)?;
+    let before = festival.bidder(seat).map_or(0, |b| b.points);
+    let total = before.saturating_add(points);
+    let needed = match festival.stage {
+        FestivalStage::Agreement { .. } => festival.high.saturating_add(1),
+        _ => festival.high,
+    };
+    if total < needed {
+        return Err(RuleError::new(
+            SharedRule::BidTooLow,
+            format!("your total must reach at least {needed}"),
+        ));
+    }
+    out.emit(JavaEvent::BidPlaced {
+        seat,
+        cards: played,
+        points: total,
+    });
+    out.settle_festival(rng);
+    Ok(())
+}
+
+fn decide_pass(
+    state: &JavaState,
+    seat: Seat,
+    rng: &mut dyn RngCore,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    let Some(FestivalStage::Bidding { .. }) = state.festival().map(|f| &f.stage) else {
+        return Err(RuleError::new(
+            JavaRule::CannotPassNow,
+            "when offered an agreement, agree or bid higher",
+        ));
+    };
+    out.emit(JavaEvent::Passed { seat });
+    out.settle_festival(rng);
+    Ok(())
+}
+
+fn decide_agree(
+    state: &JavaState,
+    seat: Seat,
+    rng: &mut dyn RngCore,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    let Some(FestivalStage::Agreement { .. }) = state.festival().map(|f| &f.stage) else {
+        return Err(RuleError::new(
+            JavaRule::NoAgreementOffered,
+            "nobody offers to share the festival now",
+        ));
+    };
+    out.emit(JavaEvent::Agreed { seat });
+    out.settle_festival(rng);
+    Ok(())
+}
+
+fn decide_end_turn(
+    state: &JavaState,
+    seat: Seat,
+    out: &mut Emitter<Java>,
+) -> Result<(), RuleError> {
+    if tile_owed(state) {
+        let towns = settlements(state);
+        if !placements(state, seat, &towns, true).is_empty() {
+            return Err(RuleError::new(
+                JavaRule::MustPlaceTile,
+                "place at least one tile before ending the turn",
+            ));
+        }
+        out.emit(JavaEvent::EndTriggered {
+            seat,
+            reason: EndReason::NoTilePlaceable,
+        });
+    }
+    out.finish_turn();
+    Ok(())
 }
 
 fn check_free_tile(state: &JavaState, cell: usize) -> Result<(), RuleError> {
     let s = &state.spaces[cell];
     if s.height == 0 {
-        return Err(RuleError::legacy(
-            "no_tile_there",
+        return Err(RuleError::new(
+            JavaRule::NoTileThere,
             "developers stand only on tiles",
         ));
     }
     if s.developer.is_some() || s.palace.is_some() {
-        return Err(RuleError::legacy(
-            "space_occupied",
+        return Err(RuleError::new(
+            SharedRule::SpaceOccupied,
             "the space is not empty",
         ));
     }
@@ -1223,8 +1413,8 @@ fn check_free_tile(state: &JavaState, cell: usize) -> Result<(), RuleError> {
 fn own_developer(state: &JavaState, seat: Seat, from: &str) -> Result<usize, RuleError> {
     let cell = space(from)?;
     if state.spaces[cell].developer != Some(seat) {
-        return Err(RuleError::legacy(
-            "not_your_developer",
+        return Err(RuleError::new(
+            JavaRule::NotYourDeveloper,
             format!("you have no developer on {from}"),
         ));
     }
@@ -1233,20 +1423,20 @@ fn own_developer(state: &JavaState, seat: Seat, from: &str) -> Result<usize, Rul
 
 fn check_palace_value(state: &JavaState, value: u8, size: usize) -> Result<(), RuleError> {
     if !data().palace_values().any(|v| v == value) {
-        return Err(RuleError::legacy(
-            "bad_palace_value",
+        return Err(RuleError::new(
+            JavaRule::InvalidPalaceValue,
             "palace values are 2, 4, 6, 8 and 10",
         ));
     }
     if usize::from(value) > size {
-        return Err(RuleError::legacy(
-            "settlement_too_small",
+        return Err(RuleError::new(
+            JavaRule::SettlementTooSmall,
             format!("a palace may not be worth more than its {size} village spaces"),
         ));
     }
     if state.palace_stock(value) == 0 {
-        return Err(RuleError::legacy(
-            "no_palace_tile",
+        return Err(RuleError::new(
+            JavaRule::NoPalaceTile,
             format!("no palace tiles of value {value} left"),
         ));
     }
@@ -1256,21 +1446,21 @@ fn check_palace_value(state: &JavaState, value: u8, size: usize) -> Result<(), R
 fn check_irrigation_space(state: &JavaState, cell: usize) -> Result<(), RuleError> {
     let info = &board().cells[cell];
     if info.kind != CellKind::Land {
-        return Err(RuleError::legacy(
-            "not_a_board_space",
+        return Err(RuleError::new(
+            JavaRule::NotABoardSpace,
             "irrigation goes on a land space of central Java",
         ));
     }
     if info.printed_edge {
-        return Err(RuleError::legacy(
-            "rim_space",
+        return Err(RuleError::new(
+            JavaRule::RimSpace,
             "irrigation may not be placed at the rim of central Java",
         ));
     }
     let s = &state.spaces[cell];
     if s.height > 0 || s.irrigation {
-        return Err(RuleError::legacy(
-            "space_not_empty",
+        return Err(RuleError::new(
+            JavaRule::SpaceNotEmpty,
             "irrigation goes directly on an empty board space",
         ));
     }
@@ -1288,11 +1478,11 @@ pub fn legal_actions(state: &JavaState, seat: Seat) -> Vec<JavaAction> {
             let points = festival.bidder(seat).map_or(0, |b| b.points);
             let needed = match festival.stage {
                 FestivalStage::Agreement { .. } => {
-                    actions.push(JavaAction::FestivalAgree);
+                    actions.push(JavaAction::Agree);
                     festival.high.saturating_add(1)
                 }
                 _ => {
-                    actions.push(JavaAction::FestivalPass);
+                    actions.push(JavaAction::Pass);
                     festival.high
                 }
             };
@@ -1300,7 +1490,7 @@ pub fn legal_actions(state: &JavaState, seat: Seat) -> Vec<JavaAction> {
             actions.extend(
                 card_combos(hand, &festival.symbols, need)
                     .into_iter()
-                    .map(|cards| JavaAction::FestivalBid { cards }),
+                    .map(|cards| JavaAction::Bid { cards }),
             );
         }
         Phase::Turn if state.current == seat => turn_actions(state, seat, &mut actions),
@@ -1321,11 +1511,11 @@ fn turn_actions(state: &JavaState, seat: Seat, actions: &mut Vec<JavaAction>) {
         0
     };
     let affordable = |cost: u8| affordable_with(state, reserve, cost);
-    for (kind, cell, orientation, p) in tiles {
+    for (kind, cell, rotation, p) in tiles {
         actions.push(JavaAction::PlaceTile {
             tile: kind,
             space: name(cell),
-            orientation,
+            rotation,
             cost: Some(p.cost),
         });
     }
@@ -1447,7 +1637,7 @@ fn turn_actions(state: &JavaState, seat: Seat, actions: &mut Vec<JavaAction>) {
                 }
                 for cards in card_combos(&player.hand, &face_up.symbols, 1) {
                     actions.push(JavaAction::HoldFestival {
-                        palace: name(palace.space),
+                        space: name(palace.space),
                         cards,
                     });
                 }

@@ -547,7 +547,7 @@ pub fn evolve(state: &mut JavaState, event: &JavaEvent) {
         }
         JavaEvent::FestivalStarted {
             seat,
-            palace,
+            space: palace,
             cards,
             points,
             participants,
@@ -582,7 +582,7 @@ pub fn evolve(state: &mut JavaState, event: &JavaEvent) {
             });
             advance_festival(state, *seat);
         }
-        JavaEvent::FestivalBid {
+        JavaEvent::BidPlaced {
             seat,
             cards,
             points,
@@ -603,7 +603,7 @@ pub fn evolve(state: &mut JavaState, event: &JavaEvent) {
             }
             advance_festival(state, *seat);
         }
-        JavaEvent::FestivalPassed { seat } => {
+        JavaEvent::Passed { seat } => {
             let mut returned = Vec::new();
             if let Phase::Festival(f) = &mut state.phase {
                 if let Some(b) = f.bidder_mut(*seat) {
@@ -614,7 +614,7 @@ pub fn evolve(state: &mut JavaState, event: &JavaEvent) {
             state.discard.extend(returned);
             advance_festival(state, *seat);
         }
-        JavaEvent::FestivalAgreed { seat } => {
+        JavaEvent::Agreed { seat } => {
             let mut decided = None;
             if let Phase::Festival(f) = &mut state.phase {
                 if let FestivalStage::Agreement { asked, .. } = &mut f.stage {
@@ -647,7 +647,7 @@ pub fn evolve(state: &mut JavaState, event: &JavaEvent) {
             player.score += i32::from(*points);
             player.counted = true;
         }
-        JavaEvent::GameEnded => {
+        JavaEvent::GameFinished { .. } => {
             state.phase = Phase::Finished;
         }
     }

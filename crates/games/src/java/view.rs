@@ -10,12 +10,7 @@ use super::rules::{rim_cost, settlements, tile_owed};
 use super::state::{BidStatus, Card, FestivalStage, JavaState, Phase, Terrain};
 use crate::engine::{Seat, Secret, Viewer};
 
-/// Seat colours used in descriptions and views, by seat.
-pub const COLOURS: [&str; 4] = ["Red", "Blue", "Yellow", "Green"];
-
-pub fn colour(seat: Seat) -> &'static str {
-    COLOURS.get(seat as usize).copied().unwrap_or("Nobody")
-}
+pub use crate::kit::seats::colour;
 
 /// Which part of the game is running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
@@ -56,7 +51,7 @@ pub struct JavaView {
 #[schema(as = JavaTurnView)]
 pub struct TurnView {
     pub number: u32,
-    pub ap_left: u8,
+    pub action_points_left: u8,
     pub chip_used: bool,
     pub tiles_placed: u8,
     pub cards_bought: u8,
@@ -68,7 +63,7 @@ pub struct TurnView {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(as = JavaSpaceView)]
 pub struct SpaceView {
-    /// Row letter and column number, e.g. "F7".
+    /// Column letter and row number, e.g. "G6" (see docs/vocabulary.md).
     pub name: String,
     /// Axial coordinates as in board.txt.
     pub q: i32,
@@ -125,7 +120,7 @@ pub struct SupplyView {
     pub three_space_tiles: u8,
     pub irrigation_tiles: u8,
     pub palaces: Vec<PalaceStockView>,
-    pub deck_count: usize,
+    pub deck_size: usize,
     pub face_up: Option<Card>,
     /// The discard pile, oldest first.
     pub discard: Vec<Card>,
@@ -196,8 +191,8 @@ pub fn view(state: &JavaState, viewer: Viewer) -> JavaView {
             let s = &state.spaces[i];
             SpaceView {
                 name: cell.name.clone(),
-                q: cell.q,
-                r: cell.r,
+                q: cell.hex.q,
+                r: cell.hex.r,
                 kind: cell.kind,
                 height: s.height,
                 terrain: s.terrain,
@@ -300,7 +295,7 @@ pub fn view(state: &JavaState, viewer: Viewer) -> JavaView {
         to_act: super::rules::to_act(state),
         turn: TurnView {
             number: state.turn.number,
-            ap_left: state.turn.ap,
+            action_points_left: state.turn.ap,
             chip_used: state.turn.chip_used,
             tiles_placed: state.turn.tiles_placed,
             cards_bought: state.turn.cards_bought,
@@ -320,7 +315,7 @@ pub fn view(state: &JavaState, viewer: Viewer) -> JavaView {
                     count: p.count,
                 })
                 .collect(),
-            deck_count: state.deck.len(),
+            deck_size: state.deck.len(),
             face_up: state.face_up.clone(),
             discard: state.discard.clone(),
         },
@@ -541,7 +536,7 @@ pub fn describe(state: &JavaState, event: &JavaEvent) -> String {
         }
         JavaEvent::FestivalStarted {
             seat,
-            palace,
+            space: palace,
             cards,
             points,
             ..
@@ -557,7 +552,7 @@ pub fn describe(state: &JavaState, event: &JavaEvent) -> String {
                 cards_text(cards)
             )
         }
-        JavaEvent::FestivalBid {
+        JavaEvent::BidPlaced {
             seat,
             cards,
             points,
@@ -566,14 +561,14 @@ pub fn describe(state: &JavaState, event: &JavaEvent) -> String {
             colour(*seat),
             cards_text(cards)
         ),
-        JavaEvent::FestivalPassed { seat } => {
+        JavaEvent::Passed { seat } => {
             format!("{} passes and leaves the festival", colour(*seat))
         }
-        JavaEvent::FestivalAgreed { seat } => {
+        JavaEvent::Agreed { seat } => {
             format!("{} agrees to share the festival", colour(*seat))
         }
         JavaEvent::FestivalEnded {
-            palace,
+            space: palace,
             winners,
             shared,
             points,
@@ -600,15 +595,16 @@ pub fn describe(state: &JavaState, event: &JavaEvent) -> String {
             palaces.len(),
             if palaces.len() == 1 { "" } else { "s" }
         ),
-        JavaEvent::GameEnded => {
-            let mut best: Vec<Seat> = Vec::new();
-            let top = state.players.iter().map(|p| p.score).max().unwrap_or(0);
-            for (seat, p) in state.players.iter().enumerate() {
-                if p.score == top {
-                    best.push(seat as Seat);
-                }
-            }
-            format!("The game is over: {} leads with {top}", seat_list(&best))
+        JavaEvent::GameFinished { scores, places } => {
+            let parts: Vec<String> = scores
+                .iter()
+                .zip(places)
+                .enumerate()
+                .map(|(seat, (score, place))| {
+                    format!("{} {score} (place {place})", colour(seat as Seat))
+                })
+                .collect();
+            format!("The game is over: {}", parts.join(", "))
         }
     }
 }

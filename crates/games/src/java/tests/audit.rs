@@ -18,7 +18,7 @@ fn palace(state: &mut JavaState, space: &str, value: u8) {
 }
 
 fn bid(ids: &[&str]) -> JavaAction {
-    JavaAction::FestivalBid {
+    JavaAction::Bid {
         cards: ids.iter().map(|s| s.to_string()).collect(),
     }
 }
@@ -28,8 +28,8 @@ fn bid(ids: &[&str]) -> JavaAction {
 #[test]
 fn a_gap_filled_with_irrigation_scores_at_once() {
     let mut s = game(2);
-    // E6's neighbours: E5 E7 D5 D6 F5 F6.
-    rice(&mut s, &["E5", "E7", "D5", "D6", "F5"], 1);
+    // F5's neighbours: E5 G5 E4 F4 E6 F6.
+    rice(&mut s, &["E5", "G5", "E4", "F4", "E6"], 1);
     village(&mut s, &["F6"], 2);
     stand(&mut s, 1, "E5");
     stand(&mut s, 0, "F6");
@@ -37,7 +37,7 @@ fn a_gap_filled_with_irrigation_scores_at_once() {
     let events = act(
         &mut s,
         0,
-        JavaAction::PlaceIrrigation { space: "E6".into() },
+        JavaAction::PlaceIrrigation { space: "F5".into() },
     );
     assert!(events.iter().any(|e| matches!(
         e,
@@ -54,11 +54,11 @@ fn a_gap_filled_with_irrigation_scores_at_once() {
 #[test]
 fn a_three_way_tie_is_shared_after_both_others_agree() {
     let mut s = game(3);
-    village(&mut s, &["G3", "G4", "G5", "G6"], 1);
-    palace(&mut s, "G3", 4);
-    stand(&mut s, 0, "G4");
-    stand(&mut s, 1, "G5");
-    stand(&mut s, 2, "G6");
+    village(&mut s, &["C7", "D7", "E7", "F7"], 1);
+    palace(&mut s, "C7", 4);
+    stand(&mut s, 0, "D7");
+    stand(&mut s, 1, "E7");
+    stand(&mut s, 2, "F7");
     s.face_up = Some(card("pc90", &[Drum]));
     give_hand(
         &mut s,
@@ -76,7 +76,7 @@ fn a_three_way_tie_is_shared_after_both_others_agree() {
         &mut s,
         0,
         JavaAction::HoldFestival {
-            palace: "G3".into(),
+            space: "C7".into(),
             cards: vec!["pc71".into()],
         },
     );
@@ -90,9 +90,9 @@ fn a_three_way_tie_is_shared_after_both_others_agree() {
             asked: vec![0, 1]
         }
     );
-    act(&mut s, 0, JavaAction::FestivalAgree);
+    act(&mut s, 0, JavaAction::Agree);
     assert_eq!(Java::to_act(&s), vec![1]);
-    act(&mut s, 1, JavaAction::FestivalAgree);
+    act(&mut s, 1, JavaAction::Agree);
     assert!(matches!(s.phase, Phase::Turn));
     assert_eq!([score(&s, 0), score(&s, 1), score(&s, 2)], [1, 1, 1]);
 }
@@ -101,10 +101,10 @@ fn a_three_way_tie_is_shared_after_both_others_agree() {
 #[test]
 fn an_outbid_host_who_passes_leaves_the_festival_to_the_other() {
     let mut s = game(2);
-    village(&mut s, &["G3", "G4", "G5", "G6"], 1);
-    palace(&mut s, "G3", 4);
-    stand(&mut s, 0, "G4");
-    stand(&mut s, 1, "G5");
+    village(&mut s, &["C7", "D7", "E7", "F7"], 1);
+    palace(&mut s, "C7", 4);
+    stand(&mut s, 0, "D7");
+    stand(&mut s, 1, "E7");
     s.face_up = Some(card("pc90", &[Drum, Mask]));
     give_hand(
         &mut s,
@@ -117,13 +117,13 @@ fn an_outbid_host_who_passes_leaves_the_festival_to_the_other() {
         &mut s,
         0,
         JavaAction::HoldFestival {
-            palace: "G3".into(),
+            space: "C7".into(),
             cards: vec!["pc71".into()],
         },
     );
     act(&mut s, 1, bid(&["pc81"]));
     assert_eq!(Java::to_act(&s), vec![0]);
-    act(&mut s, 0, JavaAction::FestivalPass);
+    act(&mut s, 0, JavaAction::Pass);
     assert_eq!([score(&s, 0), score(&s, 1)], [0, 2]);
     assert!(s.discard.iter().any(|c| c.id == "pc71"));
     assert!(s.players[0].hand.iter().any(|h| h.card.id == "pc72"));
@@ -134,16 +134,16 @@ fn an_outbid_host_who_passes_leaves_the_festival_to_the_other() {
 #[test]
 fn a_city_joined_with_a_village_may_be_raised_to_its_new_size() {
     let mut s = game(2);
-    village(&mut s, &["G3", "G4"], 1);
-    village(&mut s, &["G6", "G7", "G8", "G9"], 1);
-    palace(&mut s, "G3", 2);
-    stand(&mut s, 0, "G4");
+    village(&mut s, &["C7", "D7"], 1);
+    village(&mut s, &["F7", "G7", "H7", "I7"], 1);
+    palace(&mut s, "C7", 2);
+    stand(&mut s, 0, "D7");
     assert_eq!(
         Java::decide(
             &s,
             0,
             &JavaAction::RaisePalace {
-                space: "G3".into(),
+                space: "C7".into(),
                 value: 6
             },
             &mut rng(1)
@@ -152,12 +152,12 @@ fn a_city_joined_with_a_village_may_be_raised_to_its_new_size() {
         .code,
         "settlement_too_small"
     );
-    act(&mut s, 0, tile_action(TileKind::OneSpaceVillage, "G5", &[]));
+    act(&mut s, 0, tile_action(TileKind::OneSpaceVillage, "E7", &[]));
     act(
         &mut s,
         0,
         JavaAction::RaisePalace {
-            space: "G3".into(),
+            space: "C7".into(),
             value: 6,
         },
     );
@@ -169,18 +169,18 @@ fn a_city_joined_with_a_village_may_be_raised_to_its_new_size() {
 #[test]
 fn the_cut_off_part_of_a_city_is_a_village_again() {
     let mut s = game(2);
-    village(&mut s, &["G3", "G4", "G5", "G6", "G7", "G8"], 1);
-    rice(&mut s, &["F5"], 1);
-    palace(&mut s, "G3", 6);
+    village(&mut s, &["C7", "D7", "E7", "F7", "G7", "H7"], 1);
+    rice(&mut s, &["E6"], 1);
+    palace(&mut s, "C7", 6);
     stand(&mut s, 0, "G7");
-    // A two-space tile with its rice on G5 cuts G6..G8 off (village on F5).
-    act(&mut s, 0, tile_action(TileKind::TwoSpace, "F5", &["G5"]));
+    // A two-space tile with its rice on E7 cuts F7..H7 off (village on E6).
+    act(&mut s, 0, tile_action(TileKind::TwoSpace, "E6", &["E7"]));
     assert_eq!(s.palaces[0].value, 6);
     act(
         &mut s,
         0,
         JavaAction::BuildPalace {
-            space: "G6".into(),
+            space: "F7".into(),
             value: 2,
         },
     );
@@ -192,14 +192,14 @@ fn the_cut_off_part_of_a_city_is_a_village_again() {
 #[test]
 fn great_final_count_tied_second_and_a_fourth() {
     let mut s = game(4);
-    village(&mut s, &["G3", "G4", "G5", "G6", "G7", "G8"], 1);
-    village(&mut s, &["G9"], 3);
-    village(&mut s, &["G10", "G11"], 2);
-    palace(&mut s, "G3", 6);
-    stand(&mut s, 0, "G9");
-    stand(&mut s, 1, "G10");
-    stand(&mut s, 2, "G11");
-    stand(&mut s, 3, "G4");
+    village(&mut s, &["C7", "D7", "E7", "F7", "G7", "H7"], 1);
+    village(&mut s, &["I7"], 3);
+    village(&mut s, &["J7", "K7"], 2);
+    palace(&mut s, "C7", 6);
+    stand(&mut s, 0, "I7");
+    stand(&mut s, 1, "J7");
+    stand(&mut s, 2, "K7");
+    stand(&mut s, 3, "D7");
     let points: Vec<u16> = (0..4).map(|seat| final_count(&s, seat).0).collect();
     assert_eq!(points, vec![6, 3, 3, 0]);
 }
@@ -209,11 +209,11 @@ fn great_final_count_tied_second_and_a_fourth() {
 #[test]
 fn tiles_beyond_the_map_and_unknown_seats_are_refused() {
     let s = game(2);
-    // A5 is a mountain cell of the northernmost row: nothing lies north-east of it.
+    // E1 is a mountain cell of the northernmost row: nothing lies north-east of it.
     let beyond = JavaAction::PlaceTile {
         tile: TileKind::TwoSpace,
-        space: "A5".into(),
-        orientation: 1,
+        space: "E1".into(),
+        rotation: 1,
         cost: None,
     };
     assert_eq!(refused(&s, 0, beyond), "off_board");
@@ -226,7 +226,7 @@ fn tiles_beyond_the_map_and_unknown_seats_are_refused() {
 #[test]
 fn other_actions_keep_the_ap_of_the_cheapest_owed_tile() {
     let mut s = game(2);
-    let keep = idx("K4");
+    let keep = idx("D11");
     for (i, cell) in board().cells.iter().enumerate() {
         if cell.kind == crate::java::data::CellKind::Land && i != keep {
             s.spaces[i].irrigation = true;
@@ -237,7 +237,7 @@ fn other_actions_keep_the_ap_of_the_cheapest_owed_tile() {
     p.one_space_rice_tiles = 0;
     p.one_space_village_tiles = 0;
     s.turn.ap = 3;
-    // Only two-space tiles on K4 with one cell on the lowlands remain: 2 AP each.
+    // Only two-space tiles on D11 with one cell on the lowlands remain: 2 AP each.
     let tiles: Vec<JavaAction> = Java::legal_actions(&s, 0)
         .into_iter()
         .filter(|a| matches!(a, JavaAction::PlaceTile { .. }))

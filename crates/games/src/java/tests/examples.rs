@@ -27,14 +27,14 @@ fn palace(state: &mut JavaState, space: &str, value: u8) {
 #[test]
 fn sample_turn_of_six_action_points() {
     let mut s = game(2);
-    village(&mut s, &["K6", "K7", "L6"], 1);
-    rice(&mut s, &["J6"], 1);
+    village(&mut s, &["F11", "G11", "F12"], 1);
+    rice(&mut s, &["F10"], 1);
     s.face_up = Some(card("pc90", &[Drum]));
     give_hand(&mut s, 0, vec![card("pc91", &[Drum, Mask])]);
 
-    // 1. A three-space tile from the supply (1 AP); the rules page's orientation example.
-    let tile = three("K5", "K4", "J4");
-    assert!(matches!(tile, JavaAction::PlaceTile { orientation: 2, .. }));
+    // 1. A three-space tile from the supply (1 AP); the rules page's rotation example.
+    let tile = three("E11", "D11", "D10");
+    assert!(matches!(tile, JavaAction::PlaceTile { rotation: 0, .. }));
     act(&mut s, 0, tile);
     assert_eq!(s.turn.ap, 5);
     // 2. A developer enters from the lowlands onto a rice space (1 AP).
@@ -42,7 +42,7 @@ fn sample_turn_of_six_action_points() {
         &mut s,
         0,
         JavaAction::EnterDeveloper {
-            to: "K4".into(),
+            to: "D11".into(),
             cost: Some(1),
         },
     );
@@ -55,8 +55,8 @@ fn sample_turn_of_six_action_points() {
         &mut s,
         0,
         JavaAction::MoveDeveloper {
-            from: "K4".into(),
-            to: "K5".into(),
+            from: "D11".into(),
+            to: "E11".into(),
             cost: Some(1),
         },
     );
@@ -65,7 +65,7 @@ fn sample_turn_of_six_action_points() {
         &mut s,
         0,
         JavaAction::BuildPalace {
-            space: "K6".into(),
+            space: "F11".into(),
             value: 4,
         },
     );
@@ -74,11 +74,13 @@ fn sample_turn_of_six_action_points() {
     act(
         &mut s,
         0,
-        JavaAction::PlaceIrrigation { space: "J5".into() },
+        JavaAction::PlaceIrrigation {
+            space: "E10".into(),
+        },
     );
     assert_eq!(score(&s, 0), 2);
     // 6. ... enclosed by another three-space tile (1 AP): A stands beside it alone: 3.
-    let events = act(&mut s, 0, three("I6", "I5", "H5"));
+    let events = act(&mut s, 0, three("F9", "E9", "E8"));
     assert!(events.iter().any(|e| matches!(
         e,
         JavaEvent::WaterEnclosed {
@@ -94,7 +96,7 @@ fn sample_turn_of_six_action_points() {
         &mut s,
         0,
         JavaAction::HoldFestival {
-            palace: "K6".into(),
+            space: "F11".into(),
             cards: vec!["pc91".into()],
         },
     );
@@ -109,19 +111,19 @@ fn sample_turn_of_six_action_points() {
 #[test]
 fn rank_example_one() {
     let mut s = game(2);
-    village(&mut s, &["E5", "E6", "E7"], 4);
-    village(&mut s, &["E8", "E9"], 3);
-    village(&mut s, &["E10"], 1);
+    village(&mut s, &["E5", "F5", "G5"], 4);
+    village(&mut s, &["H5", "I5"], 3);
+    village(&mut s, &["J5"], 1);
     stand(&mut s, 0, "E5");
-    stand(&mut s, 0, "E6");
-    stand(&mut s, 1, "E7");
-    stand(&mut s, 1, "E8");
-    stand(&mut s, 1, "E9");
-    let town = cells(&["E5", "E6", "E7", "E8", "E9", "E10"]);
+    stand(&mut s, 0, "F5");
+    stand(&mut s, 1, "G5");
+    stand(&mut s, 1, "H5");
+    stand(&mut s, 1, "I5");
+    let town = cells(&["E5", "F5", "G5", "H5", "I5", "J5"]);
     assert_eq!(highest_rank(&strengths(&s, &town)), Some(0));
     // So A may build there and B may not.
     let build = JavaAction::BuildPalace {
-        space: "E10".into(),
+        space: "J5".into(),
         value: 6,
     };
     assert!(Java::decide(&s, 0, &build, &mut rng(1)).is_ok());
@@ -134,20 +136,20 @@ fn rank_example_one() {
 #[test]
 fn rank_example_two() {
     let mut s = game(3);
-    village(&mut s, &["F3", "F5"], 2);
-    village(&mut s, &["F4", "F6", "F7"], 1);
-    stand(&mut s, 0, "F3");
-    stand(&mut s, 1, "F4");
-    stand(&mut s, 2, "F5");
+    village(&mut s, &["C6", "E6"], 2);
+    village(&mut s, &["D6", "F6", "G6"], 1);
+    stand(&mut s, 0, "C6");
+    stand(&mut s, 1, "D6");
+    stand(&mut s, 2, "E6");
     stand(&mut s, 2, "F6");
-    let town = cells(&["F3", "F4", "F5", "F6", "F7"]);
+    let town = cells(&["C6", "D6", "E6", "F6", "G6"]);
     assert_eq!(highest_rank(&strengths(&s, &town)), Some(2));
     s.current = 2;
     act(
         &mut s,
         2,
         JavaAction::BuildPalace {
-            space: "F7".into(),
+            space: "G6".into(),
             value: 4,
         },
     );
@@ -157,13 +159,9 @@ fn rank_example_two() {
 /// Four players with developers in a city with a palace of 8, face-up card drum+mask.
 fn festival_table(a_cards: Vec<Card>) -> JavaState {
     let mut s = game(4);
-    village(
-        &mut s,
-        &["G3", "G4", "G5", "G6", "G7", "G8", "G9", "G10"],
-        1,
-    );
-    palace(&mut s, "G3", 8);
-    for (seat, space) in ["G4", "G5", "G6", "G7"].iter().enumerate() {
+    village(&mut s, &["C7", "D7", "E7", "F7", "G7", "H7", "I7", "J7"], 1);
+    palace(&mut s, "C7", 8);
+    for (seat, space) in ["D7", "E7", "F7", "G7"].iter().enumerate() {
         stand(&mut s, seat as Seat, space);
     }
     s.face_up = Some(card("pc90", &[Drum, Mask]));
@@ -184,7 +182,7 @@ fn festival_table(a_cards: Vec<Card>) -> JavaState {
 }
 
 fn bid(ids: &[&str]) -> JavaAction {
-    JavaAction::FestivalBid {
+    JavaAction::Bid {
         cards: ids.iter().map(|s| s.to_string()).collect(),
     }
 }
@@ -195,18 +193,18 @@ fn festival_until_c_refuses(s: &mut JavaState) {
         s,
         0,
         JavaAction::HoldFestival {
-            palace: "G3".into(),
+            space: "C7".into(),
             cards: vec!["pc71".into()],
         },
     );
     assert_eq!(Java::to_act(s), vec![1]);
     act(s, 1, bid(&["pc81"])); // B: 1
     act(s, 2, bid(&["pc82"])); // C: drum+mask = 2
-    act(s, 3, JavaAction::FestivalPass); // D passes
+    act(s, 3, JavaAction::Pass); // D passes
     assert_eq!(Java::to_act(s), vec![0]);
     act(s, 0, bid(&["pc72"])); // A matches C: 2
     assert_eq!(Java::to_act(s), vec![1]);
-    act(s, 1, JavaAction::FestivalPass); // B gives up; his card is lost
+    act(s, 1, JavaAction::Pass); // B gives up; his card is lost
     assert!(s.discard.iter().any(|c| c.id == "pc81"));
     // A caused the tie and offers to share; C is asked.
     let festival = s.festival().unwrap();
@@ -233,8 +231,8 @@ fn festival_example_shared_by_a_and_c() {
     festival_until_c_refuses(&mut s);
     act(&mut s, 0, bid(&["pc73"])); // A matches again: 3
     assert_eq!(Java::to_act(&s), vec![2]);
-    assert!(Java::legal_actions(&s, 2).contains(&JavaAction::FestivalAgree));
-    let events = act(&mut s, 2, JavaAction::FestivalAgree);
+    assert!(Java::legal_actions(&s, 2).contains(&JavaAction::Agree));
+    let events = act(&mut s, 2, JavaAction::Agree);
     assert!(events.iter().any(|e| matches!(
         e,
         JavaEvent::FestivalEnded {
@@ -260,8 +258,8 @@ fn festival_example_shared_by_a_and_c() {
 fn festival_example_c_alone_scores_four() {
     let mut s = festival_table(vec![card("pc71", &[Drum]), card("pc72", &[Drum])]);
     festival_until_c_refuses(&mut s);
-    assert_eq!(Java::legal_actions(&s, 0), vec![JavaAction::FestivalPass]);
-    act(&mut s, 0, JavaAction::FestivalPass);
+    assert_eq!(Java::legal_actions(&s, 0), vec![JavaAction::Pass]);
+    act(&mut s, 0, JavaAction::Pass);
     assert_eq!([score(&s, 0), score(&s, 2)], [0, 4]);
 }
 
@@ -270,14 +268,14 @@ fn festival_example_c_alone_scores_four() {
 #[test]
 fn great_final_count_example() {
     let mut s = game(3);
-    village(&mut s, &["J4", "J5", "J6"], 3);
-    village(&mut s, &["J7", "J8", "J9"], 2);
-    village(&mut s, &["J10", "J11", "J12", "J13", "J14"], 1);
-    palace(&mut s, "J14", 10);
+    village(&mut s, &["D10", "E10", "F10"], 3);
+    village(&mut s, &["G10", "H10", "I10"], 2);
+    village(&mut s, &["J10", "K10", "L10", "M10", "N10"], 1);
+    palace(&mut s, "N10", 10);
     for (seat, spaces) in [
-        ["J4", "J7", "J10", ""],
-        ["J5", "J8", "J11", "J13"],
-        ["J6", "J9", "J12", ""],
+        ["D10", "G10", "J10", ""],
+        ["E10", "H10", "K10", "M10"],
+        ["F10", "I10", "L10", ""],
     ]
     .iter()
     .enumerate()
@@ -298,18 +296,18 @@ fn great_final_count_example() {
 #[test]
 fn border_rule_costs_one_ap_per_outside_cell() {
     let mut s = game(2);
-    let overhang = three("K4", "K3", "L3");
+    let overhang = three("D11", "C11", "C12");
     let listed = Java::legal_actions(&s, 0);
     let with_cost = |c: u8| match overhang.clone() {
         JavaAction::PlaceTile {
             tile,
             space,
-            orientation,
+            rotation,
             ..
         } => JavaAction::PlaceTile {
             tile,
             space,
-            orientation,
+            rotation,
             cost: Some(c),
         },
         _ => unreachable!(),
@@ -318,7 +316,7 @@ fn border_rule_costs_one_ap_per_outside_cell() {
     let events = act(&mut s, 0, overhang);
     assert!(matches!(events[0], JavaEvent::TilePlaced { cost: 3, .. }));
     assert_eq!(s.turn.ap, 3);
-    let events = act(&mut s, 0, tile_action(TileKind::TwoSpace, "K3", &["L3"]));
+    let events = act(&mut s, 0, tile_action(TileKind::TwoSpace, "C11", &["C12"]));
     assert!(matches!(events[0], JavaEvent::TilePlaced { cost: 1, .. }));
 }
 
@@ -327,16 +325,16 @@ fn border_rule_costs_one_ap_per_outside_cell() {
 #[test]
 fn great_final_count_tie_for_first() {
     let mut s = game(3);
-    village(&mut s, &["J4", "J5"], 2);
-    village(&mut s, &["J6", "J7"], 1);
-    palace(&mut s, "J7", 6);
-    stand(&mut s, 0, "J4");
-    stand(&mut s, 1, "J5");
-    stand(&mut s, 2, "J6");
+    village(&mut s, &["D10", "E10"], 2);
+    village(&mut s, &["F10", "G10"], 1);
+    palace(&mut s, "G10", 6);
+    stand(&mut s, 0, "D10");
+    stand(&mut s, 1, "E10");
+    stand(&mut s, 2, "F10");
     assert_eq!(final_count(&s, 0).0, 6);
     assert_eq!(final_count(&s, 1).0, 6);
     assert_eq!(final_count(&s, 2).0, 0);
     // Without seat 1, seat 2 is second: half.
-    s.spaces[idx("J5")].developer = None;
+    s.spaces[idx("E10")].developer = None;
     assert_eq!(final_count(&s, 2).0, 3);
 }

@@ -10,7 +10,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::action::{CardSource, JavaAction, TileKind};
-use super::data::{board, Symbol, DIRECTIONS};
+use super::data::{board, Symbol};
 use super::event::JavaEvent;
 use super::state::{Card, HandCard, JavaState, Terrain};
 use super::{Java, JavaOptions};
@@ -53,25 +53,25 @@ pub fn refused(state: &JavaState, seat: Seat, action: JavaAction) -> &'static st
     }
 }
 
-/// Direction (orientation) from space `a` to its neighbour `b`.
+/// The edge (0-5, clockwise from north-west) of space `a` that touches its neighbour `b`.
 pub fn direction(a: &str, b: &str) -> u8 {
     let cells = &board().cells;
-    let (ca, cb) = (&cells[idx(a)], &cells[idx(b)]);
-    DIRECTIONS
-        .iter()
-        .position(|&(dq, dr)| ca.q + dq == cb.q && ca.r + dr == cb.r)
+    cells[idx(a)]
+        .hex
+        .direction_to(cells[idx(b)].hex)
         .unwrap_or_else(|| panic!("{a} and {b} are not neighbours")) as u8
 }
 
 /// The place_tile action laying a tile with its village on `village` and rice on `rice`.
 pub fn tile_action(kind: TileKind, village: &str, rice: &[&str]) -> JavaAction {
-    let (space, orientation) = match kind {
+    let (space, rotation) = match kind {
         TileKind::ThreeSpace => {
             let (d0, d1) = (direction(village, rice[0]), direction(village, rice[1]));
-            let o = if (d0 + 1) % 6 == d1 {
+            // Rice lies across edge `rotation` and the edge counter-clockwise of it.
+            let o = if (d1 + 1) % 6 == d0 {
                 d0
             } else {
-                assert_eq!((d1 + 1) % 6, d0, "{village} {rice:?} is no triangle");
+                assert_eq!((d0 + 1) % 6, d1, "{village} {rice:?} is no triangle");
                 d1
             };
             (village, o)
@@ -83,7 +83,7 @@ pub fn tile_action(kind: TileKind, village: &str, rice: &[&str]) -> JavaAction {
     JavaAction::PlaceTile {
         tile: kind,
         space: space.to_string(),
-        orientation,
+        rotation,
         cost: None,
     }
 }

@@ -34,9 +34,9 @@ fn weight(action: &JavaAction, state: &JavaState) -> f64 {
         JavaAction::BuyCard { .. } => 2.0,
         JavaAction::UseActionChip => 0.4,
         JavaAction::EndTurn => 1.5,
-        JavaAction::FestivalBid { .. } => 2.0,
-        JavaAction::FestivalPass => 1.0,
-        JavaAction::FestivalAgree => 2.0,
+        JavaAction::Bid { .. } => 2.0,
+        JavaAction::Pass => 1.0,
+        JavaAction::Agree => 2.0,
     }
 }
 
@@ -91,16 +91,16 @@ fn same_ignoring_cost(listed: &JavaAction, probe: &JavaAction) -> bool {
             A::PlaceTile {
                 tile,
                 space,
-                orientation,
+                rotation,
                 ..
             },
             A::PlaceTile {
                 tile: t,
                 space: s,
-                orientation: o,
+                rotation: o,
                 ..
             },
-        ) => tile == t && space == s && orientation == o,
+        ) => tile == t && space == s && rotation == o,
         (A::EnterDeveloper { to, .. }, A::EnterDeveloper { to: t, .. }) => to == t,
         (A::MoveDeveloper { from, to, .. }, A::MoveDeveloper { from: f, to: t, .. }) => {
             from == f && to == t
@@ -122,8 +122,8 @@ fn probe_unlisted(state: &JavaState, seat: Seat, listed: &[JavaAction], rng: &mu
     let mut probes = vec![
         JavaAction::EndTurn,
         JavaAction::UseActionChip,
-        JavaAction::FestivalPass,
-        JavaAction::FestivalAgree,
+        JavaAction::Pass,
+        JavaAction::Agree,
         JavaAction::BuyCard {
             source: CardSource::Deck,
         },
@@ -135,7 +135,7 @@ fn probe_unlisted(state: &JavaState, seat: Seat, listed: &[JavaAction], rng: &mu
         probes.push(JavaAction::PlaceTile {
             tile: TileKind::ALL[rng.gen_range(0..4)],
             space: name(rng),
-            orientation: rng.gen_range(0..6),
+            rotation: rng.gen_range(0..6),
             cost: None,
         });
         probes.push(JavaAction::EnterDeveloper {

@@ -832,12 +832,8 @@ pub fn setup(seats: u8, rng: &mut dyn RngCore) -> Vec<JavaEvent> {
     events
 }
 
-pub fn decide(
-    state: &JavaState,
-    seat: Seat,
-    action: &JavaAction,
-    rng: &mut dyn RngCore,
-) -> Result<Vec<JavaEvent>, RuleError> {
+/// The seat exists and may take this kind of action in the current phase.
+fn check_actor(state: &JavaState, seat: Seat, action: &JavaAction) -> Result<(), RuleError> {
     if seat >= state.seats {
         return Err(RuleError::new(
             SharedRule::NoSuchSeat,
@@ -885,6 +881,16 @@ pub fn decide(
             }
         }
     }
+    Ok(())
+}
+
+pub fn decide(
+    state: &JavaState,
+    seat: Seat,
+    action: &JavaAction,
+    rng: &mut dyn RngCore,
+) -> Result<Vec<JavaEvent>, RuleError> {
+    check_actor(state, seat, action)?;
     let mut out = Emitter::<Java>::new(state);
     match action {
         JavaAction::PlaceTile {
@@ -1500,7 +1506,6 @@ pub fn legal_actions(state: &JavaState, seat: Seat) -> Vec<JavaAction> {
 }
 
 fn turn_actions(state: &JavaState, seat: Seat, actions: &mut Vec<JavaAction>) {
-    let cells = &board().cells;
     let player = &state.players[seat as usize];
     let towns = settlements(state);
     let tiles = placements(state, seat, &towns, false);
@@ -1519,26 +1524,45 @@ fn turn_actions(state: &JavaState, seat: Seat, actions: &mut Vec<JavaAction>) {
             cost: Some(p.cost),
         });
     }
-    if player.developers > 0 {
+    developer_actions(state, seat, &affordable, actions);
+    if affordable(1) {
+        palace_actions(state, seat, &towns, actions);
+        supply_actions(state, actions);
+    }
+    if player.action_chips > 0 && !state.turn.chip_used {
+        actions.push(JavaAction::UseActionChip);
+    }
+    if !tile_owed(state) {
+        festival_actions(state, seat, &towns, actions);
+    }
+    if !tile_owed(state) || no_tile_possible {
+        actions.push(JavaAction::EndTurn);
+    }
+}
+
+/// Entering, moving and withdrawing developers that leave enough AP for the tile owed.
+fn developer_actions(
+    state: &JavaState,
+    seat: Seat,
+    affordable: &dyn Fn(u8) -> bool,
+    actions: &mut Vec<JavaAction>,
+) {
+    let cells = &board().cells;
+    if state.players[seat as usize].developers > 0 {
         for cell in 0..cells.len() {
             let s = &state.spaces[cell];
             if s.developer.is_some() || s.palace.is_some() {
                 continue;
             }
-            if let Some(cost) = rim_cost(state, cell) {
-                if affordable(cost) {
-                    actions.push(JavaAction::EnterDeveloper {
-                        to: name(cell),
-                        cost: Some(cost),
-                    });
-                }
+            if let Some(cost) = rim_cost(state, cell).filter(|cost| affordable(*cost)) {
+                actions.push(JavaAction::EnterDeveloper {
+                    to: name(cell),
+                    cost: Some(cost),
+                });
             }
         }
     }
-    for from in 0..cells.len() {
-        if state.spaces[from].developer != Some(seat) {
-            continue;
-        }
+    for from in (0..cells.len()).filter(|from| state.spaces[*from].developer == Some(seat)) {
         let costs = move_costs(state, seat, from);
         for (to, &cost) in costs.iter().enumerate() {
             let s = &state.spaces[to];
@@ -1550,102 +1574,111 @@ fn turn_actions(state: &JavaState, seat: Seat, actions: &mut Vec<JavaAction>) {
                 });
             }
         }
-        if let Some(cost) = rim_cost(state, from) {
-            if affordable(cost) {
-                actions.push(JavaAction::WithdrawDeveloper {
-                    from: name(from),
-                    cost: Some(cost),
-                });
-            }
+        if let Some(cost) = rim_cost(state, from).filter(|cost| affordable(*cost)) {
+            actions.push(JavaAction::WithdrawDeveloper {
+                from: name(from),
+                cost: Some(cost),
+            });
         }
     }
-    if affordable(1) {
-        for town in &towns.groups {
-            let values: Vec<u8> = data()
-                .palace_values()
-                .filter(|&v| usize::from(v) <= town.cells.len() && state.palace_stock(v) > 0)
-                .collect();
-            if values.is_empty() || highest_rank(&strengths(state, &town.cells)) != Some(seat) {
-                continue;
-            }
-            match town.palace {
-                None => {
-                    for &cell in &town.cells {
-                        if state.spaces[cell].developer.is_some() {
-                            continue;
-                        }
-                        for &value in &values {
-                            actions.push(JavaAction::BuildPalace {
-                                space: name(cell),
-                                value,
-                            });
-                        }
-                    }
-                }
-                Some(index) => {
-                    let palace = &state.palaces[index as usize];
-                    if palace.changed_in_turn == state.turn.number {
+}
+
+/// Building and raising the palaces where `seat` has the highest rank.
+fn palace_actions(
+    state: &JavaState,
+    seat: Seat,
+    towns: &Settlements,
+    actions: &mut Vec<JavaAction>,
+) {
+    for town in &towns.groups {
+        let values: Vec<u8> = data()
+            .palace_values()
+            .filter(|&v| usize::from(v) <= town.cells.len() && state.palace_stock(v) > 0)
+            .collect();
+        if values.is_empty() || highest_rank(&strengths(state, &town.cells)) != Some(seat) {
+            continue;
+        }
+        match town.palace {
+            None => {
+                for &cell in &town.cells {
+                    if state.spaces[cell].developer.is_some() {
                         continue;
                     }
-                    for &value in values.iter().filter(|&&v| v > palace.value) {
-                        actions.push(JavaAction::RaisePalace {
-                            space: name(palace.space),
+                    for &value in &values {
+                        actions.push(JavaAction::BuildPalace {
+                            space: name(cell),
                             value,
                         });
                     }
                 }
             }
-        }
-        if state.irrigation_tiles > 0 {
-            for cell in 0..cells.len() {
-                if check_irrigation_space(state, cell).is_ok() {
-                    actions.push(JavaAction::PlaceIrrigation { space: name(cell) });
-                }
-            }
-        }
-        if state.turn.cards_bought < CARDS_PER_TURN {
-            if state.face_up.is_some() {
-                actions.push(JavaAction::BuyCard {
-                    source: CardSource::FaceUp,
-                });
-            }
-            if !state.deck.is_empty() || !state.discard.is_empty() {
-                actions.push(JavaAction::BuyCard {
-                    source: CardSource::Deck,
-                });
-            }
-        }
-    }
-    if player.action_chips > 0 && !state.turn.chip_used {
-        actions.push(JavaAction::UseActionChip);
-    }
-    if !tile_owed(state) {
-        if let Some(face_up) = &state.face_up {
-            for palace in &state.palaces {
-                if palace.festival_held {
+            Some(index) => {
+                let palace = &state.palaces[index as usize];
+                if palace.changed_in_turn == state.turn.number {
                     continue;
                 }
-                let Some(city) = towns.of_space(palace.space) else {
-                    continue;
-                };
-                if !city
-                    .cells
-                    .iter()
-                    .any(|&c| state.spaces[c].developer == Some(seat))
-                {
-                    continue;
-                }
-                for cards in card_combos(&player.hand, &face_up.symbols, 1) {
-                    actions.push(JavaAction::HoldFestival {
+                for &value in values.iter().filter(|&&v| v > palace.value) {
+                    actions.push(JavaAction::RaisePalace {
                         space: name(palace.space),
-                        cards,
+                        value,
                     });
                 }
             }
         }
     }
-    if !tile_owed(state) || no_tile_possible {
-        actions.push(JavaAction::EndTurn);
+}
+
+/// Irrigation tiles and palace cards from the common supply.
+fn supply_actions(state: &JavaState, actions: &mut Vec<JavaAction>) {
+    if state.irrigation_tiles > 0 {
+        for cell in 0..board().cells.len() {
+            if check_irrigation_space(state, cell).is_ok() {
+                actions.push(JavaAction::PlaceIrrigation { space: name(cell) });
+            }
+        }
+    }
+    if state.turn.cards_bought < CARDS_PER_TURN {
+        if state.face_up.is_some() {
+            actions.push(JavaAction::BuyCard {
+                source: CardSource::FaceUp,
+            });
+        }
+        if !state.deck.is_empty() || !state.discard.is_empty() {
+            actions.push(JavaAction::BuyCard {
+                source: CardSource::Deck,
+            });
+        }
+    }
+}
+
+/// Every festival `seat` can hold: a palace whose city holds one of its developers.
+fn festival_actions(
+    state: &JavaState,
+    seat: Seat,
+    towns: &Settlements,
+    actions: &mut Vec<JavaAction>,
+) {
+    let Some(face_up) = &state.face_up else {
+        return;
+    };
+    let hand = &state.players[seat as usize].hand;
+    for palace in state.palaces.iter().filter(|palace| !palace.festival_held) {
+        let Some(city) = towns.of_space(palace.space) else {
+            continue;
+        };
+        if !city
+            .cells
+            .iter()
+            .any(|&c| state.spaces[c].developer == Some(seat))
+        {
+            continue;
+        }
+        for cards in card_combos(hand, &face_up.symbols, 1) {
+            actions.push(JavaAction::HoldFestival {
+                space: name(palace.space),
+                cards,
+            });
+        }
     }
 }
 

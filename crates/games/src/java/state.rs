@@ -386,67 +386,19 @@ fn remove_from_hand(state: &mut JavaState, seat: Seat, cards: &[Card]) {
 
 /// Applies one event produced by `setup` or `decide` for this state.
 pub fn evolve(state: &mut JavaState, event: &JavaEvent) {
-    let b = board();
-    let index = |name: &str| b.index(name).unwrap_or(0);
     match event {
         JavaEvent::GameSetUp { deck, .. } => {
             let deck = deck.clone().unwrap_or_default();
             state.next_card_number += deck.len() as u32;
             state.deck = deck;
         }
-        JavaEvent::CardsDealt { seat, cards, .. } => {
-            for card in cards.iter().flatten() {
-                if let Some(card) = state.take_from_deck(&card.id) {
-                    state.players[*seat as usize].hand.push(HandCard {
-                        card,
-                        public: false,
-                    });
-                }
-            }
-        }
+        JavaEvent::CardsDealt { .. } => on_cards_dealt(state, event),
         JavaEvent::FaceUpRevealed { card } => {
             state.face_up = state.take_from_deck(&card.id);
         }
-        JavaEvent::TurnStarted { seat, turn } => {
-            state.current = *seat;
-            state.phase = Phase::Turn;
-            state.turn = TurnState {
-                number: *turn,
-                ap: ACTION_POINTS,
-                chip_used: false,
-                tiles_placed: 0,
-                cards_bought: 0,
-            };
-        }
-        JavaEvent::ActionChipUsed { seat } => {
-            let player = &mut state.players[*seat as usize];
-            player.action_chips = player.action_chips.saturating_sub(1);
-            state.turn.chip_used = true;
-            state.turn.ap += 1;
-        }
-        JavaEvent::TilePlaced {
-            seat,
-            tile,
-            village,
-            rice,
-            cost,
-            ..
-        } => {
-            let village = village.as_deref().map(index);
-            let rice: Vec<usize> = rice.iter().map(|r| index(r)).collect();
-            state.place_tile_cells(village, &rice);
-            let player = &mut state.players[*seat as usize];
-            match tile {
-                TileKind::ThreeSpace => {
-                    state.three_space_tiles = state.three_space_tiles.saturating_sub(1)
-                }
-                TileKind::TwoSpace => player.two_space_tiles -= 1,
-                TileKind::OneSpaceRice => player.one_space_rice_tiles -= 1,
-                TileKind::OneSpaceVillage => player.one_space_village_tiles -= 1,
-            }
-            state.turn.tiles_placed += 1;
-            state.spend(*cost);
-        }
+        JavaEvent::TurnStarted { .. } => on_turn_started(state, event),
+        JavaEvent::ActionChipUsed { .. } => on_action_chip_used(state, event),
+        JavaEvent::TilePlaced { .. } => on_tile_placed(state, event),
         JavaEvent::EndTriggered { seat, .. } => {
             state.end_started_by = Some(*seat);
         }
@@ -470,173 +422,20 @@ pub fn evolve(state: &mut JavaState, event: &JavaEvent) {
             state.players[*seat as usize].developers += 1;
             state.spend(*cost);
         }
-        JavaEvent::PalaceBuilt {
-            seat,
-            space,
-            value,
-            points,
-        } => {
-            let cell = index(space);
-            state.spaces[cell].palace = Some(state.palaces.len() as u8);
-            state.palaces.push(Palace {
-                space: cell,
-                value: *value,
-                festival_held: false,
-                changed_in_turn: state.turn.number,
-            });
-            take_palace_tile(state, *value);
-            state.players[*seat as usize].score += i32::from(*points);
-            state.spend(1);
-        }
-        JavaEvent::PalaceRaised {
-            seat,
-            space,
-            value,
-            points,
-            ..
-        } => {
-            if let Some(p) = state.spaces[index(space)].palace {
-                let turn = state.turn.number;
-                let palace = &mut state.palaces[p as usize];
-                palace.value = *value;
-                palace.festival_held = false;
-                palace.changed_in_turn = turn;
-            }
-            take_palace_tile(state, *value);
-            state.players[*seat as usize].score += i32::from(*points);
-            state.spend(1);
-        }
+        JavaEvent::PalaceBuilt { .. } => on_palace_built(state, event),
+        JavaEvent::PalaceRaised { .. } => on_palace_raised(state, event),
         JavaEvent::IrrigationPlaced { space, .. } => {
             state.spaces[index(space)].irrigation = true;
             state.irrigation_tiles = state.irrigation_tiles.saturating_sub(1);
             state.spend(1);
         }
-        JavaEvent::WaterEnclosed {
-            spaces,
-            scorer,
-            points,
-        } => {
-            for space in spaces {
-                state.spaces[index(space)].water_scored = true;
-            }
-            if let Some(seat) = scorer {
-                state.players[*seat as usize].score += i32::from(*points);
-            }
-        }
-        JavaEvent::CardBought { seat, source, card } => {
-            let taken = match (source, card) {
-                (CardSource::FaceUp, _) => state.face_up.take(),
-                (CardSource::Deck, Some(card)) => state.take_from_deck(&card.id),
-                (CardSource::Deck, None) => None,
-            };
-            if let Some(card) = taken {
-                state.players[*seat as usize].hand.push(HandCard {
-                    card,
-                    public: *source == CardSource::FaceUp,
-                });
-            }
-            state.turn.cards_bought += 1;
-            state.spend(1);
-        }
-        JavaEvent::DeckReshuffled { count, cards } => {
-            state.discard.clear();
-            let mut deck = cards.clone().unwrap_or_default();
-            deck.extend(std::mem::take(&mut state.deck));
-            state.deck = deck;
-            state.next_card_number += u32::from(*count);
-        }
-        JavaEvent::FestivalStarted {
-            seat,
-            space: palace,
-            cards,
-            points,
-            participants,
-        } => {
-            remove_from_hand(state, *seat, cards);
-            let palace = state.spaces[index(palace)].palace.unwrap_or(0);
-            let symbols = state
-                .face_up
-                .as_ref()
-                .map(|c| c.symbols.clone())
-                .unwrap_or_default();
-            let mut bidders = vec![Bidder {
-                seat: *seat,
-                status: BidStatus::In,
-                points: *points,
-                played: cards.clone(),
-            }];
-            bidders.extend(participants.iter().map(|&s| Bidder {
-                seat: s,
-                status: BidStatus::Pending,
-                points: 0,
-                played: Vec::new(),
-            }));
-            state.phase = Phase::Festival(FestivalState {
-                palace,
-                host: *seat,
-                symbols,
-                bidders,
-                high: *points,
-                tie_maker: None,
-                stage: FestivalStage::Bidding { to_act: *seat },
-            });
-            advance_festival(state, *seat);
-        }
-        JavaEvent::BidPlaced {
-            seat,
-            cards,
-            points,
-        } => {
-            remove_from_hand(state, *seat, cards);
-            if let Phase::Festival(f) = &mut state.phase {
-                if *points > f.high {
-                    f.high = *points;
-                    f.tie_maker = None;
-                } else {
-                    f.tie_maker = Some(*seat);
-                }
-                if let Some(b) = f.bidder_mut(*seat) {
-                    b.status = BidStatus::In;
-                    b.points = *points;
-                    b.played.extend(cards.iter().cloned());
-                }
-            }
-            advance_festival(state, *seat);
-        }
-        JavaEvent::Passed { seat } => {
-            let mut returned = Vec::new();
-            if let Phase::Festival(f) = &mut state.phase {
-                if let Some(b) = f.bidder_mut(*seat) {
-                    b.status = BidStatus::Out;
-                    returned = std::mem::take(&mut b.played);
-                }
-            }
-            state.discard.extend(returned);
-            advance_festival(state, *seat);
-        }
-        JavaEvent::Agreed { seat } => {
-            let mut decided = None;
-            if let Phase::Festival(f) = &mut state.phase {
-                if let FestivalStage::Agreement { asked, .. } = &mut f.stage {
-                    asked.retain(|s| s != seat);
-                    if asked.is_empty() {
-                        decided = Some(
-                            f.bidders
-                                .iter()
-                                .filter(|b| b.status == BidStatus::In)
-                                .map(|b| b.seat)
-                                .collect(),
-                        );
-                    }
-                }
-                if let Some(winners) = decided {
-                    f.stage = FestivalStage::Decided {
-                        winners,
-                        shared: true,
-                    };
-                }
-            }
-        }
+        JavaEvent::WaterEnclosed { .. } => on_water_enclosed(state, event),
+        JavaEvent::CardBought { .. } => on_card_bought(state, event),
+        JavaEvent::DeckReshuffled { .. } => on_deck_reshuffled(state, event),
+        JavaEvent::FestivalStarted { .. } => on_festival_started(state, event),
+        JavaEvent::BidPlaced { .. } => on_bid_placed(state, event),
+        JavaEvent::Passed { .. } => on_passed(state, event),
+        JavaEvent::Agreed { .. } => on_agreed(state, event),
         JavaEvent::FestivalEnded {
             winners, points, ..
         } => {
@@ -649,6 +448,279 @@ pub fn evolve(state: &mut JavaState, event: &JavaEvent) {
         }
         JavaEvent::GameFinished { .. } => {
             state.phase = Phase::Finished;
+        }
+    }
+}
+
+/// The board index of a space named in an event (events name only real spaces).
+fn index(name: &str) -> usize {
+    board().index(name).unwrap_or(0)
+}
+
+fn on_cards_dealt(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::CardsDealt { seat, cards, .. } = event else {
+        return;
+    };
+    for card in cards.iter().flatten() {
+        if let Some(card) = state.take_from_deck(&card.id) {
+            state.players[*seat as usize].hand.push(HandCard {
+                card,
+                public: false,
+            });
+        }
+    }
+}
+
+fn on_turn_started(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::TurnStarted { seat, turn } = event else {
+        return;
+    };
+    state.current = *seat;
+    state.phase = Phase::Turn;
+    state.turn = TurnState {
+        number: *turn,
+        ap: ACTION_POINTS,
+        chip_used: false,
+        tiles_placed: 0,
+        cards_bought: 0,
+    };
+}
+
+fn on_action_chip_used(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::ActionChipUsed { seat } = event else {
+        return;
+    };
+    let player = &mut state.players[*seat as usize];
+    player.action_chips = player.action_chips.saturating_sub(1);
+    state.turn.chip_used = true;
+    state.turn.ap += 1;
+}
+
+fn on_tile_placed(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::TilePlaced {
+        seat,
+        tile,
+        village,
+        rice,
+        cost,
+        ..
+    } = event
+    else {
+        return;
+    };
+    let village = village.as_deref().map(index);
+    let rice: Vec<usize> = rice.iter().map(|r| index(r)).collect();
+    state.place_tile_cells(village, &rice);
+    let player = &mut state.players[*seat as usize];
+    match tile {
+        TileKind::ThreeSpace => state.three_space_tiles = state.three_space_tiles.saturating_sub(1),
+        TileKind::TwoSpace => player.two_space_tiles -= 1,
+        TileKind::OneSpaceRice => player.one_space_rice_tiles -= 1,
+        TileKind::OneSpaceVillage => player.one_space_village_tiles -= 1,
+    }
+    state.turn.tiles_placed += 1;
+    state.spend(*cost);
+}
+
+fn on_palace_built(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::PalaceBuilt {
+        seat,
+        space,
+        value,
+        points,
+    } = event
+    else {
+        return;
+    };
+    let cell = index(space);
+    state.spaces[cell].palace = Some(state.palaces.len() as u8);
+    state.palaces.push(Palace {
+        space: cell,
+        value: *value,
+        festival_held: false,
+        changed_in_turn: state.turn.number,
+    });
+    take_palace_tile(state, *value);
+    state.players[*seat as usize].score += i32::from(*points);
+    state.spend(1);
+}
+
+fn on_palace_raised(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::PalaceRaised {
+        seat,
+        space,
+        value,
+        points,
+        ..
+    } = event
+    else {
+        return;
+    };
+    if let Some(p) = state.spaces[index(space)].palace {
+        let turn = state.turn.number;
+        let palace = &mut state.palaces[p as usize];
+        palace.value = *value;
+        palace.festival_held = false;
+        palace.changed_in_turn = turn;
+    }
+    take_palace_tile(state, *value);
+    state.players[*seat as usize].score += i32::from(*points);
+    state.spend(1);
+}
+
+fn on_water_enclosed(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::WaterEnclosed {
+        spaces,
+        scorer,
+        points,
+    } = event
+    else {
+        return;
+    };
+    for space in spaces {
+        state.spaces[index(space)].water_scored = true;
+    }
+    if let Some(seat) = scorer {
+        state.players[*seat as usize].score += i32::from(*points);
+    }
+}
+
+fn on_card_bought(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::CardBought { seat, source, card } = event else {
+        return;
+    };
+    let taken = match (source, card) {
+        (CardSource::FaceUp, _) => state.face_up.take(),
+        (CardSource::Deck, Some(card)) => state.take_from_deck(&card.id),
+        (CardSource::Deck, None) => None,
+    };
+    if let Some(card) = taken {
+        state.players[*seat as usize].hand.push(HandCard {
+            card,
+            public: *source == CardSource::FaceUp,
+        });
+    }
+    state.turn.cards_bought += 1;
+    state.spend(1);
+}
+
+fn on_deck_reshuffled(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::DeckReshuffled { count, cards } = event else {
+        return;
+    };
+    state.discard.clear();
+    let mut deck = cards.clone().unwrap_or_default();
+    deck.extend(std::mem::take(&mut state.deck));
+    state.deck = deck;
+    state.next_card_number += u32::from(*count);
+}
+
+fn on_festival_started(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::FestivalStarted {
+        seat,
+        space: palace,
+        cards,
+        points,
+        participants,
+    } = event
+    else {
+        return;
+    };
+    remove_from_hand(state, *seat, cards);
+    let palace = state.spaces[index(palace)].palace.unwrap_or(0);
+    let symbols = state
+        .face_up
+        .as_ref()
+        .map(|c| c.symbols.clone())
+        .unwrap_or_default();
+    let mut bidders = vec![Bidder {
+        seat: *seat,
+        status: BidStatus::In,
+        points: *points,
+        played: cards.clone(),
+    }];
+    bidders.extend(participants.iter().map(|&s| Bidder {
+        seat: s,
+        status: BidStatus::Pending,
+        points: 0,
+        played: Vec::new(),
+    }));
+    state.phase = Phase::Festival(FestivalState {
+        palace,
+        host: *seat,
+        symbols,
+        bidders,
+        high: *points,
+        tie_maker: None,
+        stage: FestivalStage::Bidding { to_act: *seat },
+    });
+    advance_festival(state, *seat);
+}
+
+fn on_bid_placed(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::BidPlaced {
+        seat,
+        cards,
+        points,
+    } = event
+    else {
+        return;
+    };
+    remove_from_hand(state, *seat, cards);
+    if let Phase::Festival(f) = &mut state.phase {
+        if *points > f.high {
+            f.high = *points;
+            f.tie_maker = None;
+        } else {
+            f.tie_maker = Some(*seat);
+        }
+        if let Some(b) = f.bidder_mut(*seat) {
+            b.status = BidStatus::In;
+            b.points = *points;
+            b.played.extend(cards.iter().cloned());
+        }
+    }
+    advance_festival(state, *seat);
+}
+
+fn on_passed(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::Passed { seat } = event else {
+        return;
+    };
+    let mut returned = Vec::new();
+    if let Phase::Festival(f) = &mut state.phase {
+        if let Some(b) = f.bidder_mut(*seat) {
+            b.status = BidStatus::Out;
+            returned = std::mem::take(&mut b.played);
+        }
+    }
+    state.discard.extend(returned);
+    advance_festival(state, *seat);
+}
+
+fn on_agreed(state: &mut JavaState, event: &JavaEvent) {
+    let JavaEvent::Agreed { seat } = event else {
+        return;
+    };
+    let mut decided = None;
+    if let Phase::Festival(f) = &mut state.phase {
+        if let FestivalStage::Agreement { asked, .. } = &mut f.stage {
+            asked.retain(|s| s != seat);
+            if asked.is_empty() {
+                decided = Some(
+                    f.bidders
+                        .iter()
+                        .filter(|b| b.status == BidStatus::In)
+                        .map(|b| b.seat)
+                        .collect(),
+                );
+            }
+        }
+        if let Some(winners) = decided {
+            f.stage = FestivalStage::Decided {
+                winners,
+                shared: true,
+            };
         }
     }
 }

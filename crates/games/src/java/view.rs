@@ -64,7 +64,7 @@ pub struct TurnView {
 #[schema(as = JavaSpaceView)]
 pub struct SpaceView {
     /// Column letter and row number, e.g. "G6" (see docs/vocabulary.md).
-    pub name: String,
+    pub space: String,
     /// Axial coordinates as in board.txt.
     pub q: i32,
     pub r: i32,
@@ -177,20 +177,57 @@ pub struct BidderView {
 }
 
 pub fn view(state: &JavaState, viewer: Viewer) -> JavaView {
-    let cells = &board().cells;
     let phase = match state.phase {
         Phase::Setup => PhaseName::Setup,
         Phase::Turn => PhaseName::Turn,
         Phase::Festival(_) => PhaseName::Festival,
         Phase::Finished => PhaseName::Finished,
     };
-    let spaces = cells
+    JavaView {
+        seats: state.seats,
+        phase,
+        current_seat: state.current,
+        to_act: super::rules::to_act(state),
+        turn: TurnView {
+            number: state.turn.number,
+            action_points_left: state.turn.ap,
+            chip_used: state.turn.chip_used,
+            tiles_placed: state.turn.tiles_placed,
+            cards_bought: state.turn.cards_bought,
+            tile_required: matches!(state.phase, Phase::Turn) && tile_owed(state),
+        },
+        end_started_by: state.end_started_by,
+        spaces: spaces_view(state),
+        settlements: settlements_view(state),
+        supply: SupplyView {
+            three_space_tiles: state.three_space_tiles,
+            irrigation_tiles: state.irrigation_tiles,
+            palaces: state
+                .palace_supply
+                .iter()
+                .map(|p| PalaceStockView {
+                    value: p.value,
+                    count: p.count,
+                })
+                .collect(),
+            deck_size: state.deck.len(),
+            face_up: state.face_up.clone(),
+            discard: state.discard.clone(),
+        },
+        players: players_view(state, viewer),
+        festival: festival_view(state),
+    }
+}
+
+fn spaces_view(state: &JavaState) -> Vec<SpaceView> {
+    let cells = &board().cells;
+    cells
         .iter()
         .enumerate()
         .map(|(i, cell)| {
             let s = &state.spaces[i];
             SpaceView {
-                name: cell.name.clone(),
+                space: cell.name.clone(),
                 q: cell.hex.q,
                 r: cell.hex.r,
                 kind: cell.kind,
@@ -210,9 +247,13 @@ pub fn view(state: &JavaState, viewer: Viewer) -> JavaView {
                 rim_cost: rim_cost(state, i),
             }
         })
-        .collect();
+        .collect()
+}
+
+fn settlements_view(state: &JavaState) -> Vec<SettlementView> {
+    let cells = &board().cells;
     let towns = settlements(state);
-    let settlements = towns
+    towns
         .groups
         .iter()
         .map(|g| {
@@ -224,8 +265,11 @@ pub fn view(state: &JavaState, viewer: Viewer) -> JavaView {
                 palace_value: palace.map(|p| p.value),
             }
         })
-        .collect();
-    let players = state
+        .collect()
+}
+
+fn players_view(state: &JavaState, viewer: Viewer) -> Vec<PlayerView> {
+    state
         .players
         .iter()
         .enumerate()
@@ -259,8 +303,12 @@ pub fn view(state: &JavaState, viewer: Viewer) -> JavaView {
                 final_count_done: p.counted,
             }
         })
-        .collect();
-    let festival = state.festival().map(|f| {
+        .collect()
+}
+
+fn festival_view(state: &JavaState) -> Option<FestivalView> {
+    let cells = &board().cells;
+    state.festival().map(|f| {
         let palace = &state.palaces[f.palace as usize];
         let (stage, proposer) = match &f.stage {
             FestivalStage::Bidding { .. } => ("bidding", None),
@@ -287,41 +335,7 @@ pub fn view(state: &JavaState, viewer: Viewer) -> JavaView {
                 })
                 .collect(),
         }
-    });
-    JavaView {
-        seats: state.seats,
-        phase,
-        current_seat: state.current,
-        to_act: super::rules::to_act(state),
-        turn: TurnView {
-            number: state.turn.number,
-            action_points_left: state.turn.ap,
-            chip_used: state.turn.chip_used,
-            tiles_placed: state.turn.tiles_placed,
-            cards_bought: state.turn.cards_bought,
-            tile_required: matches!(state.phase, Phase::Turn) && tile_owed(state),
-        },
-        end_started_by: state.end_started_by,
-        spaces,
-        settlements,
-        supply: SupplyView {
-            three_space_tiles: state.three_space_tiles,
-            irrigation_tiles: state.irrigation_tiles,
-            palaces: state
-                .palace_supply
-                .iter()
-                .map(|p| PalaceStockView {
-                    value: p.value,
-                    count: p.count,
-                })
-                .collect(),
-            deck_size: state.deck.len(),
-            face_up: state.face_up.clone(),
-            discard: state.discard.clone(),
-        },
-        players,
-        festival,
-    }
+    })
 }
 
 pub fn redact(event: &JavaEvent, viewer: Viewer) -> JavaEvent {
@@ -405,29 +419,156 @@ fn seat_list(seats: &[Seat]) -> String {
 }
 
 pub fn describe(state: &JavaState, event: &JavaEvent) -> String {
+    describe_cards(event)
+        .or_else(|| describe_festival(state, event))
+        .or_else(|| describe_turn(event))
+        .or_else(|| describe_board(event))
+        .or_else(|| describe_palaces_and_water(event))
+        .unwrap_or_default()
+}
+
+/// Dealing, buying and reshuffling palace cards.
+fn describe_cards(event: &JavaEvent) -> Option<String> {
     match event {
-        JavaEvent::GameSetUp { seats, .. } => {
-            format!("A game of Java for {seats} players is set up; the palace cards are shuffled")
-        }
-        JavaEvent::CardsDealt { seat, count, cards } => match cards {
+        JavaEvent::GameSetUp { seats, .. } => Some(format!(
+            "A game of Java for {seats} players is set up; the palace cards are shuffled"
+        )),
+        JavaEvent::CardsDealt { seat, count, cards } => Some(match cards {
             Some(cards) => format!(
                 "{} is dealt {count} palace cards: {}",
                 colour(*seat),
                 cards_text(cards)
             ),
             None => format!("{} is dealt {count} palace cards", colour(*seat)),
-        },
-        JavaEvent::FaceUpRevealed { card } => format!(
+        }),
+        JavaEvent::FaceUpRevealed { card } => Some(format!(
             "The face-up palace card is now {} ({})",
             card.id,
             symbols_text(&card.symbols)
-        ),
-        JavaEvent::TurnStarted { seat, turn } => {
-            format!("Turn {turn}: {} to play", colour(*seat))
+        )),
+        JavaEvent::CardBought { seat, source, card } => Some(match (source, card) {
+            (CardSource::FaceUp, Some(card)) => format!(
+                "{} buys the face-up palace card {} ({})",
+                colour(*seat),
+                card.id,
+                symbols_text(&card.symbols)
+            ),
+            (_, Some(card)) => format!(
+                "{} buys palace card {} ({}) from the deck",
+                colour(*seat),
+                card.id,
+                symbols_text(&card.symbols)
+            ),
+            (_, None) => format!("{} buys a palace card from the deck", colour(*seat)),
+        }),
+        JavaEvent::DeckReshuffled { count, .. } => Some(format!(
+            "The {count} discarded palace cards are shuffled into a new deck"
+        )),
+        _ => None,
+    }
+}
+
+/// Festivals.
+fn describe_festival(state: &JavaState, event: &JavaEvent) -> Option<String> {
+    match event {
+        JavaEvent::FestivalStarted {
+            seat,
+            space: palace,
+            cards,
+            points,
+            ..
+        } => Some({
+            let value = state
+                .spaces
+                .get(state.space_index(palace))
+                .and_then(|s| s.palace)
+                .map_or(0, |p| state.palaces[p as usize].value);
+            format!(
+                "{} calls a festival at the palace {palace} (worth {value}) with {} for {points}",
+                colour(*seat),
+                cards_text(cards)
+            )
+        }),
+        JavaEvent::BidPlaced {
+            seat,
+            cards,
+            points,
+        } => Some(format!(
+            "{} plays {} and now bids {points}",
+            colour(*seat),
+            cards_text(cards)
+        )),
+        JavaEvent::Passed { seat } => {
+            Some(format!("{} passes and leaves the festival", colour(*seat)))
         }
-        JavaEvent::ActionChipUsed { seat } => {
-            format!("{} spends an action chip for a 7th AP", colour(*seat))
+        JavaEvent::Agreed { seat } => {
+            Some(format!("{} agrees to share the festival", colour(*seat)))
         }
+        JavaEvent::FestivalEnded {
+            space: palace,
+            winners,
+            shared,
+            points,
+        } => Some({
+            if *shared {
+                format!(
+                    "{} share the festival at {palace} and score {points} each",
+                    seat_list(winners)
+                )
+            } else {
+                format!(
+                    "{} holds the festival at {palace} alone and scores {points}",
+                    seat_list(winners)
+                )
+            }
+        }),
+        _ => None,
+    }
+}
+
+/// Turns, the end trigger and the final count.
+fn describe_turn(event: &JavaEvent) -> Option<String> {
+    match event {
+        JavaEvent::TurnStarted { seat, turn } => Some(format!("Turn {turn}: {} to play", colour(*seat))),
+        JavaEvent::ActionChipUsed { seat } => Some(format!("{} spends an action chip for a 7th AP", colour(*seat))),
+        JavaEvent::EndTriggered { seat, reason } => Some(match reason {
+            EndReason::LastThreeSpaceTile => format!(
+                "The last three-space tile is gone: {} finishes this turn, then everyone else plays one more turn",
+                colour(*seat)
+            ),
+            EndReason::NoTilePlaceable => format!(
+                "{} cannot place any tile: the end of the game begins",
+                colour(*seat)
+            ),
+        }),
+        JavaEvent::FinalCount {
+            seat,
+            points,
+            palaces,
+        } => Some(format!(
+            "{} takes the Great Final Count: {points} points from {} palace{}",
+            colour(*seat),
+            palaces.len(),
+            if palaces.len() == 1 { "" } else { "s" }
+        )),
+        JavaEvent::GameFinished { scores, places } => Some({
+            let parts: Vec<String> = scores
+                .iter()
+                .zip(places)
+                .enumerate()
+                .map(|(seat, (score, place))| {
+                    format!("{} {score} (place {place})", colour(seat as Seat))
+                })
+                .collect();
+            format!("The game is over: {}", parts.join(", "))
+        }),
+        _ => None,
+    }
+}
+
+/// Tiles and developers.
+fn describe_board(event: &JavaEvent) -> Option<String> {
+    match event {
         JavaEvent::TilePlaced {
             seat,
             tile,
@@ -435,7 +576,7 @@ pub fn describe(state: &JavaState, event: &JavaEvent) -> String {
             rice,
             cost,
             ..
-        } => {
+        } => Some({
             let mut parts = Vec::new();
             if let Some(v) = village {
                 parts.push(format!("village {v}"));
@@ -450,62 +591,62 @@ pub fn describe(state: &JavaState, event: &JavaEvent) -> String {
                 parts.join("; "),
                 ap(*cost)
             )
-        }
-        JavaEvent::EndTriggered { seat, reason } => match reason {
-            EndReason::LastThreeSpaceTile => format!(
-                "The last three-space tile is gone: {} finishes this turn, then everyone else plays one more turn",
-                colour(*seat)
-            ),
-            EndReason::NoTilePlaceable => format!(
-                "{} cannot place any tile: the end of the game begins",
-                colour(*seat)
-            ),
-        },
-        JavaEvent::DeveloperEntered { seat, to, cost } => {
-            format!("{} brings a developer in at {to} {}", colour(*seat), ap(*cost))
-        }
+        }),
+        JavaEvent::DeveloperEntered { seat, to, cost } => Some(format!(
+            "{} brings a developer in at {to} {}",
+            colour(*seat),
+            ap(*cost)
+        )),
         JavaEvent::DeveloperMoved {
             seat,
             from,
             to,
             cost,
-        } => format!(
+        } => Some(format!(
             "{} moves a developer from {from} to {to} {}",
             colour(*seat),
             ap(*cost)
-        ),
-        JavaEvent::DeveloperWithdrawn { seat, from, cost } => format!(
+        )),
+        JavaEvent::DeveloperWithdrawn { seat, from, cost } => Some(format!(
             "{} withdraws the developer at {from} {}",
             colour(*seat),
             ap(*cost)
-        ),
+        )),
+        _ => None,
+    }
+}
+
+/// Palaces and irrigation.
+fn describe_palaces_and_water(event: &JavaEvent) -> Option<String> {
+    match event {
         JavaEvent::PalaceBuilt {
             seat,
             space,
             value,
             points,
-        } => format!(
+        } => Some(format!(
             "{} builds a palace worth {value} at {space} and scores {points}",
             colour(*seat)
-        ),
+        )),
         JavaEvent::PalaceRaised {
             seat,
             space,
             from,
             value,
             points,
-        } => format!(
+        } => Some(format!(
             "{} raises the palace at {space} from {from} to {value} and scores {points}",
             colour(*seat)
-        ),
-        JavaEvent::IrrigationPlaced { seat, space } => {
-            format!("{} places an irrigation tile at {space}", colour(*seat))
-        }
+        )),
+        JavaEvent::IrrigationPlaced { seat, space } => Some(format!(
+            "{} places an irrigation tile at {space}",
+            colour(*seat)
+        )),
         JavaEvent::WaterEnclosed {
             spaces,
             scorer,
             points,
-        } => match scorer {
+        } => Some(match scorer {
             Some(seat) => format!(
                 "The water at {} is enclosed: {} scores {points}",
                 spaces.join(", "),
@@ -515,96 +656,7 @@ pub fn describe(state: &JavaState, event: &JavaEvent) -> String {
                 "The water at {} is enclosed, but nobody holds the highest rank beside it",
                 spaces.join(", ")
             ),
-        },
-        JavaEvent::CardBought { seat, source, card } => match (source, card) {
-            (CardSource::FaceUp, Some(card)) => format!(
-                "{} buys the face-up palace card {} ({})",
-                colour(*seat),
-                card.id,
-                symbols_text(&card.symbols)
-            ),
-            (_, Some(card)) => format!(
-                "{} buys palace card {} ({}) from the deck",
-                colour(*seat),
-                card.id,
-                symbols_text(&card.symbols)
-            ),
-            (_, None) => format!("{} buys a palace card from the deck", colour(*seat)),
-        },
-        JavaEvent::DeckReshuffled { count, .. } => {
-            format!("The {count} discarded palace cards are shuffled into a new deck")
-        }
-        JavaEvent::FestivalStarted {
-            seat,
-            space: palace,
-            cards,
-            points,
-            ..
-        } => {
-            let value = state
-                .spaces
-                .get(state.space_index(palace))
-                .and_then(|s| s.palace)
-                .map_or(0, |p| state.palaces[p as usize].value);
-            format!(
-                "{} calls a festival at the palace {palace} (worth {value}) with {} for {points}",
-                colour(*seat),
-                cards_text(cards)
-            )
-        }
-        JavaEvent::BidPlaced {
-            seat,
-            cards,
-            points,
-        } => format!(
-            "{} plays {} and now bids {points}",
-            colour(*seat),
-            cards_text(cards)
-        ),
-        JavaEvent::Passed { seat } => {
-            format!("{} passes and leaves the festival", colour(*seat))
-        }
-        JavaEvent::Agreed { seat } => {
-            format!("{} agrees to share the festival", colour(*seat))
-        }
-        JavaEvent::FestivalEnded {
-            space: palace,
-            winners,
-            shared,
-            points,
-        } => {
-            if *shared {
-                format!(
-                    "{} share the festival at {palace} and score {points} each",
-                    seat_list(winners)
-                )
-            } else {
-                format!(
-                    "{} holds the festival at {palace} alone and scores {points}",
-                    seat_list(winners)
-                )
-            }
-        }
-        JavaEvent::FinalCount {
-            seat,
-            points,
-            palaces,
-        } => format!(
-            "{} takes the Great Final Count: {points} points from {} palace{}",
-            colour(*seat),
-            palaces.len(),
-            if palaces.len() == 1 { "" } else { "s" }
-        ),
-        JavaEvent::GameFinished { scores, places } => {
-            let parts: Vec<String> = scores
-                .iter()
-                .zip(places)
-                .enumerate()
-                .map(|(seat, (score, place))| {
-                    format!("{} {score} (place {place})", colour(seat as Seat))
-                })
-                .collect();
-            format!("The game is over: {}", parts.join(", "))
-        }
+        }),
+        _ => None,
     }
 }

@@ -5,6 +5,7 @@ mod audit;
 mod examples;
 mod playouts;
 mod rule_checks;
+mod spec;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -5,11 +5,14 @@ use std::collections::BTreeSet;
 use rand::seq::SliceRandom;
 use rand::Rng;
 
+use rand_chacha::ChaCha8Rng;
+
 use super::*;
-use crate::engine::{Secret, Viewer};
+use crate::engine::Viewer;
 use crate::java::data::data;
 use crate::java::rules::{settlements, tile_owed};
 use crate::java::state::Phase;
+use crate::kit::playout::{assert_no_leaks, Playout};
 
 const FULL_FOLD_EVERY: usize = 40;
 const LEAK_CHECK_EVERY: usize = 25;
@@ -262,44 +265,6 @@ fn check_invariants(state: &JavaState, palace_tiles_used: u32) {
     }
 }
 
-fn check_no_leaks(state: &JavaState, events: &[JavaEvent], secrets: &[Secret]) {
-    let full = serde_json::to_string(state).unwrap();
-    for secret in secrets {
-        assert!(
-            full.contains(&secret.needle),
-            "needle {} not in state",
-            secret.needle
-        );
-    }
-    let mut viewers: Vec<Viewer> = (0..state.seats).map(Viewer::Seat).collect();
-    viewers.push(Viewer::Spectator);
-    for viewer in viewers {
-        let hidden: Vec<&Secret> = secrets
-            .iter()
-            .filter(|s| !s.owner.is_some_and(|o| viewer.sees_secrets_of(o)))
-            .collect();
-        let view = serde_json::to_string(&Java::view(state, viewer)).unwrap();
-        for event in events {
-            let redacted = Java::redact(event, viewer);
-            let json = serde_json::to_string(&redacted).unwrap();
-            for secret in &hidden {
-                assert!(
-                    !json.contains(&secret.needle),
-                    "{viewer:?} sees {} in {json}",
-                    secret.needle
-                );
-            }
-        }
-        for secret in &hidden {
-            assert!(
-                !view.contains(&secret.needle),
-                "{viewer:?} sees {} in the view",
-                secret.needle
-            );
-        }
-    }
-}
-
 pub struct PlayoutStats {
     pub steps: usize,
     pub festivals: usize,
@@ -311,13 +276,6 @@ pub struct PlayoutStats {
 }
 
 pub fn playout(seats: u8, seed: u64) -> PlayoutStats {
-    let mut rng = super::rng(seed);
-    let options = JavaOptions::default();
-    let mut state = Java::initial_state(&options, seats);
-    let mut log = Java::setup(&options, seats, &mut rng).unwrap();
-    for event in &log {
-        Java::evolve(&mut state, event);
-    }
     let mut stats = PlayoutStats {
         steps: 0,
         festivals: 0,
@@ -327,86 +285,75 @@ pub fn playout(seats: u8, seed: u64) -> PlayoutStats {
         water_scored: 0,
         raises: 0,
     };
-    let mut palace_tiles_used = 0;
-    check_invariants(&state, 0);
-    while Java::outcome(&state).is_none() {
-        stats.steps += 1;
-        assert!(stats.steps < 5000, "seed {seed}: game does not end");
-        let seat = Java::to_act(&state)[0];
-        for other in 0..seats {
-            if other != seat {
-                assert!(Java::legal_actions(&state, other).is_empty());
-            }
-        }
-        let actions = Java::legal_actions(&state, seat);
-        assert!(!actions.is_empty(), "seed {seed}: no legal action");
+    let mut probes = 0;
+    let strategy = |state: &JavaState, seat: Seat, actions: &[JavaAction], rng: &mut ChaCha8Rng| {
         // A few other listed actions must be accepted as well.
-        for probe in actions.choose_multiple(&mut rng, 2) {
-            if let Err(e) = Java::decide(&state, seat, probe, &mut rng.clone()) {
+        for probe in actions.choose_multiple(rng, 2) {
+            if let Err(e) = Java::decide(state, seat, probe, &mut rng.clone()) {
                 panic!("seed {seed}: listed {probe:?} refused: {e}");
             }
         }
-        if stats.steps % PROBE_EVERY == 0 {
-            probe_unlisted(&state, seat, &actions, &mut rng);
+        probes += 1;
+        if probes % PROBE_EVERY == 0 {
+            probe_unlisted(state, seat, actions, rng);
         }
-        let action = choose(&actions, &state, &mut rng);
-        let events = Java::decide(&state, seat, &action, &mut rng)
-            .unwrap_or_else(|e| panic!("seed {seed}: chosen {action:?} refused: {e}"));
-        assert!(!events.is_empty());
-        for event in &events {
-            let _ = Java::describe(&state, &Java::redact(event, Viewer::Spectator));
-            let ap_before = state.turn.ap;
-            match event {
-                JavaEvent::TilePlaced { cost, .. }
-                | JavaEvent::DeveloperEntered { cost, .. }
-                | JavaEvent::DeveloperMoved { cost, .. }
-                | JavaEvent::DeveloperWithdrawn { cost, .. } => assert!(*cost <= ap_before),
-                JavaEvent::PalaceBuilt { .. } => palace_tiles_used += 1,
-                JavaEvent::PalaceRaised { .. } => {
-                    palace_tiles_used += 1;
-                    stats.raises += 1;
-                }
-                JavaEvent::FestivalStarted { participants, .. } => {
-                    stats.festivals += 1;
-                    if !participants.is_empty() {
-                        stats.contested_festivals += 1;
-                    }
-                }
-                JavaEvent::FestivalEnded { shared: true, .. } => stats.shared_festivals += 1,
-                JavaEvent::DeckReshuffled { .. } => stats.reshuffles += 1,
-                JavaEvent::WaterEnclosed {
-                    scorer: Some(_), ..
-                } => stats.water_scored += 1,
-                _ => {}
+        choose(actions, state, rng)
+    };
+    let mut palace_tiles_used = 0;
+    let mut before: Option<JavaState> = None;
+    let runner = Playout::<Java>::new(JavaOptions::default(), seats)
+        .max_actions(5000)
+        .fold_every(FULL_FOLD_EVERY);
+    let finished = runner.run(seed, strategy, |state, events| {
+        if let Some(mut previous) = before.take() {
+            stats.steps += 1;
+            for event in events {
+                count_event(&mut stats, &mut palace_tiles_used, &previous, event);
+                Java::evolve(&mut previous, event);
             }
-            Java::evolve(&mut state, event);
+            if stats.steps % LEAK_CHECK_EVERY == 0 {
+                assert_no_leaks::<Java>(state, events, seats);
+            }
         }
-        log.extend(events.iter().cloned());
-        check_invariants(&state, palace_tiles_used);
-        let json = serde_json::to_string(&state).unwrap();
-        let back: JavaState = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, state, "seed {seed}: JSON round trip");
-        if stats.steps % LEAK_CHECK_EVERY == 0 {
-            check_no_leaks(&state, &events, &Java::secrets(&state));
-        }
-        if stats.steps % FULL_FOLD_EVERY == 0 {
-            assert_eq!(fold(seats, &log), state, "seed {seed}: fold differs");
-        }
-    }
-    assert_eq!(fold(seats, &log), state, "seed {seed}: final fold differs");
-    assert!(state.players.iter().all(|p| p.counted));
-    let outcome = Java::outcome(&state).unwrap();
-    assert_eq!(outcome.scores.len(), seats as usize);
-    assert!(outcome.places.contains(&1));
+        check_invariants(state, palace_tiles_used);
+        before = Some(state.clone());
+    });
+    assert!(finished.state.players.iter().all(|p| p.counted));
     stats
 }
 
-fn fold(seats: u8, log: &[JavaEvent]) -> JavaState {
-    let mut state = Java::initial_state(&JavaOptions::default(), seats);
-    for event in log {
-        Java::evolve(&mut state, event);
+/// Checks an event against the state before it (no action costs more AP than are left)
+/// and counts what the playouts must exercise.
+fn count_event(
+    stats: &mut PlayoutStats,
+    palace_tiles_used: &mut u32,
+    before: &JavaState,
+    event: &JavaEvent,
+) {
+    let _ = Java::describe(before, &Java::redact(event, Viewer::Spectator));
+    match event {
+        JavaEvent::TilePlaced { cost, .. }
+        | JavaEvent::DeveloperEntered { cost, .. }
+        | JavaEvent::DeveloperMoved { cost, .. }
+        | JavaEvent::DeveloperWithdrawn { cost, .. } => assert!(*cost <= before.turn.ap),
+        JavaEvent::PalaceBuilt { .. } => *palace_tiles_used += 1,
+        JavaEvent::PalaceRaised { .. } => {
+            *palace_tiles_used += 1;
+            stats.raises += 1;
+        }
+        JavaEvent::FestivalStarted { participants, .. } => {
+            stats.festivals += 1;
+            if !participants.is_empty() {
+                stats.contested_festivals += 1;
+            }
+        }
+        JavaEvent::FestivalEnded { shared: true, .. } => stats.shared_festivals += 1,
+        JavaEvent::DeckReshuffled { .. } => stats.reshuffles += 1,
+        JavaEvent::WaterEnclosed {
+            scorer: Some(_), ..
+        } => stats.water_scored += 1,
+        _ => {}
     }
-    state
 }
 
 fn run_seeds(seats: u8, seeds: std::ops::Range<u64>) {

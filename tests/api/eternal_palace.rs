@@ -64,7 +64,7 @@ async fn groupings_stay_hidden_until_everyone_submitted(app: &TestApp) {
         .expect_status(200)
         .json();
     let grouping = legal["actions"].as_array().unwrap().last().unwrap().clone();
-    assert_eq!(grouping["type"], "group");
+    assert_eq!(grouping["type"], "group_dice");
     app.post(
         &players[first],
         &format!("/v1/games/{id}/actions"),

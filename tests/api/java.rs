@@ -30,10 +30,10 @@ fn festive(actions: &[Value], view: &Value, rng: &mut ChaCha8Rng) -> usize {
         (Some("build_palace" | "raise_palace"), _) => 6.0,
         (Some("enter_developer"), _) => 3.0,
         (Some("move_developer"), _) => 2.0,
-        (Some("festival_bid"), _) => 6.0,
-        (Some("festival_agree" | "buy_card"), _) => 2.0,
+        (Some("bid"), _) => 6.0,
+        (Some("agree" | "buy_card"), _) => 2.0,
         (Some("end_turn"), _) => 1.5,
-        (Some("festival_pass"), _) => 0.5,
+        (Some("pass"), _) => 0.5,
         _ => 0.3,
     };
     // Pick a kind by its weight, then one action of that kind uniformly.
@@ -69,7 +69,7 @@ fn had_contested_festival(export: &Value) -> bool {
         let payload = &event["payload"];
         match payload["type"].as_str() {
             Some("festival_started") => open_festival = Some(event["seat"].clone()),
-            Some("festival_bid")
+            Some("bid_placed")
                 if open_festival
                     .as_ref()
                     .is_some_and(|host| *host != event["seat"]) =>

@@ -60,14 +60,6 @@ impl RuleError {
         }
     }
 
-    /// Transitional: an untyped code, until every engine names its codes in an enum.
-    pub fn legacy(code: &'static str, message: impl Into<String>) -> Self {
-        RuleError {
-            code,
-            message: message.into(),
-        }
-    }
-
     /// Whether this is a refusal with `code`.
     pub fn is(&self, code: impl RuleCode) -> bool {
         self.code == code.as_str()
@@ -126,13 +118,15 @@ pub trait Engine: 'static {
     const EVENT_SCHEMA_VERSION: u32;
     /// The game's own rule codes.
     type Rule: RuleCode;
-    /// The shared rule codes (`docs/vocabulary.md`) this game can return.
+    /// The shared rule codes (`docs/vocabulary.md`) this game can return, beyond the
+    /// ones of [`crate::kit::rule_code::EVERY_GAME`].
     const SHARED_RULES: &'static [SharedRule];
 
     /// Every rule code this game can return, with its meaning: the shared ones first.
     fn rule_codes() -> Vec<(&'static str, &'static str)> {
-        let shared = Self::SHARED_RULES
+        let shared = crate::kit::rule_code::EVERY_GAME
             .iter()
+            .chain(Self::SHARED_RULES)
             .map(|code| (code.as_str(), code.meaning()));
         let own = Self::Rule::ALL
             .iter()

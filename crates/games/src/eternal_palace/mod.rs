@@ -69,15 +69,7 @@ impl Engine for EternalPalace {
     const RULES_VERSION: u32 = 1;
     const EVENT_SCHEMA_VERSION: u32 = 1;
     type Rule = EternalPalaceRule;
-    const SHARED_RULES: &'static [SharedRule] = &[
-        SharedRule::GameOver,
-        SharedRule::NotYourTurn,
-        SharedRule::WrongPhase,
-        SharedRule::UnsupportedPlayerCount,
-        SharedRule::InvalidOptions,
-        SharedRule::NoSuchSeat,
-        SharedRule::CannotAfford,
-    ];
+    const SHARED_RULES: &'static [SharedRule] = &[SharedRule::CannotAfford];
 
     fn player_counts() -> RangeInclusive<u8> {
         let counts = &data().player_counts;
@@ -449,12 +441,8 @@ fn describe(state: &State, event: &Event) -> String {
         Event::PalaceDieReleased { seat } => {
             format!("{} gets a die back from the palace", colour(*seat))
         }
-        Event::GameFinished { sheets, .. } => {
-            let parts: Vec<String> = sheets
-                .iter()
-                .map(|s| format!("{} {} VP (place {})", colour(s.seat), s.total, s.place))
-                .collect();
-            format!("Game over: {}", parts.join(", "))
+        Event::GameFinished { scores, places, .. } => {
+            crate::kit::seats::describe_final_standing(scores, places)
         }
     }
 }

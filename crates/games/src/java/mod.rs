@@ -28,6 +28,7 @@ use utoipa::ToSchema;
 
 use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, SharedRule, Viewer};
 use crate::kit::ranking::competition_places;
+use crate::kit::rule_code::SPACES_AND_ACTION_POINTS;
 
 pub use action::{CardSource, JavaAction, TileKind};
 pub use codes::JavaRule;
@@ -55,22 +56,7 @@ impl Engine for Java {
     const RULES_VERSION: u32 = 1;
     const EVENT_SCHEMA_VERSION: u32 = 1;
     type Rule = JavaRule;
-    const SHARED_RULES: &'static [SharedRule] = &[
-        SharedRule::GameOver,
-        SharedRule::NotYourTurn,
-        SharedRule::WrongPhase,
-        SharedRule::UnsupportedPlayerCount,
-        SharedRule::InvalidOptions,
-        SharedRule::NoSuchSeat,
-        SharedRule::UnknownSpace,
-        SharedRule::SpaceOccupied,
-        SharedRule::SameSpace,
-        SharedRule::NoPath,
-        SharedRule::InvalidRotation,
-        SharedRule::NotEnoughActionPoints,
-        SharedRule::CostMismatch,
-        SharedRule::BidTooLow,
-    ];
+    const SHARED_RULES: &'static [SharedRule] = SPACES_AND_ACTION_POINTS;
 
     fn player_counts() -> RangeInclusive<u8> {
         2..=4

@@ -10,7 +10,7 @@ use super::rules::{rim_cost, settlements, tile_owed};
 use super::state::{BidStatus, Card, FestivalStage, JavaState, Phase, Terrain};
 use crate::engine::{Seat, Secret, Viewer};
 
-pub use crate::kit::seats::colour;
+pub use crate::kit::seats::{colour, describe_final_standing};
 
 /// Which part of the game is running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
@@ -551,17 +551,7 @@ fn describe_turn(event: &JavaEvent) -> Option<String> {
             palaces.len(),
             if palaces.len() == 1 { "" } else { "s" }
         )),
-        JavaEvent::GameFinished { scores, places } => Some({
-            let parts: Vec<String> = scores
-                .iter()
-                .zip(places)
-                .enumerate()
-                .map(|(seat, (score, place))| {
-                    format!("{} {score} (place {place})", colour(seat as Seat))
-                })
-                .collect();
-            format!("The game is over: {}", parts.join(", "))
-        }),
+        JavaEvent::GameFinished { scores, places } => Some(describe_final_standing(scores, places)),
         _ => None,
     }
 }

@@ -104,6 +104,29 @@ rule_codes! {
     }
 }
 
+/// The shared codes every game can return.
+pub const EVERY_GAME: &[SharedRule] = &[
+    SharedRule::GameOver,
+    SharedRule::NotYourTurn,
+    SharedRule::WrongPhase,
+    SharedRule::UnsupportedPlayerCount,
+    SharedRule::InvalidOptions,
+    SharedRule::NoSuchSeat,
+];
+
+/// The shared codes of a game whose pieces move over named spaces for action points, with
+/// bidding: [`EVERY_GAME`] and the space, movement, cost and bid codes.
+pub const SPACES_AND_ACTION_POINTS: &[SharedRule] = &[
+    SharedRule::UnknownSpace,
+    SharedRule::SpaceOccupied,
+    SharedRule::SameSpace,
+    SharedRule::NoPath,
+    SharedRule::InvalidRotation,
+    SharedRule::NotEnoughActionPoints,
+    SharedRule::CostMismatch,
+    SharedRule::BidTooLow,
+];
+
 #[cfg(test)]
 mod tests {
     use super::{RuleCode, SharedRule};

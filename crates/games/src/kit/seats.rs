@@ -15,6 +15,21 @@ pub fn colour(seat: Seat) -> &'static str {
         .unwrap_or("Nobody")
 }
 
+/// "The game is over: Red 31 (place 1), Blue 24 (place 2)": the final standing told the
+/// same way in every game, from scores and places indexed by seat.
+pub fn describe_final_standing(scores: &[i32], places: &[u8]) -> String {
+    let parts: Vec<String> = scores
+        .iter()
+        .zip(places)
+        .enumerate()
+        .map(|(seat, (score, place))| {
+            let seat = Seat::try_from(seat).unwrap_or(Seat::MAX);
+            format!("{} {score} (place {place})", colour(seat))
+        })
+        .collect();
+    format!("The game is over: {}", parts.join(", "))
+}
+
 /// The seat to the left of `seat` (clockwise) at a table of `seats`.
 pub fn next_clockwise(seat: Seat, seats: u8) -> Seat {
     (seat + 1) % seats.max(1)
@@ -63,6 +78,14 @@ mod tests {
         let refusal = check_player_count("Tikal", 2..=4, 5).unwrap_err();
         assert!(refusal.is(SharedRule::UnsupportedPlayerCount));
         assert_eq!(refusal.message, "Tikal is played by 2 to 4 players, not 5");
+    }
+
+    #[test]
+    fn the_final_standing_names_seats_by_colour() {
+        assert_eq!(
+            describe_final_standing(&[3, 36], &[2, 1]),
+            "The game is over: Red 3 (place 2), Blue 36 (place 1)"
+        );
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub use state::TikalState;
 pub use view::TikalView;
 
 use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, SharedRule, Viewer};
+use crate::kit::rule_code::SPACES_AND_ACTION_POINTS;
 
 /// Options chosen when a game of Tikal is created.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -62,22 +63,7 @@ impl Engine for Tikal {
     const RULES_VERSION: u32 = 1;
     const EVENT_SCHEMA_VERSION: u32 = 1;
     type Rule = TikalRule;
-    const SHARED_RULES: &'static [SharedRule] = &[
-        SharedRule::GameOver,
-        SharedRule::NotYourTurn,
-        SharedRule::WrongPhase,
-        SharedRule::UnsupportedPlayerCount,
-        SharedRule::InvalidOptions,
-        SharedRule::NoSuchSeat,
-        SharedRule::UnknownSpace,
-        SharedRule::SpaceOccupied,
-        SharedRule::SameSpace,
-        SharedRule::NoPath,
-        SharedRule::InvalidRotation,
-        SharedRule::NotEnoughActionPoints,
-        SharedRule::CostMismatch,
-        SharedRule::BidTooLow,
-    ];
+    const SHARED_RULES: &'static [SharedRule] = SPACES_AND_ACTION_POINTS;
 
     fn player_counts() -> RangeInclusive<u8> {
         2..=4

@@ -9,7 +9,7 @@ use super::event::TikalEvent;
 use super::rules::{outcome, to_act};
 use super::state::{HexCount, Phase, TikalState, MAX_GUARDS};
 use crate::engine::{Outcome, Seat, Secret, Viewer};
-use crate::kit::seats::colour;
+use crate::kit::seats::{colour, describe_final_standing};
 
 /// A terrain hex as printed.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -624,17 +624,9 @@ fn describe_turn(state: &TikalState, event: &TikalEvent) -> Option<String> {
         TikalEvent::ScoringRoundCompleted { number } => {
             Some(format!("Scoring round {number} is complete"))
         }
-        TikalEvent::GameFinished { scores, places } => Some({
-            let parts: Vec<String> = scores
-                .iter()
-                .zip(places)
-                .enumerate()
-                .map(|(seat, (score, place))| {
-                    format!("{} {score} (place {place})", colour(seat as Seat))
-                })
-                .collect();
-            format!("The game is over: {}", parts.join(", "))
-        }),
+        TikalEvent::GameFinished { scores, places } => {
+            Some(describe_final_standing(scores, places))
+        }
         _ => None,
     }
 }

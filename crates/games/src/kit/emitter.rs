@@ -30,11 +30,6 @@ impl<E: Engine> Emitter<E> {
         &self.state
     }
 
-    /// The events emitted so far, in order.
-    pub fn events(&self) -> &[E::Event] {
-        &self.events
-    }
-
     /// The decided events.
     pub fn into_events(self) -> Vec<E::Event> {
         self.events

@@ -38,21 +38,6 @@ where
     }
 }
 
-/// Every legal action equally likely.
-pub struct Uniform;
-
-impl<E: Engine> Strategy<E> for Uniform {
-    fn choose(
-        &mut self,
-        _state: &E::State,
-        _seat: Seat,
-        legal: &[E::Action],
-        rng: &mut ChaCha8Rng,
-    ) -> E::Action {
-        legal[rng.gen_range(0..legal.len())].clone()
-    }
-}
-
 /// A whole game played out.
 #[derive(Debug)]
 pub struct Finished<E: Engine> {

@@ -17,8 +17,6 @@ use crate::engine::{Engine, RuleCode, RuleError, Seat};
 
 /// A position described by its log.
 pub struct Spec<E: Engine> {
-    options: E::Options,
-    seats: u8,
     log: Vec<E::Event>,
     state: E::State,
 }
@@ -34,12 +32,9 @@ impl<E: Engine> Spec<E> {
 
     /// Nothing but the empty table; add the opening with [`Spec::given`].
     pub fn empty(options: E::Options, seats: u8) -> Self {
-        let state = E::initial_state(&options, seats);
         Spec {
-            options,
-            seats,
             log: Vec::new(),
-            state,
+            state: E::initial_state(&options, seats),
         }
     }
 
@@ -63,19 +58,6 @@ impl<E: Engine> Spec<E> {
     /// The position so far.
     pub fn state(&self) -> &E::State {
         &self.state
-    }
-
-    /// The events so far.
-    pub fn log(&self) -> &[E::Event] {
-        &self.log
-    }
-
-    pub fn options(&self) -> &E::Options {
-        &self.options
-    }
-
-    pub fn seats(&self) -> u8 {
-        self.seats
     }
 
     /// `seat` asks to take `action`. Randomness comes from a generator seeded with the
@@ -148,10 +130,5 @@ impl<E: Engine> Decision<E> {
                 self.action, self.seat
             ),
         }
-    }
-
-    /// The raw decision, for checks the helpers above do not cover.
-    pub fn result(&self) -> &Result<Vec<E::Event>, RuleError> {
-        &self.result
     }
 }

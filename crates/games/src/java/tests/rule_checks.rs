@@ -274,7 +274,7 @@ fn own_tile_stock_runs_out() {
 }
 
 #[test]
-fn bad_orientation_and_unknown_spaces_are_refused() {
+fn invalid_rotations_and_unknown_spaces_are_refused() {
     let s = game(2);
     let bad = JavaAction::PlaceTile {
         tile: TileKind::OneSpaceRice,

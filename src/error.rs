@@ -62,6 +62,10 @@ pub enum ApiError {
     },
     #[error("database unavailable: {0}")]
     Unavailable(String),
+    /// The game was started under a rules version this build cannot play (a newer server
+    /// wrote it): another instance may serve it, so this is 503, not a guess at the state.
+    #[error("{0}")]
+    UnsupportedRulesVersion(String),
     /// Never shown to the client beyond "internal error"; the cause is logged.
     #[error("internal error: {0}")]
     Internal(String),
@@ -134,7 +138,9 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable(_) | ApiError::UnsupportedRulesVersion(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -164,6 +170,9 @@ impl ApiError {
                 None,
                 None,
             ),
+            ApiError::UnsupportedRulesVersion(detail) => {
+                ("unsupported_rules_version", detail.clone(), None, None)
+            }
             ApiError::Internal(_) => (
                 "internal_error",
                 "internal error; it has been logged".to_owned(),
@@ -192,6 +201,7 @@ impl ResponseError for ApiError {
         match self {
             ApiError::Internal(cause) => tracing::error!(%cause, "internal error"),
             ApiError::Unavailable(cause) => tracing::warn!(%cause, "database unavailable"),
+            ApiError::UnsupportedRulesVersion(cause) => tracing::warn!(%cause, "cannot play"),
             _ => {}
         }
         let mut response = HttpResponse::build(self.status());
@@ -249,7 +259,12 @@ impl From<diesel::result::Error> for ApiError {
 
 impl From<crate::games::ReplayError> for ApiError {
     fn from(error: crate::games::ReplayError) -> Self {
-        ApiError::Internal(error.to_string())
+        match error {
+            crate::games::ReplayError::UnsupportedRulesVersion { .. } => {
+                ApiError::UnsupportedRulesVersion(error.to_string())
+            }
+            crate::games::ReplayError::Corrupt(_) => ApiError::Internal(error.to_string()),
+        }
     }
 }
 

@@ -16,8 +16,12 @@ pub struct GameKind {
     pub name: String,
     pub min_players: u8,
     pub max_players: u8,
-    /// Version of the rules new games start with.
+    /// Version of the rules new games start with (the last of `rules_versions`).
     pub rules_version: u32,
+    /// Every rules version this server still plays, oldest first. A game keeps the version
+    /// it started with to its end (its summary and export name it), so a later rules fix
+    /// never changes a stored game.
+    pub rules_versions: Vec<RulesVersionInfo>,
     /// Version of the JSON shape of this kind's events.
     pub event_schema_version: u32,
     /// The options object new games take, as JSON Schema.
@@ -31,6 +35,16 @@ pub struct GameKind {
     pub rule_codes: Vec<RuleCodeInfo>,
     /// Names of this kind's schemas in the OpenAPI document.
     pub schemas: KindSchemas,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct RulesVersionInfo {
+    pub version: u32,
+    /// The day new games started on it (ISO 8601 date).
+    #[schema(example = "2026-11-24")]
+    pub date: String,
+    /// What changed against the version before.
+    pub changes: String,
 }
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -68,7 +82,16 @@ pub async fn list_game_kinds(_user: AuthUser) -> HttpResponse {
                 name: rules.name().to_owned(),
                 min_players: *counts.start(),
                 max_players: *counts.end(),
-                rules_version: rules.rules_version(),
+                rules_version: rules.newest_rules_version(),
+                rules_versions: rules
+                    .rules_versions()
+                    .iter()
+                    .map(|release| RulesVersionInfo {
+                        version: release.version,
+                        date: release.date.to_owned(),
+                        changes: release.changes.to_owned(),
+                    })
+                    .collect(),
                 event_schema_version: rules.event_schema_version(),
                 options_schema: serde_json::to_value(rules.options_schema()).unwrap_or_default(),
                 default_options: rules.default_options(),

@@ -47,7 +47,12 @@ fn validate_new_game(request: &NewGame) -> Result<(&'static dyn GameRules, Value
     // the last player joins.
     let mut probe_rng = rng_for([0; 32], 0);
     rules
-        .setup(&options, request.seats, &mut probe_rng)
+        .setup(
+            &options,
+            request.seats,
+            rules.newest_rules_version(),
+            &mut probe_rng,
+        )
         .map_err(|error| ApiError::unprocessable("invalid_options", error.message))?;
     if let Some(seat) = request.creator_seat {
         if seat >= request.seats {
@@ -77,7 +82,7 @@ pub fn create_game(db: &Db, creator: &AuthUser, request: &NewGame) -> Result<Loa
     let game = Game {
         id: random_id(10),
         kind: rules.kind().to_owned(),
-        rules_version: rules.rules_version(),
+        rules_version: rules.newest_rules_version(),
         options,
         seat_count: request.seats,
         status: GameStatus::Open,
@@ -229,6 +234,7 @@ fn start_if_full(conn: &mut DbConnection, game_id: &str, now: i64) -> Result<(),
         .setup(
             &game.game.options,
             game.game.seat_count,
+            game.game.rules_version,
             &mut rng_for(game.seed()?, 0),
         )
         .map_err(|error| ApiError::Internal(format!("set-up failed: {error}")))?;

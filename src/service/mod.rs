@@ -10,6 +10,7 @@ pub mod play;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::{Seat, Viewer};
+pub use crate::games::{decode_seed, encode_seed};
 use crate::games::{find_game_rules, GameRules, RecordedEvent, Table};
 use crate::store::{self, ActionRow, Append, DbConnection, NewEvent, StoredEvent};
 
@@ -55,16 +56,18 @@ impl LoadedGame {
 
     /// The state before any event.
     fn empty_table(&self) -> Result<Box<dyn Table>, ApiError> {
-        Ok(self
-            .rules
-            .new_table(&self.game.options, self.game.seat_count)?)
+        Ok(self.rules.new_table(
+            &self.game.options,
+            self.game.seat_count,
+            self.game.rules_version,
+        )?)
     }
 
     /// The state after the stored events, folded from scratch.
     fn fold(&self, events: &[StoredEvent]) -> Result<Box<dyn Table>, ApiError> {
         let mut table = self.empty_table()?;
         for event in events {
-            table.apply(&event.payload)?;
+            table.apply(&event.payload, stored_schema_version(event)?)?;
         }
         Ok(table)
     }
@@ -87,14 +90,15 @@ impl LoadedGame {
         now: i64,
         action: Option<ActionRow>,
     ) -> Result<Append, ApiError> {
+        let schema_version = self.rules.event_schema_version();
         let mut stored = Vec::with_capacity(events.len());
         for event in events {
             let payload = event.payload.to_string();
-            table.apply(&payload)?;
+            table.apply(&payload, schema_version)?;
             stored.push(NewEvent {
                 seat: seat.map(i32::from),
                 event_type: event.event_type,
-                schema_version: self.rules.event_schema_version() as i32,
+                schema_version: schema_version as i32,
                 payload,
             });
         }
@@ -116,27 +120,19 @@ impl LoadedGame {
     }
 }
 
+/// The schema version a stored event was written in.
+fn stored_schema_version(event: &StoredEvent) -> Result<u32, ApiError> {
+    u32::try_from(event.schema_version).map_err(|_| {
+        ApiError::Internal(format!("event {} has a corrupt schema_version", event.seq))
+    })
+}
+
 /// Milliseconds since the Unix epoch: the only clock the services read.
 pub fn now_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|elapsed| elapsed.as_millis() as i64)
         .unwrap_or_default()
-}
-
-pub fn encode_seed(seed: &[u8; 32]) -> String {
-    seed.iter().map(|byte| format!("{byte:02x}")).collect()
-}
-
-pub fn decode_seed(hex: &str) -> Option<[u8; 32]> {
-    if hex.len() != 64 || !hex.is_ascii() {
-        return None;
-    }
-    let mut seed = [0u8; 32];
-    for (index, byte) in seed.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(&hex[2 * index..2 * index + 2], 16).ok()?;
-    }
-    Some(seed)
 }
 
 /// A random identifier of `len` characters from [a-z0-9], for games and accounts.

@@ -54,8 +54,9 @@ fn describe_events(
 ) -> Result<Vec<DescribedEvent>, ApiError> {
     let mut described = Vec::with_capacity(events.len());
     for event in events {
-        let (payload, text) = table.redact(&event.payload, viewer)?;
-        table.apply(&event.payload)?;
+        let schema_version = super::stored_schema_version(event)?;
+        let (payload, text) = table.redact(&event.payload, schema_version, viewer)?;
+        table.apply(&event.payload, schema_version)?;
         let corrupt = |column: &str| {
             ApiError::Internal(format!("event {} has a corrupt {column}", event.seq))
         };
@@ -68,8 +69,7 @@ fn describe_events(
                 .transpose()
                 .map_err(|_| corrupt("seat"))?,
             event_type: event.event_type.clone(),
-            schema_version: u32::try_from(event.schema_version)
-                .map_err(|_| corrupt("schema_version"))?,
+            schema_version,
             payload,
             text,
         });

@@ -8,7 +8,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 use turnpost::games::engine::{Seat, Secret};
-use turnpost::games::{find_game_rules, rng_for, Table};
+use turnpost::games::replay::GameRecord;
+use turnpost::games::Table;
 
 use crate::util::{Player, TestApp};
 
@@ -208,7 +209,10 @@ impl<'a> GameDriver<'a> {
         let mut secrets_at: BTreeMap<i64, Vec<Secret>> = BTreeMap::new();
         secrets_at.insert(0, table.secrets());
         for event in events {
-            table.apply(&event["payload"].to_string()).unwrap();
+            let schema_version = event["schema_version"].as_u64().unwrap() as u32;
+            table
+                .apply(&event["payload"].to_string(), schema_version)
+                .unwrap();
             let secrets = table.secrets();
             let state = serde_json::to_string(&table.state_json()).unwrap();
             for secret in &secrets {
@@ -243,66 +247,25 @@ impl<'a> GameDriver<'a> {
     }
 }
 
-fn new_table(export: &Value) -> Box<dyn Table> {
-    let rules = find_game_rules(export["kind"].as_str().unwrap()).expect("kind");
-    let seats = export["seats"].as_array().unwrap().len() as u8;
-    rules.new_table(&export["options"], seats).unwrap()
+fn record(export: &Value) -> GameRecord {
+    GameRecord::from_json(&export.to_string()).expect("an export reads as a game record")
 }
 
-/// Re-derives the whole log of a finished export from its seed, options and actions.
+fn new_table(export: &Value) -> Box<dyn Table> {
+    let mut opening = record(export);
+    opening.events.clear();
+    opening
+        .fold()
+        .expect("the empty table of the export's rules version")
+}
+
+/// Re-derives the whole log of a finished export from its seed, options and actions under
+/// its rules version, and checks every event and the outcome.
 pub fn assert_replays_from_seed(export: &Value) {
     assert_eq!(export["complete"], true);
-    let rules = find_game_rules(export["kind"].as_str().unwrap()).expect("kind");
-    let seats = export["seats"].as_array().unwrap().len() as u8;
-    let seed_hex = export["seed"]
-        .as_str()
-        .expect("a finished export has its seed");
-    let seed = turnpost::service::decode_seed(seed_hex).expect("seed is 32 bytes of hex");
-    let recorded: Vec<Value> = export["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|event| event["payload"].clone())
-        .collect();
-    let opening = rules
-        .setup(&export["options"], seats, &mut rng_for(seed, 0))
-        .unwrap();
-    let mut replayed: Vec<Value> = opening.into_iter().map(|event| event.payload).collect();
-    let mut table = rules.new_table(&export["options"], seats).unwrap();
-    for payload in &replayed {
-        table.apply(&payload.to_string()).unwrap();
-    }
-    for action in export["actions"]
-        .as_array()
-        .expect("a finished export has its actions")
-    {
-        let first_seq = action["first_seq"].as_i64().unwrap();
-        assert_eq!(
-            first_seq as usize,
-            replayed.len() + 1,
-            "actions cover the log in order"
-        );
-        let seat = action["seat"].as_u64().unwrap() as Seat;
-        let (_, events) = table
-            .decide(
-                seat,
-                &action["action"],
-                &mut rng_for(seed, first_seq as u64),
-            )
-            .unwrap_or_else(|error| {
-                panic!("recorded action {action} is refused on replay: {error:?}")
-            });
-        for event in events {
-            table.apply(&event.payload.to_string()).unwrap();
-            replayed.push(event.payload);
-        }
-        assert_eq!(replayed.len() as i64, action["last_seq"].as_i64().unwrap());
-    }
-    assert_eq!(
-        replayed, recorded,
-        "replaying seed and actions reproduces the log"
-    );
-    let outcome = table.outcome().expect("the replayed game is over");
+    let outcome = record(export)
+        .replay()
+        .unwrap_or_else(|divergence| panic!("the export does not replay: {divergence}"));
     assert_eq!(json!(outcome.scores), export["outcome"]["scores"]);
     assert_eq!(json!(outcome.places), export["outcome"]["places"]);
 }

@@ -37,14 +37,23 @@ fn play(rules: &dyn GameRules, seats: u8, seed: u64, measured: &mut Measured) ->
     let mut seed_bytes = [0u8; 32];
     seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let mut log: Vec<String> = rules
-        .setup(&options, seats, &mut rng_for(seed_bytes, 0))
+        .setup(
+            &options,
+            seats,
+            rules.newest_rules_version(),
+            &mut rng_for(seed_bytes, 0),
+        )
         .expect("setup")
         .into_iter()
         .map(|event| event.payload.to_string())
         .collect();
-    let mut table = rules.new_table(&options, seats).expect("table");
+    let mut table = rules
+        .new_table(&options, seats, rules.newest_rules_version())
+        .expect("table");
     for payload in &log {
-        table.apply(payload).expect("apply");
+        table
+            .apply(payload, rules.event_schema_version())
+            .expect("apply");
     }
     let mut chooser = ChaCha8Rng::seed_from_u64(seed);
     while table.outcome().is_none() {
@@ -64,7 +73,9 @@ fn play(rules: &dyn GameRules, seats: u8, seed: u64, measured: &mut Measured) ->
             .expect("a listed action is accepted");
         for event in events {
             let payload = event.payload.to_string();
-            table.apply(&payload).expect("apply");
+            table
+                .apply(&payload, rules.event_schema_version())
+                .expect("apply");
             log.push(payload);
         }
     }
@@ -76,10 +87,16 @@ fn play(rules: &dyn GameRules, seats: u8, seed: u64, measured: &mut Measured) ->
 
 fn fold(rules: &dyn GameRules, seats: u8, log: &[String]) -> Box<dyn Table> {
     let mut table = rules
-        .new_table(&rules.default_options(), seats)
+        .new_table(
+            &rules.default_options(),
+            seats,
+            rules.newest_rules_version(),
+        )
         .expect("table");
     for payload in log {
-        table.apply(payload).expect("apply");
+        table
+            .apply(payload, rules.event_schema_version())
+            .expect("apply");
     }
     table
 }

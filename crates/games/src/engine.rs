@@ -10,6 +10,7 @@ use std::ops::RangeInclusive;
 use rand::RngCore;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use utoipa::ToSchema;
 
 pub use crate::kit::rule_code::{RuleCode, SharedRule};
@@ -95,6 +96,18 @@ pub struct Secret {
     pub needle: String,
 }
 
+/// One published version of a game's rules. A game is played to its end under the version it
+/// started with: a fix that changes how play goes is a new version, never an edit of an old
+/// one, so no stored game changes its outcome when the server is updated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RulesVersion {
+    pub version: u32,
+    /// The day new games started on it (ISO 8601).
+    pub date: &'static str,
+    /// What changed against the version before, for people.
+    pub changes: &'static str,
+}
+
 /// One game's rules. Implementations are zero-sized markers; all data lives in `State`.
 pub trait Engine: 'static {
     /// Options chosen at game creation (e.g. a variant). `{}` must deserialize to the default.
@@ -112,9 +125,12 @@ pub trait Engine: 'static {
     const KIND: &'static str;
     /// Human name, e.g. `"Tikal"`.
     const NAME: &'static str;
-    /// Bumped whenever a rule change would make old logs fold differently.
-    const RULES_VERSION: u32;
-    /// Bumped whenever the JSON shape of `Event` changes.
+    /// Every rules version this engine still plays, oldest first. New games start on the
+    /// last one; a stored game keeps the one it started with and the state carries it, so
+    /// `decide`, `legal_actions` and `evolve` branch on it where the versions differ.
+    const RULES_VERSIONS: &'static [RulesVersion];
+    /// Bumped whenever the JSON shape of `Event` changes; [`Engine::upcast`] then reads the
+    /// older shapes.
     const EVENT_SCHEMA_VERSION: u32;
     /// The game's own rule codes.
     type Rule: RuleCode;
@@ -134,15 +150,48 @@ pub trait Engine: 'static {
         shared.chain(own).collect()
     }
 
+    /// The rules version new games start on.
+    fn newest_rules_version() -> u32 {
+        Self::RULES_VERSIONS
+            .last()
+            .map_or(0, |release| release.version)
+    }
+
+    /// Whether this engine can still play (and fold) games of `version`.
+    fn plays_rules_version(version: u32) -> bool {
+        Self::RULES_VERSIONS
+            .iter()
+            .any(|release| release.version == version)
+    }
+
+    /// A stored event payload of an older `schema_version`, rewritten into today's shape.
+    /// With a single schema version there is nothing to rewrite, and a payload of any other
+    /// version (written by a newer server) is refused rather than guessed at.
+    fn upcast(schema_version: u32, payload: Value) -> Result<Value, String> {
+        if schema_version == Self::EVENT_SCHEMA_VERSION {
+            Ok(payload)
+        } else {
+            Err(format!(
+                "{} events of schema version {schema_version} cannot be read; this engine \
+                 reads version {}",
+                Self::NAME,
+                Self::EVENT_SCHEMA_VERSION
+            ))
+        }
+    }
+
     fn player_counts() -> RangeInclusive<u8>;
 
-    /// The state before any event: what `setup`'s events are folded onto.
-    fn initial_state(options: &Self::Options, seats: u8) -> Self::State;
+    /// The state before any event, under `rules_version` (one of [`Engine::RULES_VERSIONS`]):
+    /// what `setup`'s events are folded onto.
+    fn initial_state(options: &Self::Options, seats: u8, rules_version: u32) -> Self::State;
 
-    /// Opening events (shuffles, deals, ...). Errors for unsupported seat counts or options.
+    /// Opening events (shuffles, deals, ...) of a game under `rules_version`. Errors for
+    /// unsupported seat counts or options.
     fn setup(
         options: &Self::Options,
         seats: u8,
+        rules_version: u32,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<Self::Event>, RuleError>;
 

@@ -10,7 +10,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-use super::engine::{Engine, Outcome, RuleError, Seat, Secret, SharedRule, Viewer};
+use super::engine::{Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, Viewer};
 
 /// An event as written to the log: its type tag and its JSON payload.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,16 +28,33 @@ pub enum ActionError {
     Rule(RuleError),
 }
 
-/// A stored log that the engine cannot read back: a bug or a corrupt database.
+/// Why a stored game cannot be folded.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("cannot replay the stored game: {0}")]
-pub struct ReplayError(pub String);
+pub enum ReplayError {
+    /// The game was started under a rules version this build does not play: written by a
+    /// newer server (during a rolling update), or one that was retired.
+    #[error(
+        "this game is played under {kind} rules version {version}, which this server cannot \
+         play (it plays {supported:?})"
+    )]
+    UnsupportedRulesVersion {
+        kind: &'static str,
+        version: u32,
+        supported: Vec<u32>,
+    },
+    /// The stored log does not read back: a bug or a corrupt database.
+    #[error("cannot replay the stored game: {0}")]
+    Corrupt(String),
+}
 
 /// A game's rules, as the server sees them.
 pub trait GameRules: Send + Sync {
     fn kind(&self) -> &'static str;
     fn name(&self) -> &'static str;
-    fn rules_version(&self) -> u32;
+    /// Every rules version this server still plays, oldest first; new games start on the
+    /// last one.
+    fn rules_versions(&self) -> &'static [RulesVersion];
+    fn newest_rules_version(&self) -> u32;
     fn event_schema_version(&self) -> u32;
     fn player_counts(&self) -> RangeInclusive<u8>;
     /// The options a game gets when the creator names none.
@@ -50,23 +67,32 @@ pub trait GameRules: Send + Sync {
     /// ones named `<prefix>Options`, `<prefix>Action`, `<prefix>Event`, `<prefix>View` and
     /// `<prefix>RuleCode`, followed by every schema they refer to under its own name.
     fn schemas(&self, prefix: &str) -> Vec<(String, RefOr<Schema>)>;
+    /// A stored event payload of `schema_version` in today's shape.
+    fn upcast(&self, schema_version: u32, payload: Value) -> Result<Value, ReplayError>;
     /// Checks `options` and returns them with every default filled in.
     fn normalize_options(&self, options: &Value) -> Result<Value, String>;
-    /// The opening events of a new game.
+    /// The opening events of a game under `rules_version`.
     fn setup(
         &self,
         options: &Value,
         seats: u8,
+        rules_version: u32,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<RecordedEvent>, RuleError>;
-    /// The state before any event, ready to have the log folded onto it.
-    fn new_table(&self, options: &Value, seats: u8) -> Result<Box<dyn Table>, ReplayError>;
+    /// The state before any event of a game under `rules_version`, ready to have the log
+    /// folded onto it.
+    fn new_table(
+        &self,
+        options: &Value,
+        seats: u8,
+        rules_version: u32,
+    ) -> Result<Box<dyn Table>, ReplayError>;
 }
 
 /// One game's live state, folded from its log.
 pub trait Table: Send {
-    /// Folds one stored event into the state.
-    fn apply(&mut self, payload: &str) -> Result<(), ReplayError>;
+    /// Folds one stored event, written in `schema_version`, into the state.
+    fn apply(&mut self, payload: &str, schema_version: u32) -> Result<(), ReplayError>;
     /// Checks an action by `seat`; returns the action as the engine reads it and its events.
     fn decide(
         &self,
@@ -78,9 +104,14 @@ pub trait Table: Send {
     fn to_act(&self) -> Vec<Seat>;
     fn outcome(&self) -> Option<Outcome>;
     fn view(&self, viewer: Viewer) -> Value;
-    /// The stored event as `viewer` may see it, and its one-line description; `self` must be
-    /// the state just before that event.
-    fn redact(&self, payload: &str, viewer: Viewer) -> Result<(Value, String), ReplayError>;
+    /// The stored event as `viewer` may see it (in today's schema), and its one-line
+    /// description; `self` must be the state just before that event.
+    fn redact(
+        &self,
+        payload: &str,
+        schema_version: u32,
+        viewer: Viewer,
+    ) -> Result<(Value, String), ReplayError>;
     fn secrets(&self) -> Vec<Secret>;
     fn state_json(&self) -> Value;
     fn clone_table(&self) -> Box<dyn Table>;
@@ -137,8 +168,12 @@ impl<E: Engine> GameRules for Rules<E> {
         E::NAME
     }
 
-    fn rules_version(&self) -> u32 {
-        E::RULES_VERSION
+    fn rules_versions(&self) -> &'static [RulesVersion] {
+        E::RULES_VERSIONS
+    }
+
+    fn newest_rules_version(&self) -> u32 {
+        E::newest_rules_version()
     }
 
     fn event_schema_version(&self) -> u32 {
@@ -176,6 +211,10 @@ impl<E: Engine> GameRules for Rules<E> {
         schemas
     }
 
+    fn upcast(&self, schema_version: u32, payload: Value) -> Result<Value, ReplayError> {
+        E::upcast(schema_version, payload).map_err(ReplayError::Corrupt)
+    }
+
     fn normalize_options(&self, options: &Value) -> Result<Value, String> {
         parse_options::<E>(options).map(|options| to_json(&options))
     }
@@ -184,18 +223,44 @@ impl<E: Engine> GameRules for Rules<E> {
         &self,
         options: &Value,
         seats: u8,
+        rules_version: u32,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<RecordedEvent>, RuleError> {
         let options = parse_options::<E>(options)
             .map_err(|message| RuleError::new(SharedRule::InvalidOptions, message))?;
-        E::setup(&options, seats, rng).map(record::<E>)
+        if !E::plays_rules_version(rules_version) {
+            return Err(RuleError::new(
+                SharedRule::InvalidOptions,
+                unsupported_version::<E>(rules_version).to_string(),
+            ));
+        }
+        E::setup(&options, seats, rules_version, rng).map(record::<E>)
     }
 
-    fn new_table(&self, options: &Value, seats: u8) -> Result<Box<dyn Table>, ReplayError> {
-        let options = parse_options::<E>(options).map_err(ReplayError)?;
+    fn new_table(
+        &self,
+        options: &Value,
+        seats: u8,
+        rules_version: u32,
+    ) -> Result<Box<dyn Table>, ReplayError> {
+        if !E::plays_rules_version(rules_version) {
+            return Err(unsupported_version::<E>(rules_version));
+        }
+        let options = parse_options::<E>(options).map_err(ReplayError::Corrupt)?;
         Ok(Box::new(TypedTable::<E> {
-            state: E::initial_state(&options, seats),
+            state: E::initial_state(&options, seats, rules_version),
         }))
+    }
+}
+
+fn unsupported_version<E: Engine>(version: u32) -> ReplayError {
+    ReplayError::UnsupportedRulesVersion {
+        kind: E::KIND,
+        version,
+        supported: E::RULES_VERSIONS
+            .iter()
+            .map(|release| release.version)
+            .collect(),
     }
 }
 
@@ -221,13 +286,21 @@ struct TypedTable<E: Engine> {
     state: E::State,
 }
 
-fn parse_event<E: Engine>(payload: &str) -> Result<E::Event, ReplayError> {
-    serde_json::from_str(payload).map_err(|error| ReplayError(error.to_string()))
+/// A stored event in today's shape: read directly when it was written in today's schema,
+/// through [`Engine::upcast`] otherwise.
+fn parse_event<E: Engine>(payload: &str, schema_version: u32) -> Result<E::Event, ReplayError> {
+    let corrupt = |error: serde_json::Error| ReplayError::Corrupt(error.to_string());
+    if schema_version == E::EVENT_SCHEMA_VERSION {
+        return serde_json::from_str(payload).map_err(corrupt);
+    }
+    let stored: Value = serde_json::from_str(payload).map_err(corrupt)?;
+    let upcast = E::upcast(schema_version, stored).map_err(ReplayError::Corrupt)?;
+    serde_json::from_value(upcast).map_err(corrupt)
 }
 
 impl<E: Engine> Table for TypedTable<E> {
-    fn apply(&mut self, payload: &str) -> Result<(), ReplayError> {
-        let event = parse_event::<E>(payload)?;
+    fn apply(&mut self, payload: &str, schema_version: u32) -> Result<(), ReplayError> {
+        let event = parse_event::<E>(payload, schema_version)?;
         E::evolve(&mut self.state, &event);
         Ok(())
     }
@@ -263,8 +336,13 @@ impl<E: Engine> Table for TypedTable<E> {
         to_json(&E::view(&self.state, viewer))
     }
 
-    fn redact(&self, payload: &str, viewer: Viewer) -> Result<(Value, String), ReplayError> {
-        let redacted = E::redact(&parse_event::<E>(payload)?, viewer);
+    fn redact(
+        &self,
+        payload: &str,
+        schema_version: u32,
+        viewer: Viewer,
+    ) -> Result<(Value, String), ReplayError> {
+        let redacted = E::redact(&parse_event::<E>(payload, schema_version)?, viewer);
         let text = E::describe(&self.state, &redacted);
         Ok((to_json(&redacted), text))
     }

@@ -9,6 +9,7 @@ pub mod erased;
 pub mod eternal_palace;
 pub mod java;
 pub mod kit;
+pub mod replay;
 pub mod tikal;
 
 use rand::SeedableRng;
@@ -31,6 +32,23 @@ pub fn find_game_rules(kind: &str) -> Option<&'static dyn GameRules> {
         .iter()
         .copied()
         .find(|rules| rules.kind() == kind)
+}
+
+/// A game's secret seed as 64 lowercase hex digits, as stored and exported.
+pub fn encode_seed(seed: &[u8; 32]) -> String {
+    seed.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The seed back from [`encode_seed`]'s text; `None` for anything else.
+pub fn decode_seed(hex: &str) -> Option<[u8; 32]> {
+    if hex.len() != 64 || !hex.is_ascii() {
+        return None;
+    }
+    let mut seed = [0u8; 32];
+    for (index, byte) in seed.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[2 * index..2 * index + 2], 16).ok()?;
+    }
+    Some(seed)
 }
 
 /// The random source for the events that will follow `seq` in a game with this seed: every

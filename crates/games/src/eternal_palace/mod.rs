@@ -33,7 +33,7 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, SharedRule, Viewer};
+use crate::engine::{Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, Viewer};
 
 pub use action::{Action, MarketItem};
 pub use codes::EternalPalaceRule;
@@ -66,7 +66,11 @@ impl Engine for EternalPalace {
 
     const KIND: &'static str = "eternal_palace";
     const NAME: &'static str = "Eternal Palace";
-    const RULES_VERSION: u32 = 1;
+    const RULES_VERSIONS: &'static [RulesVersion] = &[RulesVersion {
+        version: 1,
+        date: "2026-11-22",
+        changes: "First version: the base game and the privileges module.",
+    }];
     const EVENT_SCHEMA_VERSION: u32 = 1;
     type Rule = EternalPalaceRule;
     const SHARED_RULES: &'static [SharedRule] = &[SharedRule::CannotAfford];
@@ -76,16 +80,17 @@ impl Engine for EternalPalace {
         counts.min..=counts.max
     }
 
-    fn initial_state(options: &Self::Options, seats: u8) -> State {
-        State::new(options, seats)
+    fn initial_state(options: &Self::Options, seats: u8, rules_version: u32) -> State {
+        State::new(options, seats, rules_version)
     }
 
     fn setup(
         options: &Self::Options,
         seats: u8,
+        rules_version: u32,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<Event>, RuleError> {
-        rules::setup(options, seats, rng)
+        rules::setup(options, seats, rules_version, rng)
     }
 
     fn decide(

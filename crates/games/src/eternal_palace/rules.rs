@@ -32,10 +32,15 @@ type Ctx = Emitter<EternalPalace>;
 
 // ---------------------------------------------------------------- setup and rounds
 
-pub fn setup(options: &EternalPalaceOptions, seats: u8, rng: &mut dyn RngCore) -> Decision {
+pub fn setup(
+    options: &EternalPalaceOptions,
+    seats: u8,
+    rules_version: u32,
+    rng: &mut dyn RngCore,
+) -> Decision {
     check_player_count(EternalPalace::NAME, EternalPalace::player_counts(), seats)?;
     let d = data();
-    let mut cx = Ctx::new(&State::new(options, seats));
+    let mut cx = Ctx::new(&State::new(options, seats, rules_version));
     let mut order: Vec<Seat> = (0..seats).collect();
     order.shuffle(rng);
     let mut deck = d.deck_for(seats, options.privileges);

@@ -88,6 +88,8 @@ impl Pending {
 /// The whole game, secrets included.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
+    /// The rules version the game is played under (see `Engine::RULES_VERSIONS`).
+    pub rules_version: u32,
     pub seats: u8,
     pub privileges: bool,
     pub round: u32,
@@ -170,7 +172,7 @@ pub fn unseal(sealed: &str) -> Vec<Vec<u8>> {
 }
 
 impl State {
-    pub fn new(options: &EternalPalaceOptions, seats: u8) -> State {
+    pub fn new(options: &EternalPalaceOptions, seats: u8, rules_version: u32) -> State {
         let d = data();
         let n = seats as usize;
         let fish = d.start.fish_by_players.get(n).copied().unwrap_or(0);
@@ -214,6 +216,7 @@ impl State {
             })
             .collect();
         State {
+            rules_version,
             seats,
             privileges: options.privileges,
             round: 0,

@@ -26,7 +26,7 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, SharedRule, Viewer};
+use crate::engine::{Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, Viewer};
 use crate::kit::ranking::competition_places;
 use crate::kit::rule_code::SPACES_AND_ACTION_POINTS;
 
@@ -53,7 +53,11 @@ impl Engine for Java {
 
     const KIND: &'static str = "java";
     const NAME: &'static str = "Java";
-    const RULES_VERSION: u32 = 1;
+    const RULES_VERSIONS: &'static [RulesVersion] = &[RulesVersion {
+        version: 1,
+        date: "2026-11-22",
+        changes: "First version.",
+    }];
     const EVENT_SCHEMA_VERSION: u32 = 1;
     type Rule = JavaRule;
     const SHARED_RULES: &'static [SharedRule] = SPACES_AND_ACTION_POINTS;
@@ -62,13 +66,14 @@ impl Engine for Java {
         2..=4
     }
 
-    fn initial_state(_options: &JavaOptions, seats: u8) -> JavaState {
-        state::initial_state(seats)
+    fn initial_state(_options: &JavaOptions, seats: u8, rules_version: u32) -> JavaState {
+        state::initial_state(seats, rules_version)
     }
 
     fn setup(
         _options: &JavaOptions,
         seats: u8,
+        _rules_version: u32,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<JavaEvent>, RuleError> {
         if !Self::player_counts().contains(&seats) {

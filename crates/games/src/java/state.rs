@@ -195,6 +195,8 @@ pub enum Phase {
 /// The complete state of a Java game, secrets included.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JavaState {
+    /// The rules version the game is played under (see `Engine::RULES_VERSIONS`).
+    pub rules_version: u32,
     pub seats: u8,
     /// Indexed like the board's cells.
     pub spaces: Vec<SpaceState>,
@@ -218,10 +220,11 @@ pub struct JavaState {
     pub end_started_by: Option<Seat>,
 }
 
-pub fn initial_state(seats: u8) -> JavaState {
+pub fn initial_state(seats: u8, rules_version: u32) -> JavaState {
     let d = data();
     let m = &d.material;
     JavaState {
+        rules_version,
         seats,
         spaces: vec![SpaceState::default(); board().len()],
         tile_sizes: Vec::new(),

@@ -52,6 +52,7 @@ pub struct Finished<E: Engine> {
 pub struct Playout<E: Engine> {
     options: E::Options,
     seats: u8,
+    rules_version: u32,
     max_actions: usize,
     fold_every: usize,
     leak_check_every: usize,
@@ -62,10 +63,22 @@ impl<E: Engine> Playout<E> {
         Playout {
             options,
             seats,
+            rules_version: E::newest_rules_version(),
             max_actions: 20_000,
             fold_every: 64,
             leak_check_every: 0,
         }
+    }
+
+    /// Plays under an older rules version than the newest.
+    pub fn rules_version(mut self, version: u32) -> Self {
+        assert!(
+            E::plays_rules_version(version),
+            "{} has no rules version {version}",
+            E::NAME
+        );
+        self.rules_version = version;
+        self
     }
 
     /// A game that takes more actions than this fails the playout: it would not end.
@@ -97,7 +110,7 @@ impl<E: Engine> Playout<E> {
         mut invariants: impl FnMut(&E::State, &[E::Event]),
     ) -> Finished<E> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut log = E::setup(&self.options, self.seats, &mut rng)
+        let mut log = E::setup(&self.options, self.seats, self.rules_version, &mut rng)
             .unwrap_or_else(|refusal| panic!("seed {seed}: set-up refused: {refusal}"));
         let mut state = self.fold(&log);
         let mut actions = 0;
@@ -151,7 +164,7 @@ impl<E: Engine> Playout<E> {
     }
 
     fn fold(&self, log: &[E::Event]) -> E::State {
-        let mut state = E::initial_state(&self.options, self.seats);
+        let mut state = E::initial_state(&self.options, self.seats, self.rules_version);
         for event in log {
             E::evolve(&mut state, event);
         }

@@ -22,19 +22,39 @@ pub struct Spec<E: Engine> {
 }
 
 impl<E: Engine> Spec<E> {
-    /// A game just set up with the opening events that `seed` shuffles.
+    /// A game under the newest rules, just set up with the opening events that `seed`
+    /// shuffles.
     #[track_caller]
     pub fn set_up(options: E::Options, seats: u8, seed: u64) -> Self {
-        let events = E::setup(&options, seats, &mut ChaCha8Rng::seed_from_u64(seed))
-            .unwrap_or_else(|refusal| panic!("set-up refused: {refusal}"));
-        Self::empty(options, seats).given(events)
+        Self::set_up_under(E::newest_rules_version(), options, seats, seed)
     }
 
-    /// Nothing but the empty table; add the opening with [`Spec::given`].
+    /// The same under an older rules version, to show that its games still play as before.
+    #[track_caller]
+    pub fn set_up_under(rules_version: u32, options: E::Options, seats: u8, seed: u64) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let events = E::setup(&options, seats, rules_version, &mut rng)
+            .unwrap_or_else(|refusal| panic!("set-up refused: {refusal}"));
+        Self::empty_under(rules_version, options, seats).given(events)
+    }
+
+    /// Nothing but the empty table under the newest rules; add the opening with
+    /// [`Spec::given`].
     pub fn empty(options: E::Options, seats: u8) -> Self {
+        Self::empty_under(E::newest_rules_version(), options, seats)
+    }
+
+    /// Nothing but the empty table under `rules_version`.
+    #[track_caller]
+    pub fn empty_under(rules_version: u32, options: E::Options, seats: u8) -> Self {
+        assert!(
+            E::plays_rules_version(rules_version),
+            "{} has no rules version {rules_version}",
+            E::NAME
+        );
         Spec {
             log: Vec::new(),
-            state: E::initial_state(&options, seats),
+            state: E::initial_state(&options, seats, rules_version),
         }
     }
 

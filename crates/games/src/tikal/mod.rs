@@ -36,7 +36,7 @@ pub use event::TikalEvent;
 pub use state::TikalState;
 pub use view::TikalView;
 
-use crate::engine::{Engine, Outcome, RuleError, Seat, Secret, SharedRule, Viewer};
+use crate::engine::{Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, Viewer};
 use crate::kit::rule_code::SPACES_AND_ACTION_POINTS;
 
 /// Options chosen when a game of Tikal is created.
@@ -60,7 +60,11 @@ impl Engine for Tikal {
 
     const KIND: &'static str = "tikal";
     const NAME: &'static str = "Tikal";
-    const RULES_VERSION: u32 = 1;
+    const RULES_VERSIONS: &'static [RulesVersion] = &[RulesVersion {
+        version: 1,
+        date: "2026-11-22",
+        changes: "First version: the basic game and the auction variant.",
+    }];
     const EVENT_SCHEMA_VERSION: u32 = 1;
     type Rule = TikalRule;
     const SHARED_RULES: &'static [SharedRule] = SPACES_AND_ACTION_POINTS;
@@ -69,16 +73,17 @@ impl Engine for Tikal {
         2..=4
     }
 
-    fn initial_state(options: &TikalOptions, seats: u8) -> TikalState {
-        TikalState::new(options.auction, seats)
+    fn initial_state(options: &TikalOptions, seats: u8, rules_version: u32) -> TikalState {
+        TikalState::new(options.auction, seats, rules_version)
     }
 
     fn setup(
         options: &TikalOptions,
         seats: u8,
+        rules_version: u32,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<TikalEvent>, RuleError> {
-        rules::setup(options.auction, seats, rng)
+        rules::setup(options.auction, seats, rules_version, rng)
     }
 
     fn decide(

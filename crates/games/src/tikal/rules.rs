@@ -31,7 +31,12 @@ fn err<T>(code: impl RuleCode, message: impl Into<String>) -> Checked<T> {
     Err(RuleError::new(code, message))
 }
 
-pub fn setup(auction: bool, seats: u8, rng: &mut dyn RngCore) -> Checked<Vec<TikalEvent>> {
+pub fn setup(
+    auction: bool,
+    seats: u8,
+    rules_version: u32,
+    rng: &mut dyn RngCore,
+) -> Checked<Vec<TikalEvent>> {
     check_player_count(Tikal::NAME, Tikal::player_counts(), seats)?;
     let data = data();
     let mut letters: Vec<char> = data.tiles.iter().map(|t| t.stack).collect();
@@ -51,7 +56,7 @@ pub fn setup(auction: bool, seats: u8, rng: &mut dyn RngCore) -> Checked<Vec<Tik
     let mut treasure_order = data.treasure_ids();
     treasure_order.shuffle(rng);
 
-    let mut emitter = Emitter::<Tikal>::new(&TikalState::new(auction, seats));
+    let mut emitter = Emitter::<Tikal>::new(&TikalState::new(auction, seats, rules_version));
     emitter.emit(TikalEvent::GameSetUp {
         seats,
         auction,

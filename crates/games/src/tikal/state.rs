@@ -137,6 +137,8 @@ pub enum Phase {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TikalState {
+    /// The rules version the game is played under (see `Engine::RULES_VERSIONS`).
+    pub rules_version: u32,
     pub auction: bool,
     pub seats: u8,
     /// Indexed by space; `None` while unexplored.
@@ -169,7 +171,7 @@ pub struct TikalState {
 }
 
 impl TikalState {
-    pub fn new(auction: bool, seats: u8) -> TikalState {
+    pub fn new(auction: bool, seats: u8, rules_version: u32) -> TikalState {
         let data = data();
         let mut board: Vec<Option<PlacedHex>> = vec![None; data.spaces()];
         for pre in &data.preprinted {
@@ -199,6 +201,7 @@ impl TikalState {
             treasures: vec![0; data.treasure_kinds()],
         };
         TikalState {
+            rules_version,
             auction,
             seats,
             board,

@@ -21,8 +21,15 @@ use crate::engine::{Engine, Seat};
 pub fn start(seats: u8, privileges: bool, seed: u64) -> (State, Vec<Event>, ChaCha8Rng) {
     let options = EternalPalaceOptions { privileges };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let events = EternalPalace::setup(&options, seats, &mut rng).expect("setup");
-    let mut state = EternalPalace::initial_state(&options, seats);
+    let events = EternalPalace::setup(
+        &options,
+        seats,
+        EternalPalace::newest_rules_version(),
+        &mut rng,
+    )
+    .expect("setup");
+    let mut state =
+        EternalPalace::initial_state(&options, seats, EternalPalace::newest_rules_version());
     for e in &events {
         EternalPalace::evolve(&mut state, e);
     }

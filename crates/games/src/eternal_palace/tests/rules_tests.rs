@@ -106,8 +106,13 @@ fn ksr_setup_material_by_player_count() {
 fn error_unsupported_player_count() {
     let mut rng = rng();
     for seats in [0u8, 1, 6] {
-        let e = EternalPalace::setup(&EternalPalaceOptions::default(), seats, &mut rng)
-            .expect_err("refused");
+        let e = EternalPalace::setup(
+            &EternalPalaceOptions::default(),
+            seats,
+            EternalPalace::newest_rules_version(),
+            &mut rng,
+        )
+        .expect_err("refused");
         assert_eq!(e.code, "unsupported_player_count");
     }
     assert_eq!(EternalPalace::player_counts(), 2..=5);

@@ -23,8 +23,16 @@ pub fn rng(seed: u64) -> ChaCha8Rng {
 
 /// A game right after setup: seat 0 to play turn 1 with 6 AP.
 pub fn game(seats: u8) -> JavaState {
-    let mut state = Java::initial_state(&JavaOptions::default(), seats);
-    for event in Java::setup(&JavaOptions::default(), seats, &mut rng(7)).unwrap() {
+    let mut state =
+        Java::initial_state(&JavaOptions::default(), seats, Java::newest_rules_version());
+    for event in Java::setup(
+        &JavaOptions::default(),
+        seats,
+        Java::newest_rules_version(),
+        &mut rng(7),
+    )
+    .unwrap()
+    {
         Java::evolve(&mut state, &event);
     }
     state

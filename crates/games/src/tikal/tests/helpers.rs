@@ -14,7 +14,7 @@ pub fn rng(seed: u64) -> ChaCha8Rng {
 }
 
 pub fn fold(options: &TikalOptions, seats: u8, events: &[TikalEvent]) -> TikalState {
-    let mut state = Tikal::initial_state(options, seats);
+    let mut state = Tikal::initial_state(options, seats, Tikal::newest_rules_version());
     for event in events {
         Tikal::evolve(&mut state, event);
     }
@@ -24,7 +24,13 @@ pub fn fold(options: &TikalOptions, seats: u8, events: &[TikalEvent]) -> TikalSt
 /// A freshly set-up game and its log.
 pub fn new_game(seats: u8, auction: bool, seed: u64) -> (TikalState, Vec<TikalEvent>) {
     let options = TikalOptions { auction };
-    let events = Tikal::setup(&options, seats, &mut rng(seed)).expect("setup");
+    let events = Tikal::setup(
+        &options,
+        seats,
+        Tikal::newest_rules_version(),
+        &mut rng(seed),
+    )
+    .expect("setup");
     (fold(&options, seats, &events), events)
 }
 

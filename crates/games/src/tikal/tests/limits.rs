@@ -59,7 +59,12 @@ fn placing(tile: &str) -> TikalState {
 #[test]
 fn setup_rejects_unsupported_player_counts() {
     for seats in [0, 1, 5] {
-        let result = Tikal::setup(&TikalOptions::default(), seats, &mut rng(1));
+        let result = Tikal::setup(
+            &TikalOptions::default(),
+            seats,
+            Tikal::newest_rules_version(),
+            &mut rng(1),
+        );
         assert_eq!(result.unwrap_err().code, "unsupported_player_count");
     }
 }

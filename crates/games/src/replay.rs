@@ -1,0 +1,197 @@
+//! Replaying a finished game's export with no server: fold its stored events, or re-derive
+//! every event from the revealed seed and the recorded actions and compare. The server's
+//! tests, the rules-version fixtures and offline verification all read exports through here.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::engine::{Outcome, Seat};
+use crate::{decode_seed, find_game_rules, rng_for, GameRules, ReplayError, Table};
+
+/// The parts of a `turnpost-game` export document that replaying needs (unknown fields are
+/// ignored, so every export format version with these fields reads).
+#[derive(Debug, Clone, Deserialize)]
+pub struct GameRecord {
+    pub kind: String,
+    pub rules_version: u32,
+    pub options: Value,
+    pub seats: Vec<Value>,
+    /// Hex-encoded 32-byte seed; only in the export of a finished game.
+    #[serde(default)]
+    pub seed: Option<String>,
+    #[serde(default)]
+    pub outcome: Option<Outcome>,
+    pub events: Vec<RecordedLogEvent>,
+    /// Only in the export of a finished game.
+    #[serde(default)]
+    pub actions: Option<Vec<RecordedAction>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct RecordedLogEvent {
+    pub seq: i64,
+    pub schema_version: u32,
+    pub payload: Value,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct RecordedAction {
+    pub first_seq: i64,
+    pub last_seq: i64,
+    pub seat: Seat,
+    pub action: Value,
+}
+
+/// Where a replay parted from the record.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Divergence {
+    #[error("the record cannot be replayed: {0}")]
+    Unreadable(String),
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    #[error("the recorded action that starts at seq {seq} is refused: {reason}")]
+    ActionRefused { seq: i64, reason: String },
+    #[error("seq {seq}: the record has {recorded}, the replay {replayed}")]
+    EventDiffers {
+        seq: i64,
+        recorded: String,
+        replayed: String,
+    },
+    #[error("the outcome differs: the record has {recorded:?}, the replay {replayed:?}")]
+    OutcomeDiffers {
+        recorded: Option<Outcome>,
+        replayed: Option<Outcome>,
+    },
+}
+
+impl GameRecord {
+    pub fn from_json(text: &str) -> Result<GameRecord, Divergence> {
+        serde_json::from_str(text).map_err(|error| Divergence::Unreadable(error.to_string()))
+    }
+
+    fn rules(&self) -> Result<&'static dyn GameRules, Divergence> {
+        find_game_rules(&self.kind)
+            .ok_or_else(|| Divergence::Unreadable(format!("unknown game kind {:?}", self.kind)))
+    }
+
+    fn seat_count(&self) -> Result<u8, Divergence> {
+        u8::try_from(self.seats.len())
+            .map_err(|_| Divergence::Unreadable("too many seats".to_owned()))
+    }
+
+    fn empty_table(&self) -> Result<Box<dyn Table>, Divergence> {
+        Ok(self
+            .rules()?
+            .new_table(&self.options, self.seat_count()?, self.rules_version)?)
+    }
+
+    /// The state after every stored event, folded under the record's rules version.
+    pub fn fold(&self) -> Result<Box<dyn Table>, Divergence> {
+        let mut table = self.empty_table()?;
+        for event in &self.events {
+            table.apply(&event.payload.to_string(), event.schema_version)?;
+        }
+        Ok(table)
+    }
+
+    /// Re-derives the whole log from the seed, the options and the actions under the
+    /// record's rules version, and checks that it equals the stored log event for event and
+    /// ends in the recorded outcome. Returns that outcome.
+    pub fn replay(&self) -> Result<Outcome, Divergence> {
+        let rules = self.rules()?;
+        let seats = self.seat_count()?;
+        let seed = self
+            .seed
+            .as_deref()
+            .and_then(decode_seed)
+            .ok_or_else(|| Divergence::Unreadable("no 32-byte hex seed".to_owned()))?;
+        let actions = self
+            .actions
+            .as_ref()
+            .ok_or_else(|| Divergence::Unreadable("no recorded actions".to_owned()))?;
+        let mut table = self.empty_table()?;
+        let mut replayed = Vec::with_capacity(self.events.len());
+        let opening = rules
+            .setup(
+                &self.options,
+                seats,
+                self.rules_version,
+                &mut rng_for(seed, 0),
+            )
+            .map_err(|refusal| Divergence::Unreadable(format!("set-up refused: {refusal}")))?;
+        self.take(rules, &mut *table, &mut replayed, opening)?;
+        for action in actions {
+            if action.first_seq != replayed.len() as i64 + 1 {
+                return Err(Divergence::EventDiffers {
+                    seq: replayed.len() as i64 + 1,
+                    recorded: format!("an action starting at seq {}", action.first_seq),
+                    replayed: "the next action's events".to_owned(),
+                });
+            }
+            let rng = &mut rng_for(seed, action.first_seq as u64);
+            let (_, events) =
+                table
+                    .decide(action.seat, &action.action, rng)
+                    .map_err(|refusal| Divergence::ActionRefused {
+                        seq: action.first_seq,
+                        reason: format!("{refusal:?}"),
+                    })?;
+            self.take(rules, &mut *table, &mut replayed, events)?;
+            if replayed.len() as i64 != action.last_seq {
+                return Err(Divergence::EventDiffers {
+                    seq: replayed.len() as i64,
+                    recorded: format!("the action's last event at seq {}", action.last_seq),
+                    replayed: "another number of events".to_owned(),
+                });
+            }
+        }
+        if replayed.len() != self.events.len() {
+            return Err(Divergence::EventDiffers {
+                seq: replayed.len().min(self.events.len()) as i64 + 1,
+                recorded: format!("{} events", self.events.len()),
+                replayed: format!("{} events", replayed.len()),
+            });
+        }
+        let outcome = table.outcome();
+        if outcome != self.outcome {
+            return Err(Divergence::OutcomeDiffers {
+                recorded: self.outcome.clone(),
+                replayed: outcome,
+            });
+        }
+        outcome.ok_or(Divergence::OutcomeDiffers {
+            recorded: None,
+            replayed: None,
+        })
+    }
+
+    /// Applies freshly decided events, checking each against the stored one at its seq (read
+    /// in today's schema).
+    fn take(
+        &self,
+        rules: &dyn GameRules,
+        table: &mut dyn Table,
+        replayed: &mut Vec<Value>,
+        events: Vec<crate::RecordedEvent>,
+    ) -> Result<(), Divergence> {
+        for event in events {
+            let seq = replayed.len() as i64 + 1;
+            let recorded = match self.events.get(replayed.len()) {
+                Some(stored) if stored.seq == seq => {
+                    Some(rules.upcast(stored.schema_version, stored.payload.clone())?)
+                }
+                _ => None,
+            };
+            if recorded.as_ref() != Some(&event.payload) {
+                return Err(Divergence::EventDiffers {
+                    seq,
+                    recorded: recorded.map_or("nothing".to_owned(), |e| e.to_string()),
+                    replayed: event.payload.to_string(),
+                });
+            }
+            table.apply(&event.payload.to_string(), rules.event_schema_version())?;
+            replayed.push(event.payload);
+        }
+        Ok(())
+    }
+}

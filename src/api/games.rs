@@ -172,6 +172,7 @@ pub struct JoinGame {
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_not_open`, `already_seated`, `seat_taken`, `game_full`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_seat`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/games/{id}/seats")]
 pub async fn join_game(

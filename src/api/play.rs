@@ -32,6 +32,7 @@ pub struct ViewQuery {
         (status = 200, body = ViewOut),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_not_started`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`seq_out_of_range`", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -76,6 +77,7 @@ pub struct LegalActions {
         (status = 200, body = LegalActions),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/v1/games/{id}/legal-actions")]
 pub async fn get_legal_actions(
@@ -124,6 +126,7 @@ pub struct PostAction {
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_a_player`, `not_your_seat`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`stale_seq` (with `current_seq`), `game_not_started`, `game_finished`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`not_your_turn`, `malformed_action`, `illegal_action` (with the game's `rule` code), `idempotency_key_reused`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -185,6 +188,7 @@ pub struct EventLog {
         (status = 200, body = EventLog),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/v1/games/{id}/events")]
 pub async fn list_events(
@@ -253,6 +257,7 @@ pub struct ExportedAction {
         (status = 200, body = GameExport),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/v1/games/{id}/export")]
 pub async fn export_game(

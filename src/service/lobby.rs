@@ -229,6 +229,8 @@ fn start_if_full(conn: &mut DbConnection, game_id: &str, now: i64) -> Result<(),
     {
         return Ok(());
     }
+    // Refuses a rules version this build cannot play before anything is decided.
+    let mut table = game.empty_table()?;
     let events = game
         .rules
         .setup(
@@ -238,7 +240,6 @@ fn start_if_full(conn: &mut DbConnection, game_id: &str, now: i64) -> Result<(),
             &mut rng_for(game.seed()?, 0),
         )
         .map_err(|error| ApiError::Internal(format!("set-up failed: {error}")))?;
-    let mut table = game.empty_table()?;
     let append = game.append_after(table.as_mut(), events, None, now, None)?;
     store::append(conn, &append)?;
     Ok(())

@@ -27,6 +27,20 @@ async fn game_kinds_describe_every_game(app: &TestApp) {
         kinds.as_array().unwrap().len(),
         turnpost::games::all_games().len()
     );
+    for kind in kinds.as_array().unwrap() {
+        let versions = kind["rules_versions"].as_array().expect("rules_versions");
+        assert_eq!(versions[0]["version"], 1, "{}", kind["kind"]);
+        assert_eq!(
+            versions.last().unwrap()["version"],
+            kind["rules_version"],
+            "new {} games start on the newest version",
+            kind["kind"]
+        );
+        for version in versions {
+            assert!(!version["changes"].as_str().unwrap().is_empty());
+            assert_eq!(version["date"].as_str().unwrap().len(), 10);
+        }
+    }
 }
 
 async fn creating_joining_and_listing_games(app: &TestApp) {
@@ -338,7 +352,40 @@ async fn corrupt_stored_data_is_an_internal_error(app: &TestApp) {
         .expect_problem(500, "internal_error");
 }
 
+/// A game started under a rules version this build cannot play (a newer server wrote it)
+/// is refused with a clear 503, never folded under other rules, and nothing is written.
+async fn a_rules_version_this_server_cannot_play_is_refused(app: &TestApp) {
+    let alice = app.register("alice").await;
+    let bob = app.register("bob").await;
+    let id = app
+        .new_game("tikal", json!({}), &[alice.clone(), bob])
+        .await;
+    let before = app.get(&alice, &format!("/v1/games/{id}")).await.json();
+    app.execute_sql(&format!(
+        "UPDATE games SET rules_version = 99 WHERE id = '{id}'"
+    ));
+    for path in ["view", "legal-actions", "events", "export"] {
+        let problem = app
+            .get(&alice, &format!("/v1/games/{id}/{path}"))
+            .await
+            .expect_problem(503, "unsupported_rules_version");
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("99") && detail.contains("tikal"),
+            "{detail}"
+        );
+    }
+    let body = json!({"expected_seq": before["current_seq"], "action": {"type": "end_turn"}});
+    app.post(&alice, &format!("/v1/games/{id}/actions"), &body)
+        .await
+        .expect_problem(503, "unsupported_rules_version");
+    let after = app.get(&alice, &format!("/v1/games/{id}")).await.json();
+    assert_eq!(after["current_seq"], before["current_seq"]);
+    assert_eq!(after["rules_version"], 99);
+}
+
 on_both_backends!(
+    a_rules_version_this_server_cannot_play_is_refused,
     corrupt_stored_data_is_an_internal_error,
     game_kinds_describe_every_game,
     creating_joining_and_listing_games,

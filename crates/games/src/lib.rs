@@ -59,3 +59,16 @@ pub fn rng_for(seed: [u8; 32], seq: u64) -> ChaCha20Rng {
     rng.set_stream(seq);
     rng
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_round_trip_through_hex() {
+        let seed: [u8; 32] = std::array::from_fn(|index| (index * 7) as u8);
+        assert_eq!(decode_seed(&encode_seed(&seed)), Some(seed));
+        assert_eq!(decode_seed("zz"), None);
+        assert_eq!(decode_seed(&"é".repeat(32)), None);
+    }
+}

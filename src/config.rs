@@ -57,9 +57,54 @@ pub struct Config {
     /// Number of HTTP worker threads (default: one per core).
     #[arg(long, env = "TURNPOST_WORKERS")]
     pub workers: Option<usize>,
+
+    /// Password hashes computed at once (each holds `--password-memory-kib` of memory;
+    /// default: one per core).
+    #[arg(long, env = "TURNPOST_PASSWORD_HASHES")]
+    pub password_hashes: Option<usize>,
+
+    /// Sign-ins and registrations that may wait for a hash; more get 503 `server_busy`.
+    #[arg(long, env = "TURNPOST_PASSWORD_QUEUE", default_value_t = 64)]
+    pub password_queue: usize,
+
+    /// Memory of one argon2id password hash, in KiB (OWASP: 19456).
+    #[arg(long, env = "TURNPOST_PASSWORD_MEMORY_KIB", default_value_t = 19 * 1024)]
+    pub password_memory_kib: u32,
 }
 
 impl Config {
+    /// Every setting at its default, as with no flags and no environment (for tests).
+    pub fn defaults() -> Config {
+        Config {
+            bind: "127.0.0.1:8080".into(),
+            data_dir: PathBuf::from("data"),
+            database_url: None,
+            jwt_secret: None,
+            token_ttl_seconds: 7 * 24 * 3600,
+            log: "info".into(),
+            workers: None,
+            password_hashes: None,
+            password_queue: 64,
+            password_memory_kib: 19 * 1024,
+        }
+    }
+
+    pub fn password_limits(&self) -> crate::auth::PasswordLimits {
+        crate::auth::PasswordLimits {
+            parallel: self.password_hashes.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
+            }),
+            queue: self.password_queue,
+        }
+    }
+
+    pub fn password_cost(&self) -> crate::auth::PasswordCost {
+        crate::auth::PasswordCost {
+            memory_kib: self.password_memory_kib,
+            ..crate::auth::PasswordCost::default()
+        }
+    }
+
     pub fn database_url(&self) -> String {
         self.database_url.clone().unwrap_or_else(|| {
             self.data_dir
@@ -107,6 +152,17 @@ mod tests {
             mask_password("data/turnpost.sqlite"),
             "data/turnpost.sqlite"
         );
+    }
+
+    #[test]
+    fn the_defaults_are_what_clap_gives_with_no_flags() {
+        let environment_sets_some = std::env::vars()
+            .any(|(name, _)| name.starts_with("TURNPOST_") || name == "DATABASE_URL");
+        if environment_sets_some {
+            return;
+        }
+        let parsed = Cli::try_parse_from(["turnpost"]).unwrap().config;
+        assert_eq!(format!("{parsed:?}"), format!("{:?}", Config::defaults()));
     }
 
     #[test]

@@ -60,6 +60,19 @@ pub enum ApiError {
         detail: String,
         rule: Option<&'static str>,
     },
+    /// A limit on how often a client may do something was reached.
+    #[error("{detail}")]
+    TooManyRequests {
+        code: &'static str,
+        detail: String,
+        retry_after_seconds: u64,
+    },
+    /// The server sheds load it cannot take now (e.g. the password-hash queue is full).
+    #[error("{detail}")]
+    Busy {
+        detail: String,
+        retry_after_seconds: u64,
+    },
     #[error("database unavailable: {0}")]
     Unavailable(String),
     /// The game was started under a rules version this build cannot play (a newer server
@@ -128,6 +141,22 @@ impl ApiError {
         ApiError::not_found("game_not_found", format!("there is no game {id:?}"))
     }
 
+    /// When a client may try again, for the `Retry-After` header.
+    pub fn retry_after_seconds(&self) -> Option<u64> {
+        match self {
+            ApiError::TooManyRequests {
+                retry_after_seconds,
+                ..
+            }
+            | ApiError::Busy {
+                retry_after_seconds,
+                ..
+            } => Some(*retry_after_seconds),
+            ApiError::Unavailable(_) => Some(1),
+            _ => None,
+        }
+    }
+
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
@@ -138,9 +167,10 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::Unavailable(_) | ApiError::UnsupportedRulesVersion(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Unavailable(_)
+            | ApiError::Busy { .. }
+            | ApiError::UnsupportedRulesVersion(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -170,6 +200,8 @@ impl ApiError {
                 None,
                 None,
             ),
+            ApiError::TooManyRequests { code, detail, .. } => (*code, detail.clone(), None, None),
+            ApiError::Busy { detail, .. } => ("server_busy", detail.clone(), None, None),
             ApiError::UnsupportedRulesVersion(detail) => {
                 ("unsupported_rules_version", detail.clone(), None, None)
             }
@@ -207,6 +239,9 @@ impl ResponseError for ApiError {
         let mut response = HttpResponse::build(self.status());
         if let ApiError::MethodNotAllowed { allow, .. } = self {
             response.insert_header((actix_web::http::header::ALLOW, allow.as_str()));
+        }
+        if let Some(seconds) = self.retry_after_seconds() {
+            response.insert_header((actix_web::http::header::RETRY_AFTER, seconds.to_string()));
         }
         response
             .content_type("application/problem+json")

@@ -8,7 +8,7 @@ use actix_web::middleware::{ErrorHandlers, Logger};
 use actix_web::{web, App, HttpServer};
 
 use crate::api;
-use crate::auth::{load_or_create_secret, TokenKeys};
+use crate::auth::{load_or_create_secret, Passwords, TokenKeys};
 use crate::config::Config;
 use crate::store::Db;
 
@@ -18,6 +18,8 @@ pub enum StartError {
     Database(#[from] crate::store::StoreError),
     #[error("JWT secret: {0}")]
     Secret(std::io::Error),
+    #[error("{0}")]
+    Passwords(String),
     #[error("cannot listen on {address}: {source}")]
     Bind {
         address: String,
@@ -38,6 +40,14 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     let secret = load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)
         .map_err(StartError::Secret)?;
     let keys = web::Data::new(TokenKeys::new(&secret, config.token_ttl_seconds));
+    let passwords = web::Data::new(
+        Passwords::new(config.password_cost(), config.password_limits())
+            .map_err(StartError::Passwords)?,
+    );
+    tracing::info!(
+        memory_bound_mib = passwords.memory_bound() / (1024 * 1024),
+        "password hashing"
+    );
     let listener = TcpListener::bind(&config.bind).map_err(|source| StartError::Bind {
         address: config.bind.clone(),
         source,
@@ -50,6 +60,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         App::new()
             .app_data(db.clone())
             .app_data(keys.clone())
+            .app_data(passwords.clone())
             .wrap(ErrorHandlers::new().default_handler(api::problem_for_foreign_errors))
             .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
             .configure(api::configure)

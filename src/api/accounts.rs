@@ -4,8 +4,7 @@ use actix_web::{post, web, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::blocking;
-use crate::auth::TokenKeys;
+use crate::auth::{Passwords, TokenKeys};
 use crate::error::{ApiError, Problem};
 use crate::service::{accounts, format_time, now_millis};
 use crate::store::Db;
@@ -55,11 +54,17 @@ pub struct TokenIssued {
 #[post("/v1/accounts")]
 pub async fn create_account(
     db: web::Data<Db>,
+    passwords: web::Data<Passwords>,
     body: web::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let credentials = body.into_inner();
-    let account =
-        blocking(move || accounts::register(&db, &credentials.name, &credentials.password)).await?;
+    let account = accounts::register(
+        db.into_inner(),
+        &passwords,
+        credentials.name,
+        credentials.password,
+    )
+    .await?;
     Ok(HttpResponse::Created().json(AccountCreated {
         id: account.id,
         name: account.name,
@@ -80,11 +85,17 @@ pub async fn create_account(
 pub async fn create_token(
     db: web::Data<Db>,
     keys: web::Data<TokenKeys>,
+    passwords: web::Data<Passwords>,
     body: web::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let credentials = body.into_inner();
-    let user =
-        blocking(move || accounts::sign_in(&db, &credentials.name, &credentials.password)).await?;
+    let user = accounts::sign_in(
+        db.into_inner(),
+        &passwords,
+        credentials.name,
+        credentials.password,
+    )
+    .await?;
     let now = (now_millis() / 1000) as u64;
     let issued = keys.issue(&user, now)?;
     Ok(HttpResponse::Ok().json(TokenIssued {

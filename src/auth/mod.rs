@@ -8,7 +8,7 @@ use std::future::{ready, Ready};
 
 use actix_web::{web, FromRequest, HttpRequest};
 
-pub use password::{hash_password, verify_password};
+pub use password::{PasswordCost, PasswordLimits, Passwords};
 pub use token::{load_or_create_secret, IssuedToken, TokenKeys};
 
 use crate::error::ApiError;

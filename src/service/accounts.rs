@@ -1,7 +1,9 @@
 //! Registering accounts and signing in.
 
+use std::sync::Arc;
+
 use super::{now_millis, random_id};
-use crate::auth::{hash_password, verify_password, AuthUser};
+use crate::auth::{AuthUser, Passwords};
 use crate::error::ApiError;
 use crate::store::{self, Account, Db, StoreError};
 
@@ -14,13 +16,17 @@ pub struct Registered {
     pub created_at: i64,
 }
 
-/// Checks a name and password against the account rules.
-fn validate(name: &str, password: &str) -> Result<(), ApiError> {
-    let name_ok = (1..=32).contains(&name.chars().count())
+/// Whether `name` is one an account may have: 1 to 32 letters, digits, `_`, `-`, `.`.
+fn is_valid_name(name: &str) -> bool {
+    (1..=32).contains(&name.chars().count())
         && name
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if !name_ok {
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// Checks a name and password against the account rules.
+fn validate(name: &str, password: &str) -> Result<(), ApiError> {
+    if !is_valid_name(name) {
         return Err(ApiError::unprocessable(
             "invalid_name",
             "a name has 1 to 32 characters: letters, digits, `_`, `-` and `.`",
@@ -36,22 +42,31 @@ fn validate(name: &str, password: &str) -> Result<(), ApiError> {
 }
 
 /// Creates an account; names are unique regardless of case.
-pub fn register(db: &Db, name: &str, password: &str) -> Result<Registered, ApiError> {
-    validate(name, password)?;
+pub async fn register(
+    db: Arc<Db>,
+    passwords: &Passwords,
+    name: String,
+    password: String,
+) -> Result<Registered, ApiError> {
+    validate(&name, &password)?;
     let account = Account {
         id: random_id(12),
         name_key: name.to_lowercase(),
-        name: name.to_owned(),
-        password_hash: hash_password(password)?,
+        name,
+        password_hash: passwords.hash(password).await?,
         created_at: now_millis(),
     };
-    db.write(|conn| store::insert_account(conn, &account))
-        .map_err(|error| match error {
-            StoreError::Duplicate => {
-                ApiError::conflict("name_taken", "that name is taken; pick another")
-            }
-            other => other.into(),
-        })?;
+    let account = actix_web::web::block(move || {
+        db.write(|conn| store::insert_account(conn, &account))
+            .map(|()| account)
+    })
+    .await?
+    .map_err(|error| match error {
+        StoreError::Duplicate => {
+            ApiError::conflict("name_taken", "that name is taken; pick another")
+        }
+        other => other.into(),
+    })?;
     Ok(Registered {
         id: account.id,
         name: account.name,
@@ -59,11 +74,26 @@ pub fn register(db: &Db, name: &str, password: &str) -> Result<Registered, ApiEr
     })
 }
 
-/// The account with this name and password.
-pub fn sign_in(db: &Db, name: &str, password: &str) -> Result<AuthUser, ApiError> {
-    let account = db.read(|conn| store::find_account_by_name(conn, name))?;
+/// The account with this name and password. Every refusal takes one password hash, whether
+/// the name exists or not, so the answer's timing does not tell which names are taken.
+pub async fn sign_in(
+    db: Arc<Db>,
+    passwords: &Passwords,
+    name: String,
+    password: String,
+) -> Result<AuthUser, ApiError> {
+    let account = if is_valid_name(&name) {
+        actix_web::web::block(move || db.read(|conn| store::find_account_by_name(conn, &name)))
+            .await??
+    } else {
+        None
+    };
+    let stored = account
+        .as_ref()
+        .map(|account| account.password_hash.clone());
+    let matches = passwords.verify(password, stored).await?;
     match account {
-        Some(account) if verify_password(password, &account.password_hash) => Ok(AuthUser {
+        Some(account) if matches => Ok(AuthUser {
             account_id: account.id,
             name: account.name,
         }),

@@ -101,6 +101,7 @@ impl TestApp {
             token_ttl_seconds: 3600,
             log: "warn".into(),
             workers: Some(2),
+            ..Config::defaults()
         };
         let (sender, receiver) = std::sync::mpsc::channel();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

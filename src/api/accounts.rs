@@ -1,12 +1,14 @@
 //! Accounts and the bearer tokens that prove them.
 
-use actix_web::{post, web, HttpResponse};
+use actix_web::{delete, post, web, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::{Passwords, TokenKeys};
+use super::blocking;
+use crate::auth::{AuthUser, Passwords, TokenKeys};
 use crate::error::{ApiError, Problem};
-use crate::service::{accounts, format_time, now_millis};
+use crate::service::accounts::{self, SignedIn};
+use crate::service::{format_time, now_millis};
 use crate::store::Db;
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -89,22 +91,83 @@ pub async fn create_token(
     body: web::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let credentials = body.into_inner();
-    let user = accounts::sign_in(
+    let signed_in = accounts::sign_in(
         db.into_inner(),
         &passwords,
         credentials.name,
         credentials.password,
     )
     .await?;
+    token_issued(&keys, signed_in)
+}
+
+fn token_issued(keys: &TokenKeys, signed_in: SignedIn) -> Result<HttpResponse, ApiError> {
     let now = (now_millis() / 1000) as u64;
-    let issued = keys.issue(&user, now)?;
+    let issued = keys.issue(&signed_in.user, signed_in.token_generation, now)?;
     Ok(HttpResponse::Ok().json(TokenIssued {
         token: issued.token,
         token_type: "Bearer".to_owned(),
         expires_at: issued.expires_at,
         account: super::models::AccountRef {
-            id: user.account_id,
-            name: user.name,
+            id: signed_in.user.account_id,
+            name: signed_in.user.name,
         },
     }))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordChange {
+    #[schema(example = "correct horse battery")]
+    pub current_password: String,
+    /// 8 to 128 characters.
+    #[schema(example = "battery staple horse")]
+    pub new_password: String,
+}
+
+/// Change your password.
+///
+/// Every token issued before is revoked (on every device); the answer carries a fresh one.
+#[utoipa::path(
+    post, path = "/v1/me/password", tag = "accounts",
+    request_body = PasswordChange,
+    responses(
+        (status = 200, description = "Changed; a fresh token", body = TokenIssued),
+        (status = 401, description = "`invalid_credentials` (the current password is wrong), `missing_token`, `invalid_token`, `token_expired`, `token_revoked`, `unknown_account`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_password`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`server_busy` (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/me/password")]
+pub async fn change_password(
+    db: web::Data<Db>,
+    keys: web::Data<TokenKeys>,
+    passwords: web::Data<Passwords>,
+    user: AuthUser,
+    body: web::Json<PasswordChange>,
+) -> Result<HttpResponse, ApiError> {
+    let change = body.into_inner();
+    let signed_in = accounts::change_password(
+        db.into_inner(),
+        &passwords,
+        &user,
+        change.current_password,
+        change.new_password,
+    )
+    .await?;
+    token_issued(&keys, signed_in)
+}
+
+/// Sign out everywhere: revoke every token of your account, this one included.
+#[utoipa::path(
+    delete, path = "/v1/me/tokens", tag = "accounts",
+    responses(
+        (status = 204, description = "Every token of the account is revoked"),
+        (status = 401, description = "`missing_token`, `invalid_token`, `token_expired`, `token_revoked`, `unknown_account`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[delete("/v1/me/tokens")]
+pub async fn revoke_tokens(db: web::Data<Db>, user: AuthUser) -> Result<HttpResponse, ApiError> {
+    blocking(move || accounts::revoke_all_tokens(&db, &user)).await?;
+    Ok(HttpResponse::NoContent().finish())
 }

@@ -29,6 +29,8 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::health::readyz,
         super::accounts::create_account,
         super::accounts::create_token,
+        super::accounts::change_password,
+        super::accounts::revoke_tokens,
         super::kinds::list_game_kinds,
         super::games::create_game,
         super::games::list_games,

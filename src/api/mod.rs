@@ -39,6 +39,8 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(docs::swagger_ui())
         .service(accounts::create_account)
         .service(accounts::create_token)
+        .service(accounts::change_password)
+        .service(accounts::revoke_tokens)
         .service(kinds::list_game_kinds)
         .service(games::create_game)
         .service(games::list_games)

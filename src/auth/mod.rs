@@ -4,14 +4,16 @@
 mod password;
 mod token;
 
-use std::future::{ready, Ready};
+use std::future::Future;
+use std::pin::Pin;
 
 use actix_web::{web, FromRequest, HttpRequest};
 
 pub use password::{PasswordCost, PasswordLimits, Passwords};
-pub use token::{load_or_create_secret, IssuedToken, TokenKeys};
+pub use token::{load_or_create_secret, IssuedToken, SignedToken, TokenKeys};
 
 use crate::error::ApiError;
+use crate::store::Db;
 
 /// The account behind a valid bearer token. Taking it as a handler argument makes the route
 /// answer 401 to anyone without one.
@@ -23,14 +25,22 @@ pub struct AuthUser {
 
 impl FromRequest for AuthUser {
     type Error = ApiError;
-    type Future = Ready<Result<Self, Self::Error>>;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
+    /// The signature is checked at once; then the database must still know the account at
+    /// the token's generation, so a deleted account or "sign out everywhere" revokes it.
     fn from_request(request: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        ready(authenticate(request))
+        let signed = signed_token(request);
+        let db = request.app_data::<web::Data<Db>>().cloned();
+        Box::pin(async move {
+            let signed = signed?;
+            let db = db.ok_or_else(|| ApiError::Internal("no database is configured".into()))?;
+            web::block(move || crate::service::accounts::authenticate(&db, signed)).await?
+        })
     }
 }
 
-fn authenticate(request: &HttpRequest) -> Result<AuthUser, ApiError> {
+fn signed_token(request: &HttpRequest) -> Result<SignedToken, ApiError> {
     let keys = request
         .app_data::<web::Data<TokenKeys>>()
         .ok_or_else(|| ApiError::Internal("token keys are not configured".into()))?;

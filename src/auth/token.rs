@@ -12,8 +12,19 @@ struct Claims {
     /// The account id.
     sub: String,
     name: String,
+    /// The account's token generation when the token was issued.
+    #[serde(default)]
+    gen: i32,
     iat: u64,
     exp: u64,
+}
+
+/// A token whose signature and expiry are good; whether its account still exists and has
+/// not revoked it is for the database to say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignedToken {
+    pub user: AuthUser,
+    pub generation: i32,
 }
 
 /// Signs and checks HS256 bearer tokens.
@@ -38,11 +49,17 @@ impl TokenKeys {
         }
     }
 
-    pub fn issue(&self, user: &AuthUser, now_seconds: u64) -> Result<IssuedToken, ApiError> {
+    pub fn issue(
+        &self,
+        user: &AuthUser,
+        generation: i32,
+        now_seconds: u64,
+    ) -> Result<IssuedToken, ApiError> {
         let expires_at = now_seconds + self.ttl_seconds;
         let claims = Claims {
             sub: user.account_id.clone(),
             name: user.name.clone(),
+            gen: generation,
             iat: now_seconds,
             exp: expires_at,
         };
@@ -51,14 +68,17 @@ impl TokenKeys {
         Ok(IssuedToken { token, expires_at })
     }
 
-    pub fn verify(&self, token: &str) -> Result<AuthUser, ApiError> {
+    pub fn verify(&self, token: &str) -> Result<SignedToken, ApiError> {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 0;
         validation.set_required_spec_claims(&["exp", "sub"]);
         match decode::<Claims>(token, &self.decoding, &validation) {
-            Ok(data) => Ok(AuthUser {
-                account_id: data.claims.sub,
-                name: data.claims.name,
+            Ok(data) => Ok(SignedToken {
+                user: AuthUser {
+                    account_id: data.claims.sub,
+                    name: data.claims.name,
+                },
+                generation: data.claims.gen,
             }),
             Err(error)
                 if matches!(
@@ -143,8 +163,10 @@ mod tests {
     #[test]
     fn an_issued_token_verifies_with_the_same_secret_only() {
         let keys = TokenKeys::new(b"secret one", 60);
-        let issued = keys.issue(&user(), now()).unwrap();
-        assert_eq!(keys.verify(&issued.token).unwrap(), user());
+        let issued = keys.issue(&user(), 3, now()).unwrap();
+        let signed = keys.verify(&issued.token).unwrap();
+        assert_eq!(signed.user, user());
+        assert_eq!(signed.generation, 3);
         let other = TokenKeys::new(b"secret two", 60);
         assert!(matches!(
             other.verify(&issued.token),
@@ -158,7 +180,7 @@ mod tests {
     #[test]
     fn an_expired_token_is_refused_as_expired() {
         let keys = TokenKeys::new(b"secret", 10);
-        let issued = keys.issue(&user(), now() - 100).unwrap();
+        let issued = keys.issue(&user(), 0, now() - 100).unwrap();
         assert!(matches!(
             keys.verify(&issued.token),
             Err(ApiError::Unauthorized {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::{now_millis, random_id};
-use crate::auth::{AuthUser, Passwords};
+use crate::auth::{AuthUser, Passwords, SignedToken};
 use crate::error::ApiError;
 use crate::store::{self, Account, Db, StoreError};
 
@@ -32,12 +32,91 @@ fn validate(name: &str, password: &str) -> Result<(), ApiError> {
             "a name has 1 to 32 characters: letters, digits, `_`, `-` and `.`",
         ));
     }
+    validate_password(password)
+}
+
+fn validate_password(password: &str) -> Result<(), ApiError> {
     if !(8..=128).contains(&password.chars().count()) {
         return Err(ApiError::unprocessable(
             "invalid_password",
             "a password has 8 to 128 characters",
         ));
     }
+    Ok(())
+}
+
+/// A signed-in account with the token generation its new tokens carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignedIn {
+    pub user: AuthUser,
+    pub token_generation: i32,
+}
+
+/// The account behind a well-signed token, if it still exists and has not revoked the
+/// token's generation since.
+pub fn authenticate(db: &Db, signed: SignedToken) -> Result<AuthUser, ApiError> {
+    let account = db.read(|conn| store::find_account_by_id(conn, &signed.user.account_id))?;
+    match account {
+        None => Err(unknown_account()),
+        Some(account) if account.token_generation != signed.generation => Err(
+            ApiError::unauthorized("token_revoked", "this token was revoked; sign in again"),
+        ),
+        Some(account) => Ok(AuthUser {
+            account_id: account.id,
+            name: account.name,
+        }),
+    }
+}
+
+fn unknown_account() -> ApiError {
+    ApiError::unauthorized(
+        "unknown_account",
+        "the token's account does not exist (any more); register again",
+    )
+}
+
+/// Replaces the password after checking the current one; every token issued before is
+/// revoked. Returns the generation of the tokens issued from now on.
+pub async fn change_password(
+    db: Arc<Db>,
+    passwords: &Passwords,
+    user: &AuthUser,
+    current: String,
+    new: String,
+) -> Result<SignedIn, ApiError> {
+    validate_password(&new)?;
+    let id = user.account_id.clone();
+    let reader = Arc::clone(&db);
+    let account =
+        actix_web::web::block(move || reader.read(|conn| store::find_account_by_id(conn, &id)))
+            .await??
+            .ok_or_else(unknown_account)?;
+    if !passwords
+        .verify(current, Some(account.password_hash))
+        .await?
+    {
+        return Err(ApiError::unauthorized(
+            "invalid_credentials",
+            "the current password is not right",
+        ));
+    }
+    let hash = passwords.hash(new).await?;
+    let id = user.account_id.clone();
+    let generation = actix_web::web::block(move || {
+        db.write(|conn| store::revoke_tokens(conn, &id, Some(&hash)))
+    })
+    .await??
+    .ok_or_else(unknown_account)?;
+    Ok(SignedIn {
+        user: user.clone(),
+        token_generation: generation,
+    })
+}
+
+/// Revokes every token of the account ("sign out everywhere").
+pub fn revoke_all_tokens(db: &Db, user: &AuthUser) -> Result<(), ApiError> {
+    db.write(|conn| store::revoke_tokens(conn, &user.account_id, None))?
+        .ok_or_else(unknown_account)?;
     Ok(())
 }
 
@@ -55,6 +134,7 @@ pub async fn register(
         name,
         password_hash: passwords.hash(password).await?,
         created_at: now_millis(),
+        token_generation: 0,
     };
     let account = actix_web::web::block(move || {
         db.write(|conn| store::insert_account(conn, &account))
@@ -81,7 +161,7 @@ pub async fn sign_in(
     passwords: &Passwords,
     name: String,
     password: String,
-) -> Result<AuthUser, ApiError> {
+) -> Result<SignedIn, ApiError> {
     let account = if is_valid_name(&name) {
         actix_web::web::block(move || db.read(|conn| store::find_account_by_name(conn, &name)))
             .await??
@@ -93,9 +173,12 @@ pub async fn sign_in(
         .map(|account| account.password_hash.clone());
     let matches = passwords.verify(password, stored).await?;
     match account {
-        Some(account) if matches => Ok(AuthUser {
-            account_id: account.id,
-            name: account.name,
+        Some(account) if matches => Ok(SignedIn {
+            user: AuthUser {
+                account_id: account.id,
+                name: account.name,
+            },
+            token_generation: account.token_generation,
         }),
         _ => Err(ApiError::unauthorized(
             "invalid_credentials",

@@ -11,6 +11,9 @@ pub struct Account {
     pub name_key: String,
     pub password_hash: String,
     pub created_at: i64,
+    /// Tokens issued before the last password change or "sign out everywhere" carry an
+    /// older generation and are refused.
+    pub token_generation: i32,
 }
 
 /// Inserts a new account; [`StoreError::Duplicate`] when the name is taken (in any case).
@@ -20,6 +23,44 @@ pub fn insert_account(conn: &mut DbConnection, account: &Account) -> Result<(), 
         .execute(conn)
         .map_err(StoreError::from_insert)?;
     Ok(())
+}
+
+pub fn find_account_by_id(
+    conn: &mut DbConnection,
+    id: &str,
+) -> Result<Option<Account>, StoreError> {
+    Ok(accounts::table
+        .find(id)
+        .select(Account::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Replaces the password hash (when given) and moves the account to the next token
+/// generation, which revokes every token issued so far; returns the new generation, `None`
+/// when there is no such account.
+pub fn revoke_tokens(
+    conn: &mut DbConnection,
+    id: &str,
+    new_password_hash: Option<&str>,
+) -> Result<Option<i32>, StoreError> {
+    let bump = accounts::token_generation.eq(accounts::token_generation + 1);
+    let target = accounts::table.find(id);
+    let updated = match new_password_hash {
+        Some(hash) => diesel::update(target)
+            .set((bump, accounts::password_hash.eq(hash)))
+            .execute(conn)?,
+        None => diesel::update(target).set(bump).execute(conn)?,
+    };
+    if updated == 0 {
+        return Ok(None);
+    }
+    Ok(Some(
+        accounts::table
+            .find(id)
+            .select(accounts::token_generation)
+            .first(conn)?,
+    ))
 }
 
 pub fn find_account_by_name(

@@ -14,7 +14,9 @@ use diesel::prelude::*;
 use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
-pub use accounts::{find_account_by_name, insert_account, Account};
+pub use accounts::{
+    find_account_by_id, find_account_by_name, insert_account, revoke_tokens, Account,
+};
 pub use games::{
     append, find_action_by_key, find_game, insert_game, list_games, load_actions, load_events,
     load_seats, lock_open_game, take_seat, ActionRow, Append, Game, GameFilter, GameStatus,

@@ -7,6 +7,7 @@ diesel::table! {
         name_key -> Text,
         password_hash -> Text,
         created_at -> BigInt,
+        token_generation -> Integer,
     }
 }
 

@@ -2,7 +2,7 @@ use reqwest::Method;
 use serde_json::json;
 
 use crate::on_both_backends;
-use crate::util::TestApp;
+use crate::util::{Player, TestApp};
 
 async fn accounts_and_tokens(app: &TestApp) {
     let alice = app.register("alice").await;
@@ -169,7 +169,10 @@ async fn a_token_for_a_vanished_account_is_refused(app: &TestApp) {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs();
-    let token = keys.issue(&ghost, now).unwrap().token;
+    let token = keys.issue(&ghost, 0, now).unwrap().token;
+    app.request(Method::GET, "/v1/games", Some(&token), None, &[])
+        .await
+        .expect_problem(401, "unknown_account");
     let create = json!({"kind": "tikal", "seats": 2});
     app.request(Method::POST, "/v1/games", Some(&token), Some(&create), &[])
         .await
@@ -186,7 +189,73 @@ async fn a_token_for_a_vanished_account_is_refused(app: &TestApp) {
         .expect_problem(401, "unknown_account");
 }
 
+/// A password change revokes every older token and hands out a fresh one; "sign out
+/// everywhere" revokes every token, the caller's too.
+async fn password_changes_and_sign_out_everywhere_revoke_tokens(app: &TestApp) {
+    let alice = app.register("alice").await;
+    let laptop = app.sign_in("alice", "s3cret-pass").await;
+    let change =
+        |current: &str, new: &str| json!({"current_password": current, "new_password": new});
+    app.post(
+        &alice,
+        "/v1/me/password",
+        &change("wrong-password", "new-s3cret-pass"),
+    )
+    .await
+    .expect_problem(401, "invalid_credentials");
+    app.post(&alice, "/v1/me/password", &change("s3cret-pass", "short"))
+        .await
+        .expect_problem(422, "invalid_password");
+    app.get(&laptop, "/v1/games").await.expect_status(200);
+    let fresh = app
+        .post(
+            &alice,
+            "/v1/me/password",
+            &change("s3cret-pass", "new-s3cret-pass"),
+        )
+        .await
+        .expect_status(200)
+        .json();
+    for old in [&alice, &laptop] {
+        app.get(old, "/v1/games")
+            .await
+            .expect_problem(401, "token_revoked");
+    }
+    let fresh = Player {
+        token: fresh["token"].as_str().unwrap().to_owned(),
+    };
+    app.get(&fresh, "/v1/games").await.expect_status(200);
+    app.request(
+        Method::POST,
+        "/v1/tokens",
+        None,
+        Some(&json!({"name": "alice", "password": "s3cret-pass"})),
+        &[],
+    )
+    .await
+    .expect_problem(401, "invalid_credentials");
+    let phone = app.sign_in("alice", "new-s3cret-pass").await;
+
+    app.request(
+        Method::DELETE,
+        "/v1/me/tokens",
+        Some(&phone.token),
+        None,
+        &[],
+    )
+    .await
+    .expect_status(204);
+    for old in [&fresh, &phone] {
+        app.get(old, "/v1/games")
+            .await
+            .expect_problem(401, "token_revoked");
+    }
+    let again = app.sign_in("alice", "new-s3cret-pass").await;
+    app.get(&again, "/v1/games").await.expect_status(200);
+}
+
 on_both_backends!(
+    password_changes_and_sign_out_everywhere_revoke_tokens,
     accounts_and_tokens,
     health_and_unknown_routes,
     a_token_for_a_vanished_account_is_refused

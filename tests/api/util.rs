@@ -231,7 +231,7 @@ impl TestApp {
         }
     }
 
-    /// Creates an account and signs it in.
+    /// Creates an account (password `s3cret-pass`) and signs it in.
     pub async fn register(&self, name: &str) -> Player {
         let credentials = json!({"name": name, "password": "s3cret-pass"});
         self.request(
@@ -243,6 +243,12 @@ impl TestApp {
         )
         .await
         .expect_status(201);
+        self.sign_in(name, "s3cret-pass").await
+    }
+
+    /// A new token for an existing account.
+    pub async fn sign_in(&self, name: &str, password: &str) -> Player {
+        let credentials = json!({"name": name, "password": password});
         let token = self
             .request(
                 reqwest::Method::POST,

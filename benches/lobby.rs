@@ -25,6 +25,7 @@ fn account(index: usize) -> Account {
         name_key: format!("player{index}"),
         password_hash: "not a real hash".into(),
         created_at: 0,
+        token_generation: 0,
     }
 }
 

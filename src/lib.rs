@@ -4,13 +4,14 @@
 //! - [`store`]: the event store and the rest of the persistence (the only SQL).
 //! - [`service`]: what the API does with a game: fold its log, decide, append.
 //! - [`api`]: the HTTP handlers and the OpenAPI document.
-//! - [`auth`], [`config`], [`error`], [`server`]: the plumbing around them.
+//! - [`auth`], [`config`], [`error`], [`server`], [`private_files`]: the plumbing around them.
 
 pub mod api;
 pub mod auth;
 pub mod config;
 pub mod error;
 pub use turnpost_games as games;
+pub mod private_files;
 pub mod server;
 pub mod service;
 pub mod store;

@@ -17,7 +17,7 @@ pub enum StartError {
     #[error("database: {0}")]
     Database(#[from] crate::store::StoreError),
     #[error("JWT secret: {0}")]
-    Secret(std::io::Error),
+    Secret(String),
     #[error("{0}")]
     Passwords(String),
     #[error("cannot listen on {address}: {source}")]

@@ -99,47 +99,49 @@ impl TokenKeys {
     }
 }
 
-/// The configured secret, or the one kept in `<data_dir>/jwt-secret`, created on first use.
-/// The server never signs with a built-in constant.
-pub fn load_or_create_secret(
-    configured: Option<&str>,
-    data_dir: &Path,
-) -> std::io::Result<Vec<u8>> {
-    if let Some(secret) = configured.filter(|secret| !secret.is_empty()) {
+/// Shorter secrets can be guessed offline from any one token (HS256 keys want 256 bits).
+pub const MIN_SECRET_BYTES: usize = 32;
+
+/// The configured secret, or the one kept in `<data_dir>/jwt-secret`, created on first use
+/// (owner-only) and created again when that file is empty or too short. The server never
+/// signs with a built-in constant, and refuses a configured secret that is too short.
+pub fn load_or_create_secret(configured: Option<&str>, data_dir: &Path) -> Result<Vec<u8>, String> {
+    if let Some(secret) = configured {
+        if secret.len() < MIN_SECRET_BYTES {
+            return Err(format!(
+                "the configured secret (TURNPOST_JWT_SECRET or --jwt-secret) has {} bytes; it \
+                 needs at least {MIN_SECRET_BYTES} (e.g. `openssl rand -hex 32`), or leave it \
+                 unset to have one generated in the data directory",
+                secret.len()
+            ));
+        }
         return Ok(secret.as_bytes().to_vec());
     }
     let path = data_dir.join("jwt-secret");
+    let cannot =
+        |what: &str, error: std::io::Error| format!("cannot {what} {}: {error}", path.display());
     match std::fs::read_to_string(&path) {
-        Ok(existing) if !existing.trim().is_empty() => {
+        Ok(existing) if existing.trim().len() >= MIN_SECRET_BYTES => {
             return Ok(existing.trim().as_bytes().to_vec())
         }
-        Ok(_) => {}
+        Ok(_) => tracing::warn!(
+            path = %path.display(),
+            "the generated secret file is empty or too short; generating a new secret \
+             (tokens issued before are no longer valid)"
+        ),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-        Err(error) => return Err(error),
+        Err(error) => return Err(cannot("read", error)),
     }
-    std::fs::create_dir_all(data_dir)?;
+    crate::private_files::create_dir(data_dir)
+        .map_err(|error| cannot("create the directory of", error))?;
     let mut bytes = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
     let secret: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-    write_private(&path, &secret)?;
+    let mut file = crate::private_files::open_for_writing(&path, true)
+        .map_err(|error| cannot("write", error))?;
+    std::io::Write::write_all(&mut file, secret.as_bytes())
+        .map_err(|error| cannot("write", error))?;
     Ok(secret.into_bytes())
-}
-
-#[cfg(unix)]
-fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)?;
-    file.write_all(contents.as_bytes())
-}
-
-#[cfg(not(unix))]
-fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
-    std::fs::write(path, contents)
 }
 
 #[cfg(test)]
@@ -197,9 +199,34 @@ mod tests {
         let second = load_or_create_secret(None, dir.path()).unwrap();
         assert_eq!(first, second);
         assert_eq!(first.len(), 64);
+        let given = "g".repeat(MIN_SECRET_BYTES);
         assert_eq!(
-            load_or_create_secret(Some("given"), dir.path()).unwrap(),
-            b"given"
+            load_or_create_secret(Some(&given), dir.path()).unwrap(),
+            given.as_bytes()
         );
+    }
+
+    #[test]
+    fn an_empty_or_short_generated_secret_is_generated_again() {
+        let dir = tempfile::tempdir().unwrap();
+        for stale in ["", "\n", "short"] {
+            std::fs::write(dir.path().join("jwt-secret"), stale).unwrap();
+            let secret = load_or_create_secret(None, dir.path()).unwrap();
+            assert_eq!(secret.len(), 64);
+            assert_eq!(
+                std::fs::read(dir.path().join("jwt-secret")).unwrap(),
+                secret
+            );
+        }
+    }
+
+    #[test]
+    fn a_configured_secret_that_is_empty_or_short_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for short in ["", "x", &"x".repeat(MIN_SECRET_BYTES - 1)] {
+            let error = load_or_create_secret(Some(short), dir.path()).unwrap_err();
+            assert!(error.contains("at least 32"), "{error}");
+        }
+        assert!(!dir.path().join("jwt-secret").exists());
     }
 }

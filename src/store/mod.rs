@@ -92,6 +92,26 @@ impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
     }
 }
 
+/// The SQLite file holds password hashes and the seeds of running games: create it (and
+/// its directory) owner-only before SQLite does, whose journal files then take the same
+/// permissions.
+fn create_private_sqlite_file(path: &Path) -> Result<(), StoreError> {
+    let unavailable = |what: &Path, error: std::io::Error| {
+        StoreError::Unavailable(format!("cannot create {}: {error}", what.display()))
+    };
+    if let Some(parent) = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+    {
+        crate::private_files::create_dir(parent).map_err(|error| unavailable(parent, error))?;
+    }
+    if path.as_os_str() != ":memory:" {
+        crate::private_files::open_for_writing(path, false)
+            .map_err(|error| unavailable(path, error))?;
+    }
+    Ok(())
+}
+
 impl Db {
     /// Opens `url` (`postgres://...` or a SQLite file path, optionally prefixed `sqlite://`)
     /// and brings its schema up to date.
@@ -101,16 +121,7 @@ impl Db {
                 (Backend::Postgres, url.to_owned())
             } else {
                 let path = url.strip_prefix("sqlite://").unwrap_or(url);
-                if let Some(parent) = Path::new(path).parent() {
-                    if !parent.as_os_str().is_empty() {
-                        std::fs::create_dir_all(parent).map_err(|error| {
-                            StoreError::Unavailable(format!(
-                                "cannot create {}: {error}",
-                                parent.display()
-                            ))
-                        })?;
-                    }
-                }
+                create_private_sqlite_file(Path::new(path))?;
                 (Backend::Sqlite, path.to_owned())
             };
         // The pool's multi-backend connect hides why a connection failed; one direct

@@ -254,7 +254,29 @@ async fn password_changes_and_sign_out_everywhere_revoke_tokens(app: &TestApp) {
     app.get(&again, "/v1/games").await.expect_status(200);
 }
 
+/// The files the server creates hold password hashes, seeds and the signing key: they are
+/// its owner's alone.
+async fn data_files_are_owner_only(app: &TestApp) {
+    use std::os::unix::fs::PermissionsExt;
+    app.register("alice").await;
+    let mode = |name: &str| {
+        let path = app.data_dir().join(name);
+        path.exists()
+            .then(|| std::fs::metadata(&path).unwrap().permissions().mode() & 0o777)
+    };
+    assert_eq!(mode("jwt-secret"), Some(0o600));
+    // Only the SQLite backend keeps its database here.
+    for name in ["test.sqlite", "test.sqlite-wal", "test.sqlite-shm"] {
+        assert!(
+            matches!(mode(name), None | Some(0o600)),
+            "{name}: {:o}",
+            mode(name).unwrap()
+        );
+    }
+}
+
 on_both_backends!(
+    data_files_are_owner_only,
     password_changes_and_sign_out_everywhere_revoke_tokens,
     accounts_and_tokens,
     health_and_unknown_routes,

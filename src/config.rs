@@ -67,6 +67,11 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_PASSWORD_QUEUE", default_value_t = 64)]
     pub password_queue: usize,
 
+    /// How long a SQLite write waits for another process's lock, in milliseconds, before
+    /// the request is answered 503 `server_busy`.
+    #[arg(long, env = "TURNPOST_SQLITE_BUSY_TIMEOUT_MS", default_value_t = 5000)]
+    pub sqlite_busy_timeout_ms: u64,
+
     /// Memory of one argon2id password hash, in KiB (OWASP: 19456).
     #[arg(long, env = "TURNPOST_PASSWORD_MEMORY_KIB", default_value_t = 19 * 1024)]
     pub password_memory_kib: u32,
@@ -85,7 +90,14 @@ impl Config {
             workers: None,
             password_hashes: None,
             password_queue: 64,
+            sqlite_busy_timeout_ms: 5000,
             password_memory_kib: 19 * 1024,
+        }
+    }
+
+    pub fn db_options(&self) -> crate::store::DbOptions {
+        crate::store::DbOptions {
+            sqlite_busy_timeout: std::time::Duration::from_millis(self.sqlite_busy_timeout_ms),
         }
     }
 

@@ -280,6 +280,14 @@ impl From<StoreError> for ApiError {
                 "unknown_account",
                 "the token's account does not exist (any more); register again",
             ),
+            StoreError::Database(DieselError::DatabaseError(_, info))
+                if info.message().contains("database is locked") =>
+            {
+                ApiError::Busy {
+                    detail: "the database is busy; try again shortly".to_owned(),
+                    retry_after_seconds: 1,
+                }
+            }
             StoreError::Database(other) => ApiError::Internal(other.to_string()),
             StoreError::Corrupt(cause) => ApiError::Internal(cause),
         }

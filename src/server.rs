@@ -36,7 +36,7 @@ pub struct Running {
 /// Opens the database (running migrations), loads or creates the token secret and binds
 /// the listener. Blocking: call it before the async runtime serves requests.
 pub fn start(config: &Config) -> Result<Running, StartError> {
-    let db = web::Data::new(Db::open(&config.database_url())?);
+    let db = web::Data::new(Db::open_with(&config.database_url(), config.db_options())?);
     let secret = load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)
         .map_err(StartError::Secret)?;
     let keys = web::Data::new(TokenKeys::new(&secret, config.token_ttl_seconds));

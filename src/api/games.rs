@@ -102,6 +102,7 @@ pub struct GameList {
         (status = 200, body = GameList),
         (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_kind`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/v1/games")]
 pub async fn list_games(
@@ -116,6 +117,14 @@ pub async fn list_games(
             "invalid_query",
             "`limit` must be 1 to 200 and `offset` at least 0",
         ));
+    }
+    if let Some(kind) = query.kind.as_deref() {
+        crate::games::find_game_rules(kind).ok_or_else(|| {
+            ApiError::unprocessable(
+                "unknown_game_kind",
+                "`kind` must be a kind from GET /v1/game-kinds",
+            )
+        })?;
     }
     let request = GameQuery {
         mine: query.mine || query.my_turn,

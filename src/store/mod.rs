@@ -76,16 +76,35 @@ pub struct Db {
     sqlite_writer: Option<Mutex<()>>,
 }
 
+/// How the database is used beyond its URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DbOptions {
+    /// How long a SQLite write waits for another process's lock before the request is
+    /// answered 503 `server_busy`.
+    pub sqlite_busy_timeout: Duration,
+}
+
+impl Default for DbOptions {
+    fn default() -> Self {
+        DbOptions {
+            sqlite_busy_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
 #[derive(Debug)]
-struct SqlitePragmas;
+struct SqlitePragmas {
+    busy_timeout: Duration,
+}
 
 impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
         if let DbConnection::Sqlite(conn) = conn {
-            conn.batch_execute(
-                "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; \
+            conn.batch_execute(&format!(
+                "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = {}; \
                  PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
-            )
+                self.busy_timeout.as_millis()
+            ))
             .map_err(diesel::r2d2::Error::QueryError)?;
         }
         Ok(())
@@ -116,6 +135,10 @@ impl Db {
     /// Opens `url` (`postgres://...` or a SQLite file path, optionally prefixed `sqlite://`)
     /// and brings its schema up to date.
     pub fn open(url: &str) -> Result<Db, StoreError> {
+        Db::open_with(url, DbOptions::default())
+    }
+
+    pub fn open_with(url: &str, options: DbOptions) -> Result<Db, StoreError> {
         let (backend, target) =
             if url.starts_with("postgres://") || url.starts_with("postgresql://") {
                 (Backend::Postgres, url.to_owned())
@@ -137,7 +160,9 @@ impl Db {
             Backend::Postgres => builder.max_size(16).build(manager),
             Backend::Sqlite => builder
                 .max_size(8)
-                .connection_customizer(Box::new(SqlitePragmas))
+                .connection_customizer(Box::new(SqlitePragmas {
+                    busy_timeout: options.sqlite_busy_timeout,
+                }))
                 .build(manager),
         }
         .map_err(|error| StoreError::Unavailable(error.to_string()))?;
@@ -192,7 +217,10 @@ impl Db {
             .as_ref()
             .map(|lock| lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
         let mut conn = self.connection()?;
-        conn.transaction(|conn| work(conn))
+        match &mut *conn {
+            DbConnection::Sqlite(_) => sqlite_immediate_transaction(&mut conn, work),
+            DbConnection::Postgresql(_) => conn.transaction(|conn| work(conn)),
+        }
     }
 
     /// Whether the database answers a trivial query.
@@ -200,6 +228,37 @@ impl Db {
         self.connection()
             .and_then(|mut conn| conn.batch_execute("SELECT 1").map_err(StoreError::from))
             .is_ok()
+    }
+}
+
+/// A SQLite write transaction that takes the write lock when it begins (`BEGIN IMMEDIATE`),
+/// waiting up to the busy timeout for another process to let go. A deferred one would
+/// read first and then fail at once when another process had written in between, since
+/// its snapshot can no longer become a writer.
+fn sqlite_immediate_transaction<T, E: From<StoreError> + From<diesel::result::Error>>(
+    conn: &mut DbConnection,
+    work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
+) -> Result<T, E> {
+    use diesel::connection::{AnsiTransactionManager, TransactionManager};
+    fn inner(conn: &mut DbConnection) -> &mut diesel::SqliteConnection {
+        match conn {
+            DbConnection::Sqlite(sqlite) => sqlite,
+            DbConnection::Postgresql(_) => unreachable!("only called on SQLite connections"),
+        }
+    }
+    AnsiTransactionManager::begin_transaction_sql(inner(conn), "BEGIN IMMEDIATE")?;
+    match work(conn) {
+        Ok(value) => match AnsiTransactionManager::commit_transaction(inner(conn)) {
+            Ok(()) => Ok(value),
+            Err(error) => {
+                let _ = AnsiTransactionManager::rollback_transaction(inner(conn));
+                Err(error.into())
+            }
+        },
+        Err(error) => {
+            let _ = AnsiTransactionManager::rollback_transaction(inner(conn));
+            Err(error)
+        }
     }
 }
 

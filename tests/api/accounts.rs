@@ -275,7 +275,57 @@ async fn data_files_are_owner_only(app: &TestApp) {
     }
 }
 
+/// PostgreSQL refuses NUL bytes in text; no request may carry one to the database and get
+/// a 500 for it.
+async fn nul_bytes_in_names_paths_and_queries_are_refused_cleanly(app: &TestApp) {
+    let alice = app.register("alice").await;
+    for (path, body) in [
+        (
+            "/v1/accounts",
+            json!({"name": "bob\u{0}", "password": "s3cret-pass"}),
+        ),
+        (
+            "/v1/tokens",
+            json!({"name": "alice\u{0}", "password": "s3cret-pass"}),
+        ),
+        (
+            "/v1/tokens",
+            json!({"name": "alice", "password": "s3cret\u{0}pass"}),
+        ),
+    ] {
+        let response = app
+            .request(Method::POST, path, None, Some(&body), &[])
+            .await;
+        assert!(
+            matches!(response.status, 401 | 422),
+            "{path} {body}: {} {}",
+            response.status,
+            response.text
+        );
+    }
+    for path in [
+        "/v1/games?kind=tikal%00",
+        "/v1/games/abc%00def",
+        "/v1/games/abc%00def/view",
+        "/v1/games?status=open%00",
+    ] {
+        let response = app.get(&alice, path).await;
+        assert!(
+            (400..500).contains(&response.status),
+            "{path}: {} {}",
+            response.status,
+            response.text
+        );
+        assert_eq!(response.content_type, "application/problem+json", "{path}");
+    }
+    let body = json!({"kind": "tikal\u{0}", "seats": 2});
+    app.post(&alice, "/v1/games", &body)
+        .await
+        .expect_problem(422, "unknown_game_kind");
+}
+
 on_both_backends!(
+    nul_bytes_in_names_paths_and_queries_are_refused_cleanly,
     data_files_are_owner_only,
     password_changes_and_sign_out_everywhere_revoke_tokens,
     accounts_and_tokens,

@@ -4,6 +4,7 @@
 mod accounts;
 mod driver;
 mod eternal_palace;
+mod hardening;
 mod java;
 mod lobby;
 mod openapi;

@@ -78,6 +78,11 @@ pub struct TestApp {
 
 impl TestApp {
     pub async fn start(backend: Backend) -> TestApp {
+        TestApp::start_with(backend, |_| {}).await
+    }
+
+    /// The server with some settings changed from the tests' defaults.
+    pub async fn start_with(backend: Backend, adjust: impl FnOnce(&mut Config)) -> TestApp {
         let data_dir = tempfile::tempdir().expect("temp dir");
         let (postgres, database_url) = match backend {
             Backend::Sqlite => (
@@ -93,7 +98,7 @@ impl TestApp {
                 (Some(database), url)
             }
         };
-        let config = Config {
+        let mut config = Config {
             bind: "127.0.0.1:0".into(),
             data_dir: data_dir.path().to_path_buf(),
             database_url: Some(database_url.clone()),
@@ -103,6 +108,7 @@ impl TestApp {
             workers: Some(2),
             ..Config::defaults()
         };
+        adjust(&mut config);
         let (sender, receiver) = std::sync::mpsc::channel();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
@@ -165,20 +171,12 @@ impl TestApp {
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
-        let response = request.send().await.expect("request reaches the server");
-        let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|value| value.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
-        let text = response.text().await.expect("body");
-        Response {
-            status,
-            content_type,
-            text,
-        }
+        Response::read(request.send().await.expect("request reaches the server")).await
+    }
+
+    /// The app's database URL (a SQLite path or a Postgres URL).
+    pub fn database_url(&self) -> &str {
+        &self.database_url
     }
 
     pub async fn get(&self, player: &Player, path: &str) -> Response {
@@ -219,16 +217,7 @@ impl TestApp {
             .send()
             .await
             .expect("request reaches the server");
-        Response {
-            status: response.status().as_u16(),
-            content_type: response
-                .headers()
-                .get("content-type")
-                .and_then(|value| value.to_str().ok())
-                .unwrap_or_default()
-                .to_owned(),
-            text: response.text().await.expect("body"),
-        }
+        Response::read(response).await
     }
 
     /// Creates an account (password `s3cret-pass`) and signs it in.
@@ -307,10 +296,29 @@ pub struct Player {
 pub struct Response {
     pub status: u16,
     pub content_type: String,
+    pub headers: reqwest::header::HeaderMap,
     pub text: String,
 }
 
 impl Response {
+    pub async fn read(response: reqwest::Response) -> Response {
+        let headers = response.headers().clone();
+        Response {
+            status: response.status().as_u16(),
+            content_type: headers
+                .get("content-type")
+                .and_then(|value| value.to_str().ok())
+                .unwrap_or_default()
+                .to_owned(),
+            headers,
+            text: response.text().await.expect("body"),
+        }
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|value| value.to_str().ok())
+    }
+
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.text)
             .unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.text))

@@ -1,0 +1,57 @@
+//! Limits that keep one client from exhausting the server, and clean answers when it is
+//! busy: tried as an attacker or a competing process would.
+
+use std::time::Duration;
+
+use diesel::connection::SimpleConnection;
+use diesel::Connection;
+use serde_json::json;
+
+use crate::util::{Backend, TestApp};
+
+/// Another process holding SQLite's write lock makes a write wait up to the busy timeout
+/// (and succeed if the lock goes within it), then answer 503 `server_busy` with
+/// `Retry-After`, never a 500 "database is locked".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sqlite_lock_held_by_another_process_is_waited_for_then_503() {
+    let app = TestApp::start_with(Backend::Sqlite, |config| {
+        config.sqlite_busy_timeout_ms = 1500;
+    })
+    .await;
+    let alice = app.register("alice").await;
+    let create = json!({"kind": "tikal", "seats": 2});
+
+    let mut other = diesel::SqliteConnection::establish(app.database_url()).unwrap();
+    other.batch_execute("BEGIN IMMEDIATE").unwrap();
+    let busy = app.post(&alice, "/v1/games", &create).await;
+    let problem = busy.expect_problem(503, "server_busy");
+    assert!(problem["detail"].as_str().unwrap().contains("busy"));
+    other.batch_execute("COMMIT").unwrap();
+
+    other.batch_execute("BEGIN IMMEDIATE").unwrap();
+    let releaser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        other.batch_execute("COMMIT").unwrap();
+    });
+    app.post(&alice, "/v1/games", &create)
+        .await
+        .expect_status(201);
+    releaser.join().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_answer_says_when_to_retry() {
+    let app = TestApp::start_with(Backend::Sqlite, |config| {
+        config.sqlite_busy_timeout_ms = 100;
+    })
+    .await;
+    let alice = app.register("alice").await;
+    let mut other = diesel::SqliteConnection::establish(app.database_url()).unwrap();
+    other.batch_execute("BEGIN IMMEDIATE").unwrap();
+    let busy = app
+        .post(&alice, "/v1/games", &json!({"kind": "tikal", "seats": 2}))
+        .await;
+    assert_eq!(busy.status, 503);
+    assert_eq!(busy.header("retry-after"), Some("1"));
+    other.batch_execute("ROLLBACK").unwrap();
+}

@@ -24,6 +24,8 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 pub fn configure(config: &mut web::ServiceConfig) {
     config
         .app_data(json_config())
+        // Bodies read as bytes (the optional join body) have the same limit as JSON ones.
+        .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
         .app_data(
             web::PathConfig::default().error_handler(|error, _| {
                 ApiError::not_found("not_found", error.to_string()).into()

@@ -40,6 +40,13 @@ fn validate_new_game(request: &NewGame) -> Result<(&'static dyn GameRules, Value
             ),
         ));
     }
+    // serde would read a struct from an array too (`[true]`); options are an object.
+    if !request.options.is_object() {
+        return Err(ApiError::unprocessable(
+            "invalid_options",
+            "`options` must be a JSON object; see the kind's options schema",
+        ));
+    }
     let options = rules
         .normalize_options(&request.options)
         .map_err(|message| ApiError::unprocessable("invalid_options", message))?;

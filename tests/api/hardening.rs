@@ -55,3 +55,42 @@ async fn a_busy_answer_says_when_to_retry() {
     assert_eq!(busy.header("retry-after"), Some("1"));
     other.batch_execute("ROLLBACK").unwrap();
 }
+
+/// Options are an object: serde alone would read `[true]` as `{"auction": true}`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn options_that_are_not_an_object_are_refused() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let alice = app.register("alice").await;
+    for options in [json!([true]), json!(true), json!(null), json!("auction")] {
+        let body = json!({"kind": "tikal", "seats": 2, "options": options});
+        app.post(&alice, "/v1/games", &body)
+            .await
+            .expect_problem(422, "invalid_options");
+    }
+}
+
+/// Every body has the documented 64 KiB limit, the optional join body too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_body_is_limited_to_64_kib() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let alice = app.register("alice").await;
+    let bob = app.register("bob").await;
+    let game = app
+        .post(&alice, "/v1/games", &json!({"kind": "tikal", "seats": 2}))
+        .await
+        .expect_status(201)
+        .json();
+    let padding = " ".repeat(100 * 1024);
+    let join = format!("/v1/games/{}/seats", game["id"].as_str().unwrap());
+    app.post_raw(&bob, &join, "application/json", &format!("{{}}{padding}"))
+        .await
+        .expect_problem(413, "payload_too_large");
+    app.post_raw(
+        &bob,
+        "/v1/games",
+        "application/json",
+        &format!("{{}}{padding}"),
+    )
+    .await
+    .expect_problem(413, "payload_too_large");
+}

@@ -58,6 +58,20 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_WORKERS")]
     pub workers: Option<usize>,
 
+    /// Seconds a client has to send a request's head once connected (then 408).
+    #[arg(long, env = "TURNPOST_HEAD_TIMEOUT_SECONDS", default_value_t = 5)]
+    pub head_timeout_seconds: u64,
+
+    /// Seconds a client has to send a request's body once its head arrived (then 408
+    /// `body_timeout`).
+    #[arg(long, env = "TURNPOST_BODY_TIMEOUT_SECONDS", default_value_t = 10)]
+    pub body_timeout_seconds: u64,
+
+    /// Open connections the server keeps at most (over all workers); more wait in the
+    /// listen backlog.
+    #[arg(long, env = "TURNPOST_MAX_CONNECTIONS", default_value_t = 1024)]
+    pub max_connections: usize,
+
     /// Password hashes computed at once (each holds `--password-memory-kib` of memory;
     /// default: one per core).
     #[arg(long, env = "TURNPOST_PASSWORD_HASHES")]
@@ -88,6 +102,9 @@ impl Config {
             token_ttl_seconds: 7 * 24 * 3600,
             log: "info".into(),
             workers: None,
+            head_timeout_seconds: 5,
+            body_timeout_seconds: 10,
+            max_connections: 1024,
             password_hashes: None,
             password_queue: 64,
             sqlite_busy_timeout_ms: 5000,

@@ -53,6 +53,11 @@ pub enum ApiError {
     MethodNotAllowed { detail: String, allow: String },
     #[error("{detail}")]
     PayloadTooLarge { detail: String },
+    #[error("{detail}")]
+    UnsupportedMediaType { code: &'static str, detail: String },
+    /// The client did not send its request body in time.
+    #[error("{detail}")]
+    RequestTimeout { detail: String },
     /// Well-formed but not acceptable: invalid fields, malformed or illegal actions.
     #[error("{detail}")]
     Unprocessable {
@@ -166,6 +171,8 @@ impl ApiError {
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable(_)
@@ -193,6 +200,8 @@ impl ApiError {
             ApiError::PayloadTooLarge { detail } => {
                 ("payload_too_large", detail.clone(), None, None)
             }
+            ApiError::UnsupportedMediaType { code, detail } => (*code, detail.clone(), None, None),
+            ApiError::RequestTimeout { detail } => ("body_timeout", detail.clone(), None, None),
             ApiError::Unprocessable { code, detail, rule } => (*code, detail.clone(), *rule, None),
             ApiError::Unavailable(_) => (
                 "database_unavailable",

@@ -4,10 +4,13 @@
 use std::net::TcpListener;
 
 use actix_web::dev::Server;
-use actix_web::middleware::{ErrorHandlers, Logger};
+use std::time::Duration;
+
+use actix_web::middleware::{from_fn, ErrorHandlers, Logger};
 use actix_web::{web, App, HttpServer};
 
 use crate::api;
+use crate::api::transport::{guard_request_body, BodyDeadline};
 use crate::auth::{load_or_create_secret, Passwords, TokenKeys};
 use crate::config::Config;
 use crate::store::Db;
@@ -56,23 +59,31 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         address: config.bind.clone(),
         source,
     })?;
-    let mut server = HttpServer::new(move || {
+    let body_deadline = web::Data::new(BodyDeadline(Duration::from_secs(
+        config.body_timeout_seconds,
+    )));
+    let workers = config.workers.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let server = HttpServer::new(move || {
         App::new()
             .app_data(db.clone())
             .app_data(keys.clone())
             .app_data(passwords.clone())
+            .app_data(body_deadline.clone())
+            .wrap(from_fn(guard_request_body))
             .wrap(ErrorHandlers::new().default_handler(api::problem_for_foreign_errors))
             .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
             .configure(api::configure)
     })
+    .workers(workers)
+    .client_request_timeout(Duration::from_secs(config.head_timeout_seconds))
+    .max_connections(config.max_connections.div_ceil(workers).max(1))
     .listen(listener)
     .map_err(|source| StartError::Bind {
         address: config.bind.clone(),
         source,
     })?;
-    if let Some(workers) = config.workers {
-        server = server.workers(workers);
-    }
     Ok(Running {
         server: server.run(),
         address,

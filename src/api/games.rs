@@ -1,5 +1,6 @@
 //! The lobby: create games, list them, take seats.
 
+use actix_web::error::PayloadError;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -189,9 +190,13 @@ pub async fn join_game(
     user: AuthUser,
     path: web::Path<String>,
     request: HttpRequest,
-    body: web::Bytes,
+    body: Result<web::Bytes, actix_web::Error>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
+    let body = body.map_err(|error| match error.as_error::<PayloadError>() {
+        Some(payload) => super::transport::body_error(payload, super::MAX_BODY_BYTES),
+        None => ApiError::bad_request("invalid_body", error.to_string()),
+    })?;
     let seat = optional_json_body::<JoinGame>(&request, &body)?.seat;
     let caller = user.clone();
     let game = blocking(move || lobby::join_game(&db, &id, &caller, seat)).await?;

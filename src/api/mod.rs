@@ -8,6 +8,7 @@ pub mod health;
 pub mod kinds;
 pub mod models;
 pub mod play;
+pub mod transport;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::ServiceResponse;
@@ -66,6 +67,9 @@ fn json_config() -> web::JsonConfig {
                     ApiError::PayloadTooLarge {
                         detail: format!("request bodies are limited to {MAX_BODY_BYTES} bytes"),
                     }
+                }
+                error::JsonPayloadError::Payload(payload) => {
+                    transport::body_error(payload, MAX_BODY_BYTES)
                 }
                 error::JsonPayloadError::ContentType => ApiError::bad_request(
                     "expected_json",

@@ -94,3 +94,53 @@ async fn every_body_is_limited_to_64_kib() {
     .await
     .expect_problem(413, "payload_too_large");
 }
+
+/// A compressed body could inflate far beyond the limit it was checked against: refused
+/// before anything reads it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compressed_request_bodies_are_refused() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let response = reqwest::Client::new()
+        .post(format!("{}/v1/accounts", app.base))
+        .header("Content-Type", "application/json")
+        .header("Content-Encoding", "gzip")
+        .body(vec![0x1f, 0x8b, 0x08, 0x00])
+        .send()
+        .await
+        .unwrap();
+    crate::util::Response::read(response)
+        .await
+        .expect_problem(415, "unsupported_content_encoding");
+}
+
+/// A client that sends a request head and then trickles (or never sends) its body is cut
+/// off at the body deadline with 408, instead of holding the connection forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_does_not_arrive_in_time_is_answered_408() {
+    let app = TestApp::start_with(Backend::Sqlite, |config| {
+        config.body_timeout_seconds = 1;
+    })
+    .await;
+    let address = app.base.trim_start_matches("http://").to_owned();
+    let answer = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        stream
+            .write_all(
+                b"POST /v1/accounts HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
+                  Content-Length: 100\r\n\r\n{\"name\":",
+            )
+            .unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        String::from_utf8_lossy(&answer).into_owned()
+    })
+    .await
+    .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("body_timeout"), "{answer}");
+    assert!(answer.contains("application/problem+json"), "{answer}");
+}

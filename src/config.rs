@@ -72,6 +72,47 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_MAX_CONNECTIONS", default_value_t = 1024)]
     pub max_connections: usize,
 
+    /// Sign-in attempts per minute for one account name (429 beyond).
+    #[arg(
+        long,
+        env = "TURNPOST_SIGN_INS_PER_MINUTE_PER_NAME",
+        default_value_t = 10
+    )]
+    pub sign_ins_per_minute_per_name: u32,
+
+    /// Sign-in attempts per minute from one client address (an IPv6 client by its /64).
+    #[arg(
+        long,
+        env = "TURNPOST_SIGN_INS_PER_MINUTE_PER_ADDRESS",
+        default_value_t = 60
+    )]
+    pub sign_ins_per_minute_per_address: u32,
+
+    /// Registrations per hour from one client address.
+    #[arg(
+        long,
+        env = "TURNPOST_REGISTRATIONS_PER_HOUR_PER_ADDRESS",
+        default_value_t = 30
+    )]
+    pub registrations_per_hour_per_address: u32,
+
+    /// Games one account may create per hour.
+    #[arg(
+        long,
+        env = "TURNPOST_GAMES_PER_HOUR_PER_ACCOUNT",
+        default_value_t = 60
+    )]
+    pub games_per_hour_per_account: u32,
+
+    /// Open games (waiting for players) one account may have created at once.
+    #[arg(long, env = "TURNPOST_OPEN_GAMES_PER_ACCOUNT", default_value_t = 20)]
+    pub open_games_per_account: u32,
+
+    /// Take the client address from `Forwarded` / `X-Forwarded-For`: set it only behind a
+    /// proxy that writes them, or clients could pick their own address.
+    #[arg(long, env = "TURNPOST_BEHIND_PROXY")]
+    pub behind_proxy: bool,
+
     /// Password hashes computed at once (each holds `--password-memory-kib` of memory;
     /// default: one per core).
     #[arg(long, env = "TURNPOST_PASSWORD_HASHES")]
@@ -105,6 +146,12 @@ impl Config {
             head_timeout_seconds: 5,
             body_timeout_seconds: 10,
             max_connections: 1024,
+            sign_ins_per_minute_per_name: 10,
+            sign_ins_per_minute_per_address: 60,
+            registrations_per_hour_per_address: 30,
+            games_per_hour_per_account: 60,
+            open_games_per_account: 20,
+            behind_proxy: false,
             password_hashes: None,
             password_queue: 64,
             sqlite_busy_timeout_ms: 5000,
@@ -115,6 +162,30 @@ impl Config {
     pub fn db_options(&self) -> crate::store::DbOptions {
         crate::store::DbOptions {
             sqlite_busy_timeout: std::time::Duration::from_millis(self.sqlite_busy_timeout_ms),
+        }
+    }
+
+    pub fn rate_limits(&self) -> crate::api::rate_limit::RateLimits {
+        use crate::api::rate_limit::{Rate, RateLimiter, RateLimits};
+        RateLimits {
+            sign_in_per_name: RateLimiter::new(
+                Rate::per_minute(self.sign_ins_per_minute_per_name),
+                "sign-ins for this name",
+            ),
+            sign_in_per_address: RateLimiter::new(
+                Rate::per_minute(self.sign_ins_per_minute_per_address),
+                "sign-ins from your address",
+            ),
+            registration_per_address: RateLimiter::new(
+                Rate::per_hour(self.registrations_per_hour_per_address),
+                "registrations from your address",
+            ),
+            game_creation_per_account: RateLimiter::new(
+                Rate::per_hour(self.games_per_hour_per_account),
+                "new games",
+            ),
+            open_games_per_account: self.open_games_per_account,
+            behind_proxy: self.behind_proxy,
         }
     }
 

@@ -59,6 +59,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         address: config.bind.clone(),
         source,
     })?;
+    let rate_limits = web::Data::new(config.rate_limits());
     let body_deadline = web::Data::new(BodyDeadline(Duration::from_secs(
         config.body_timeout_seconds,
     )));
@@ -71,6 +72,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .app_data(keys.clone())
             .app_data(passwords.clone())
             .app_data(body_deadline.clone())
+            .app_data(rate_limits.clone())
             .wrap(from_fn(guard_request_body))
             .wrap(ErrorHandlers::new().default_handler(api::problem_for_foreign_errors))
             .wrap(Logger::new("%a \"%r\" %s %b %Dms"))

@@ -1,10 +1,11 @@
 //! Accounts and the bearer tokens that prove them.
 
-use actix_web::{delete, post, web, HttpResponse};
+use actix_web::{delete, post, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::blocking;
+use super::rate_limit::RateLimits;
 use crate::auth::{AuthUser, Passwords, TokenKeys};
 use crate::error::{ApiError, Problem};
 use crate::service::accounts::{self, SignedIn};
@@ -57,8 +58,13 @@ pub struct TokenIssued {
 pub async fn create_account(
     db: web::Data<Db>,
     passwords: web::Data<Passwords>,
+    limits: web::Data<RateLimits>,
+    request: HttpRequest,
     body: web::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
+    limits
+        .registration_per_address
+        .take(&limits.client_address(&request))?;
     let credentials = body.into_inner();
     let account = accounts::register(
         db.into_inner(),
@@ -88,9 +94,18 @@ pub async fn create_token(
     db: web::Data<Db>,
     keys: web::Data<TokenKeys>,
     passwords: web::Data<Passwords>,
+    limits: web::Data<RateLimits>,
+    request: HttpRequest,
     body: web::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let credentials = body.into_inner();
+    limits
+        .sign_in_per_address
+        .take(&limits.client_address(&request))?;
+    // Names longer than any account's cannot sign in anyway; cutting them keeps the
+    // limiter's keys small whatever a client sends.
+    let name_key: String = credentials.name.chars().take(32).collect();
+    limits.sign_in_per_name.take(&name_key.to_lowercase())?;
     let signed_in = accounts::sign_in(
         db.into_inner(),
         &passwords,

@@ -1,6 +1,8 @@
 //! The lobby: create games, list them, take seats.
 
 use actix_web::error::PayloadError;
+
+use super::rate_limit::RateLimits;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -58,9 +60,12 @@ fn empty_object() -> Value {
 #[post("/v1/games")]
 pub async fn create_game(
     db: web::Data<Db>,
+    limits: web::Data<RateLimits>,
     user: AuthUser,
     body: web::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
+    limits.game_creation_per_account.take(&user.account_id)?;
+    let quota = limits.open_games_per_account;
     let body = body.into_inner();
     let request = NewGame {
         kind: body.kind,
@@ -69,7 +74,7 @@ pub async fn create_game(
         creator_seat: body.seat,
     };
     let caller = user.clone();
-    let game = blocking(move || lobby::create_game(&db, &caller, &request)).await?;
+    let game = blocking(move || lobby::create_game(&db, &caller, &request, quota)).await?;
     Ok(HttpResponse::Created().json(GameSummary::of(&game, &user)))
 }
 

@@ -8,6 +8,7 @@ pub mod health;
 pub mod kinds;
 pub mod models;
 pub mod play;
+pub mod rate_limit;
 pub mod transport;
 
 use actix_web::body::MessageBody;

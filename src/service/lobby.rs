@@ -80,8 +80,14 @@ fn invalid_seat(seat: u8, seats: u8) -> ApiError {
 }
 
 /// Creates a game with the creator in a seat; returns it as it stands after (started at
-/// once when the creator fills the only open seat).
-pub fn create_game(db: &Db, creator: &AuthUser, request: &NewGame) -> Result<LoadedGame, ApiError> {
+/// once when the creator fills the only open seat). An account may have at most
+/// `open_games_quota` open games of its own at once.
+pub fn create_game(
+    db: &Db,
+    creator: &AuthUser,
+    request: &NewGame,
+    open_games_quota: u32,
+) -> Result<LoadedGame, ApiError> {
     let (rules, options) = validate_new_game(request)?;
     let mut seed = [0u8; 32];
     rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut seed);
@@ -108,6 +114,17 @@ pub fn create_game(db: &Db, creator: &AuthUser, request: &NewGame) -> Result<Loa
         joined_at: now,
     };
     db.write(|conn| {
+        if store::count_open_games_created_by(conn, &creator.account_id)?
+            >= i64::from(open_games_quota)
+        {
+            return Err(ApiError::conflict(
+                "open_games_quota",
+                format!(
+                    "you already have {open_games_quota} open games waiting for players; \
+                     wait until one of them starts"
+                ),
+            ));
+        }
         store::insert_game(conn, &game, &seat)?;
         start_if_full(conn, &game.id, now)?;
         LoadedGame::load(conn, &game.id)

@@ -214,6 +214,18 @@ pub struct GameFilter {
     pub offset: i64,
 }
 
+/// How many games `account_id` created that are still open (waiting for players).
+pub fn count_open_games_created_by(
+    conn: &mut DbConnection,
+    account_id: &str,
+) -> Result<i64, StoreError> {
+    Ok(games::table
+        .filter(games::created_by.eq(account_id))
+        .filter(games::status.eq(GameStatus::Open.as_str()))
+        .count()
+        .get_result(conn)?)
+}
+
 pub fn insert_game(
     conn: &mut DbConnection,
     game: &Game,

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
 use diesel::Connection;
+use reqwest::Method;
 use serde_json::json;
 
 use crate::util::{Backend, TestApp};
@@ -143,4 +144,87 @@ async fn a_body_that_does_not_arrive_in_time_is_answered_408() {
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("body_timeout"), "{answer}");
     assert!(answer.contains("application/problem+json"), "{answer}");
+}
+
+/// Password guessing and account floods are throttled: 429 with `Retry-After`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_ins_registrations_and_new_games_are_rate_limited() {
+    let app = TestApp::start_with(Backend::Sqlite, |config| {
+        config.sign_ins_per_minute_per_name = 3;
+        config.sign_ins_per_minute_per_address = 6;
+        config.registrations_per_hour_per_address = 3;
+        config.games_per_hour_per_account = 2;
+    })
+    .await;
+    let alice = app.register("alice").await; // one registration, one sign-in
+    let guess = |name: &str| json!({"name": name, "password": "guessed-pass"});
+    for _ in 0..2 {
+        app.request(Method::POST, "/v1/tokens", None, Some(&guess("alice")), &[])
+            .await
+            .expect_problem(401, "invalid_credentials");
+    }
+    let limited = app
+        .request(Method::POST, "/v1/tokens", None, Some(&guess("ALICE")), &[])
+        .await;
+    assert_eq!(limited.header("retry-after"), Some("20"));
+    limited.expect_problem(429, "rate_limited");
+    // Other names still get through until the address's own limit.
+    for name in ["bob", "carol"] {
+        app.request(Method::POST, "/v1/tokens", None, Some(&guess(name)), &[])
+            .await
+            .expect_problem(401, "invalid_credentials");
+    }
+    app.request(Method::POST, "/v1/tokens", None, Some(&guess("dave")), &[])
+        .await
+        .expect_problem(429, "rate_limited");
+
+    for name in ["bob", "carol"] {
+        let body = json!({"name": name, "password": "s3cret-pass"});
+        app.request(Method::POST, "/v1/accounts", None, Some(&body), &[])
+            .await
+            .expect_status(201);
+    }
+    let body = json!({"name": "erin", "password": "s3cret-pass"});
+    app.request(Method::POST, "/v1/accounts", None, Some(&body), &[])
+        .await
+        .expect_problem(429, "rate_limited");
+
+    let create = json!({"kind": "tikal", "seats": 2});
+    for _ in 0..2 {
+        app.post(&alice, "/v1/games", &create)
+            .await
+            .expect_status(201);
+    }
+    app.post(&alice, "/v1/games", &create)
+        .await
+        .expect_problem(429, "rate_limited");
+}
+
+/// An account cannot fill the lobby: at most so many games of its own wait for players.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_games_per_account_are_capped() {
+    let app = TestApp::start_with(Backend::Sqlite, |config| {
+        config.open_games_per_account = 2;
+    })
+    .await;
+    let alice = app.register("alice").await;
+    let bob = app.register("bob").await;
+    let create = json!({"kind": "tikal", "seats": 2});
+    let first = app
+        .post(&alice, "/v1/games", &create)
+        .await
+        .expect_status(201)
+        .json();
+    app.post(&alice, "/v1/games", &create)
+        .await
+        .expect_status(201);
+    app.post(&alice, "/v1/games", &create)
+        .await
+        .expect_problem(409, "open_games_quota");
+    // Once one starts, there is room again.
+    let join = format!("/v1/games/{}/seats", first["id"].as_str().unwrap());
+    app.post(&bob, &join, &json!({})).await.expect_status(200);
+    app.post(&alice, "/v1/games", &create)
+        .await
+        .expect_status(201);
 }

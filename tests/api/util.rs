@@ -106,6 +106,12 @@ impl TestApp {
             token_ttl_seconds: 3600,
             log: "warn".into(),
             workers: Some(2),
+            // Every test registers and signs in from 127.0.0.1; the limits have their own
+            // tests.
+            sign_ins_per_minute_per_address: 100_000,
+            registrations_per_hour_per_address: 100_000,
+            games_per_hour_per_account: 100_000,
+            open_games_per_account: 10_000,
             ..Config::defaults()
         };
         adjust(&mut config);

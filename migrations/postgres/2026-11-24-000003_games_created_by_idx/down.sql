@@ -1,0 +1,1 @@
+DROP INDEX games_created_by_status_idx;

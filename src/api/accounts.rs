@@ -52,6 +52,8 @@ pub struct TokenIssued {
         (status = 201, description = "The account was created", body = AccountCreated),
         (status = 409, description = "`name_taken`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_name`, `invalid_password`, `invalid_request`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many registrations from this address (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`server_busy`: too many password hashes waiting (with `Retry-After`), `database_unavailable`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/v1/accounts")]
@@ -87,6 +89,8 @@ pub async fn create_account(
     responses(
         (status = 200, description = "A fresh token", body = TokenIssued),
         (status = 401, description = "`invalid_credentials`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many sign-ins for this name or from this address (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`server_busy`: too many password hashes waiting (with `Retry-After`), `database_unavailable`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/v1/tokens")]

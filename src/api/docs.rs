@@ -43,7 +43,7 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::play::export_game,
     ),
     components(schemas(crate::error::Problem)),
-    modifiers(&BearerSecurity),
+    modifiers(&BearerSecurity, &CommonResponses),
     security(("bearer" = [])),
     tags(
         (name = "accounts", description = "Accounts and bearer tokens"),
@@ -70,6 +70,57 @@ impl Modify for BearerSecurity {
                         .build(),
                 ),
             );
+    }
+}
+
+/// The answers any operation can get from the server's limits, added wherever an operation
+/// does not describe them itself.
+struct CommonResponses;
+
+impl Modify for CommonResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let problem = |description: &str| {
+            utoipa::openapi::ResponseBuilder::new()
+                .description(description)
+                .content(
+                    "application/problem+json",
+                    utoipa::openapi::ContentBuilder::new()
+                        .schema(Some(utoipa::openapi::Ref::from_schema_name("Problem")))
+                        .build(),
+                )
+                .build()
+        };
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            let uses_database = path.starts_with("/v1/");
+            let operations = [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.delete,
+                &mut item.patch,
+            ];
+            for operation in operations.into_iter().flatten() {
+                let has_body = operation.request_body.is_some();
+                let needs_token = operation.security.is_none();
+                let responses = &mut operation.responses.responses;
+                let mut add = |status: &str, description: &str| {
+                    responses
+                        .entry(status.to_owned())
+                        .or_insert_with(|| problem(description).into());
+                };
+                if has_body {
+                    add("408", "`body_timeout`: the body did not arrive within the server's deadline");
+                    add("413", "`payload_too_large`: bodies are limited to 64 KiB");
+                    add("415", "`unsupported_content_encoding`: send bodies uncompressed");
+                }
+                if needs_token {
+                    add("401", "`missing_token`, `invalid_token`, `token_expired`, `token_revoked` (after a password change or sign-out everywhere), `unknown_account`");
+                }
+                if uses_database {
+                    add("503", "`database_unavailable`, `server_busy` (with `Retry-After`)");
+                }
+            }
+        }
     }
 }
 

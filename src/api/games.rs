@@ -56,6 +56,8 @@ fn empty_object() -> Value {
         (status = 201, description = "The game, open for others to join", body = GameSummary),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`, `invalid_seat_count`, `invalid_options`, `invalid_seat`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`open_games_quota`: the account has too many open games waiting for players", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many new games from this account (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/games")]
 pub async fn create_game(

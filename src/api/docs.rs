@@ -109,15 +109,24 @@ impl Modify for CommonResponses {
                         .or_insert_with(|| problem(description).into());
                 };
                 if has_body {
-                    add("408", "`body_timeout`: the body did not arrive within the server's deadline");
+                    add(
+                        "408",
+                        "`body_timeout`: the body did not arrive within the server's deadline",
+                    );
                     add("413", "`payload_too_large`: bodies are limited to 64 KiB");
-                    add("415", "`unsupported_content_encoding`: send bodies uncompressed");
+                    add(
+                        "415",
+                        "`unsupported_content_encoding`: send bodies uncompressed",
+                    );
                 }
                 if needs_token {
                     add("401", "`missing_token`, `invalid_token`, `token_expired`, `token_revoked` (after a password change or sign-out everywhere), `unknown_account`");
                 }
                 if uses_database {
-                    add("503", "`database_unavailable`, `server_busy` (with `Retry-After`)");
+                    add(
+                        "503",
+                        "`database_unavailable`, `server_busy` (with `Retry-After`)",
+                    );
                 }
             }
         }

@@ -1,0 +1,488 @@
+//! Load and abuse against the real server binary on loopback, as an anonymous attacker
+//! would try it: a flood of sign-ins (the server's memory must stay bounded and other
+//! requests keep being answered), clients that send a head and never finish their body,
+//! and a fuzz of bodies, headers and query strings (no answer may be a 5xx). Every loop is
+//! bounded in count and time. Prints the figures the README quotes; exits non-zero when a
+//! bound is broken.
+//!
+//! `cargo bench --bench abuse`
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::{json, Value};
+
+/// What the server's resident memory may reach during the sign-in flood.
+const MEMORY_BOUND_MIB: u64 = 256;
+
+struct Server {
+    child: Child,
+    base: String,
+    address: String,
+    _data: tempfile::TempDir,
+}
+
+impl Server {
+    fn start(extra: &[&str]) -> Server {
+        let data = tempfile::tempdir().expect("temp dir");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let address = format!("127.0.0.1:{port}");
+        let child = Command::new(env!("CARGO_BIN_EXE_turnpost"))
+            .args(["--bind", &address, "--log", "error", "--data-dir"])
+            .arg(data.path())
+            .args(extra)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let started = Instant::now();
+        while TcpStream::connect(&address).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(30), "no server");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Server {
+            child,
+            base: format!("http://{address}"),
+            address,
+            _data: data,
+        }
+    }
+
+    /// Resident memory now and at its peak, in MiB.
+    fn memory_mib(&self) -> (u64, u64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find(|line| line.starts_with(name))
+                .and_then(|line| line.split_whitespace().nth(1))
+                .and_then(|kib| kib.parse::<u64>().ok())
+                .map_or(0, |kib| kib / 1024)
+        };
+        (field("VmRSS:"), field("VmHWM:"))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn percentile(samples: &mut [Duration], fraction: f64) -> Duration {
+    if samples.is_empty() {
+        return Duration::ZERO;
+    }
+    samples.sort();
+    samples[((samples.len() - 1) as f64 * fraction) as usize]
+}
+
+async fn token(client: &reqwest::Client, server: &Server, name: &str) -> String {
+    let credentials = json!({"name": name, "password": "correct horse battery"});
+    client
+        .post(format!("{}/v1/accounts", server.base))
+        .json(&credentials)
+        .send()
+        .await
+        .expect("register");
+    let answer: Value = client
+        .post(format!("{}/v1/tokens", server.base))
+        .json(&credentials)
+        .send()
+        .await
+        .expect("sign in")
+        .json()
+        .await
+        .expect("token");
+    answer["token"].as_str().expect("token").to_owned()
+}
+
+/// 4,000 sign-ins, 400 in flight at once, with wrong passwords for many names (the limits
+/// per name and address are raised so that every one reaches the password hash), while a
+/// reader keeps asking for the game kinds.
+async fn sign_in_flood(failures: &mut Vec<String>) {
+    let server = Server::start(&[
+        "--sign-ins-per-minute-per-address",
+        "1000000",
+        "--sign-ins-per-minute-per-name",
+        "1000000",
+    ]);
+    let client = reqwest::Client::new();
+    let reader_token = token(&client, &server, "reader").await;
+    let (before, _) = server.memory_mib();
+    let stop = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let (client, base, stop) = (client.clone(), server.base.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut errors = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let started = Instant::now();
+                let answer = client
+                    .get(format!("{base}/v1/game-kinds"))
+                    .bearer_auth(&reader_token)
+                    .timeout(Duration::from_secs(10))
+                    .send()
+                    .await;
+                match answer {
+                    Ok(response) if response.status() == 200 => latencies.push(started.elapsed()),
+                    _ => errors += 1,
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            (latencies, errors)
+        })
+    };
+    let statuses: Arc<[AtomicUsize; 600]> = Arc::new(std::array::from_fn(|_| AtomicUsize::new(0)));
+    let started = Instant::now();
+    let mut peak = 0;
+    let mut tasks = tokio::task::JoinSet::new();
+    for index in 0..4000 {
+        if tasks.len() >= 400 {
+            tasks.join_next().await;
+        }
+        let (client, base, statuses) = (client.clone(), server.base.clone(), statuses.clone());
+        tasks.spawn(async move {
+            let body = json!({"name": format!("user{}", index % 50), "password": "wrong-password"});
+            let status = client
+                .post(format!("{base}/v1/tokens"))
+                .json(&body)
+                .timeout(Duration::from_secs(30))
+                .send()
+                .await
+                .map_or(599, |response| usize::from(response.status().as_u16()));
+            statuses[status.min(599)].fetch_add(1, Ordering::Relaxed);
+        });
+        if index % 200 == 0 {
+            peak = peak.max(server.memory_mib().0);
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+    }
+    while tasks.join_next().await.is_some() {
+        peak = peak.max(server.memory_mib().0);
+    }
+    let flood_time = started.elapsed();
+    stop.store(true, Ordering::Relaxed);
+    let (mut latencies, reader_errors) = reader.await.expect("reader");
+    let (after, high_water) = server.memory_mib();
+    let counted: Vec<String> = statuses
+        .iter()
+        .enumerate()
+        .filter(|(_, count)| count.load(Ordering::Relaxed) > 0)
+        .map(|(status, count)| format!("{status}: {}", count.load(Ordering::Relaxed)))
+        .collect();
+    println!("sign-in flood: 4,000 wrong sign-ins, 400 in flight, in {flood_time:.1?}");
+    println!("  answers: {}", counted.join(", "));
+    println!(
+        "  server memory: {before} MiB before, peak {high_water} MiB (sampled {peak}), {after} MiB after"
+    );
+    println!(
+        "  a reader during the flood: {} answers, p50 {:.1?}, p99 {:.1?}, {reader_errors} failed",
+        latencies.len(),
+        percentile(&mut latencies, 0.5),
+        percentile(&mut latencies, 0.99)
+    );
+    if high_water > MEMORY_BOUND_MIB {
+        failures.push(format!(
+            "memory peaked at {high_water} MiB, above {MEMORY_BOUND_MIB} MiB"
+        ));
+    }
+    if reader_errors > 0 || latencies.is_empty() {
+        failures.push(format!(
+            "the reader failed {reader_errors} times during the flood"
+        ));
+    }
+    // 503 is the shed load; anything else from 500 up (599: no answer) is a failure.
+    let server_errors = (500..600)
+        .filter(|&status| status != 503)
+        .any(|status| statuses[status].load(Ordering::Relaxed) > 0);
+    if server_errors {
+        failures.push("the flood got a 5xx other than 503, or no answer".to_owned());
+    }
+}
+
+/// 300 clients send a request head and a few bytes of a body that never completes, while a
+/// normal client keeps working; every slow client must be cut off with 408.
+async fn slow_clients(failures: &mut Vec<String>) {
+    let server = Server::start(&["--body-timeout-seconds", "2"]);
+    let address = server.address.clone();
+    let started = Instant::now();
+    let slow: Vec<_> = (0..300)
+        .map(|_| {
+            let address = address.clone();
+            std::thread::spawn(move || {
+                let Ok(mut stream) = TcpStream::connect(&address) else {
+                    return String::from("no connection");
+                };
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
+                let _ = stream.write_all(
+                    b"POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+                      Content-Length: 1000\r\n\r\n{\"na",
+                );
+                let mut answer = String::new();
+                let _ = stream.read_to_string(&mut answer);
+                answer.lines().next().unwrap_or("closed").to_owned()
+            })
+        })
+        .collect();
+    let client = reqwest::Client::new();
+    let mut latencies = Vec::new();
+    let mut errors = 0;
+    while started.elapsed() < Duration::from_secs(3) {
+        let asked = Instant::now();
+        match client
+            .get(format!("{}/healthz", server.base))
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await
+        {
+            Ok(response) if response.status() == 200 => latencies.push(asked.elapsed()),
+            _ => errors += 1,
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let answers: Vec<String> = slow
+        .into_iter()
+        .map(|thread| thread.join().unwrap_or_default())
+        .collect();
+    let timed_out = answers
+        .iter()
+        .filter(|line| line.starts_with("HTTP/1.1 408"))
+        .count();
+    println!(
+        "slow clients: 300 bodies that never finish, body deadline 2 s: {timed_out} answered 408 within {:.1?}",
+        started.elapsed()
+    );
+    println!(
+        "  a normal client meanwhile: {} answers, p50 {:.1?}, p99 {:.1?}, {errors} failed",
+        latencies.len(),
+        percentile(&mut latencies, 0.5),
+        percentile(&mut latencies, 0.99)
+    );
+    if timed_out != answers.len() {
+        failures.push(format!(
+            "{} slow clients were not answered 408",
+            answers.len() - timed_out
+        ));
+    }
+    if errors > 0 {
+        failures.push(format!(
+            "{errors} normal requests failed among slow clients"
+        ));
+    }
+}
+
+fn fuzz_text(rng: &mut ChaCha8Rng) -> String {
+    const PIECES: &[&str] = &[
+        "\u{0}",
+        "%00",
+        "'",
+        "\"",
+        "\\",
+        "{",
+        "}",
+        "[",
+        "]",
+        "null",
+        "true",
+        "-1",
+        "1e999",
+        "18446744073709551616",
+        "é",
+        "\u{FFFF}",
+        "😀",
+        "%",
+        "%zz",
+        "&",
+        "=",
+        "/",
+        "..",
+        "tikal",
+        "java",
+        "eternal_palace",
+        "open",
+        "running",
+        " ",
+        "\t",
+    ];
+    let mut text: String = (0..rng.gen_range(0..6))
+        .map(|_| PIECES[rng.gen_range(0..PIECES.len())])
+        .collect();
+    if rng.gen_bool(0.05) {
+        text.push_str(&"a".repeat(300));
+    }
+    text
+}
+
+fn fuzz_body(rng: &mut ChaCha8Rng) -> Vec<u8> {
+    let value = match rng.gen_range(0..6) {
+        0 => json!({"name": fuzz_text(rng), "password": fuzz_text(rng)}),
+        1 => {
+            json!({"kind": fuzz_text(rng), "seats": rng.gen_range(-3..300), "options": {"auction": fuzz_text(rng)}})
+        }
+        2 => {
+            json!({"expected_seq": rng.gen::<i64>(), "action": {"type": fuzz_text(rng), "space": fuzz_text(rng)}})
+        }
+        3 => json!({"seat": rng.gen::<i32>()}),
+        4 => json!([fuzz_text(rng), rng.gen::<f64>()]),
+        _ => Value::String(fuzz_text(rng)),
+    };
+    let mut bytes = value.to_string().into_bytes();
+    if rng.gen_bool(0.3) && !bytes.is_empty() {
+        let at = rng.gen_range(0..bytes.len());
+        bytes[at] = rng.gen();
+    }
+    if rng.gen_bool(0.1) {
+        bytes.truncate(rng.gen_range(0..=bytes.len()));
+    }
+    bytes
+}
+
+/// 3,000 requests with random bodies, headers and query strings over every route, signed
+/// in and not: none may be answered with a 5xx.
+async fn fuzz(failures: &mut Vec<String>) {
+    let server = Server::start(&[
+        "--sign-ins-per-minute-per-address",
+        "1000000",
+        "--registrations-per-hour-per-address",
+        "1000000",
+    ]);
+    let client = reqwest::Client::new();
+    let token = token(&client, &server, "fuzzer").await;
+    let game: Value = client
+        .post(format!("{}/v1/games", server.base))
+        .bearer_auth(&token)
+        .json(&json!({"kind": "tikal", "seats": 2}))
+        .send()
+        .await
+        .expect("game")
+        .json()
+        .await
+        .expect("game json");
+    let id = game["id"].as_str().unwrap_or("none").to_owned();
+    let routes = [
+        ("POST", "/v1/accounts".to_owned()),
+        ("POST", "/v1/tokens".to_owned()),
+        ("POST", "/v1/me/password".to_owned()),
+        ("GET", "/v1/games".to_owned()),
+        ("POST", "/v1/games".to_owned()),
+        ("GET", format!("/v1/games/{id}")),
+        ("POST", format!("/v1/games/{id}/seats")),
+        ("GET", format!("/v1/games/{id}/view")),
+        ("GET", format!("/v1/games/{id}/legal-actions")),
+        ("POST", format!("/v1/games/{id}/actions")),
+        ("GET", format!("/v1/games/{id}/events")),
+        ("GET", format!("/v1/games/{id}/export")),
+        ("GET", "/v1/game-kinds".to_owned()),
+    ];
+    let content_types = [
+        "application/json",
+        "text/plain",
+        "application/json; charset=latin1",
+        "multipart/form-data",
+        "",
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut counts = std::collections::BTreeMap::<u16, usize>::new();
+    let mut server_errors = Vec::new();
+    let started = Instant::now();
+    for _ in 0..3000 {
+        if started.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        let (method, path) = &routes[rng.gen_range(0..routes.len())];
+        const KEYS: &[&str] = &[
+            "limit", "offset", "kind", "status", "mine", "my_turn", "at", "after", "type",
+        ];
+        let mut pairs = Vec::new();
+        for _ in 0..rng.gen_range(0..3) {
+            let key = if rng.gen_bool(0.8) {
+                KEYS[rng.gen_range(0..KEYS.len())].to_owned()
+            } else {
+                fuzz_text(&mut rng)
+            };
+            pairs.push(format!("{key}={}", fuzz_text(&mut rng)));
+        }
+        let query = pairs.join("&");
+        let url = format!("{}{path}?{}", server.base, query.replace(['#', ' '], "%20"));
+        let mut request = client
+            .request(method.parse().expect("method"), url)
+            .timeout(Duration::from_secs(30));
+        if rng.gen_bool(0.8) {
+            request = request.bearer_auth(if rng.gen_bool(0.9) {
+                token.as_str()
+            } else {
+                "x.y.z"
+            });
+        }
+        if *method == "POST" {
+            let content_type = content_types[rng.gen_range(0..content_types.len())];
+            if !content_type.is_empty() {
+                request = request.header("Content-Type", content_type);
+            }
+            if rng.gen_bool(0.05) {
+                request = request.header("Content-Encoding", "gzip");
+            }
+            if rng.gen_bool(0.1) {
+                request = request.header(
+                    "Idempotency-Key",
+                    fuzz_text(&mut rng).replace(['\u{0}', '\r', '\n'], ""),
+                );
+            }
+            request = request.body(fuzz_body(&mut rng));
+        }
+        let status = request
+            .send()
+            .await
+            .map_or(0, |response| response.status().as_u16());
+        *counts.entry(status).or_default() += 1;
+        if status >= 500 && status != 503 || status == 0 {
+            server_errors.push(format!("{method} {path}?{query}: {status}"));
+        }
+    }
+    let counted: Vec<String> = counts
+        .iter()
+        .map(|(status, count)| format!("{status}: {count}"))
+        .collect();
+    println!(
+        "fuzz: {} requests in {:.1?}",
+        counts.values().sum::<usize>(),
+        started.elapsed()
+    );
+    println!("  answers: {}", counted.join(", "));
+    if !server_errors.is_empty() {
+        failures.push(format!(
+            "{} fuzzed requests got a 5xx or no answer, e.g. {}",
+            server_errors.len(),
+            server_errors[0]
+        ));
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let mut failures = Vec::new();
+    sign_in_flood(&mut failures).await;
+    slow_clients(&mut failures).await;
+    fuzz(&mut failures).await;
+    if failures.is_empty() {
+        println!("abuse: every bound held");
+    } else {
+        for failure in &failures {
+            println!("FAILED: {failure}");
+        }
+        std::process::exit(1);
+    }
+}

@@ -26,7 +26,8 @@ rule_codes! {
         JoinsCities = "joins_cities",
         /// The turn's mandatory tile is still owed: place it first.
         MustPlaceTile = "must_place_tile",
-        /// The action would leave too few action points for the tile still owed this turn.
+        /// The action would leave no possible placement for the tile still owed this turn
+        /// (too few action points; from rules version 2 also the last free spaces taken).
         TileStillOwed = "tile_still_owed",
         /// All the seat's developers are on the board.
         NoDeveloperInReserve = "no_developer_in_reserve",

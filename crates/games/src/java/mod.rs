@@ -53,11 +53,20 @@ impl Engine for Java {
 
     const KIND: &'static str = "java";
     const NAME: &'static str = "Java";
-    const RULES_VERSIONS: &'static [RulesVersion] = &[RulesVersion {
-        version: 1,
-        date: "2026-11-22",
-        changes: "First version.",
-    }];
+    const RULES_VERSIONS: &'static [RulesVersion] = &[
+        RulesVersion {
+            version: 1,
+            date: "2026-11-22",
+            changes: "First version.",
+        },
+        RulesVersion {
+            version: 2,
+            date: "2026-11-24",
+            changes: "The owed tile may not be blocked by other actions (only a turn in which no \
+                      tile could be placed may end without one, also with a festival); the \
+                      discard pile is reshuffled as soon as the deck runs out.",
+        },
+    ];
     const EVENT_SCHEMA_VERSION: u32 = 1;
     type Rule = JavaRule;
     const SHARED_RULES: &'static [SharedRule] = SPACES_AND_ACTION_POINTS;

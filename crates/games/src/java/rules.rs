@@ -10,7 +10,7 @@ use super::action::{CardSource, JavaAction, TileKind};
 use super::codes::JavaRule;
 use super::data::{board, data, CellKind, Symbol};
 use super::event::{EndReason, JavaEvent, PalaceCount};
-use super::state::{Card, FestivalStage, HandCard, JavaState, Phase, Terrain};
+use super::state::{self, Card, FestivalStage, HandCard, JavaState, Phase, Terrain};
 use super::Java;
 use crate::engine::{RuleError, Seat, SharedRule};
 use crate::kit::ranking::competition_places;
@@ -589,6 +589,32 @@ pub fn tile_owed(state: &JavaState) -> bool {
     state.turn.tiles_placed == 0 && state.end_started_by.is_none()
 }
 
+/// The game is played under rules version 2 or later (2026-11-24): the owed tile may not be
+/// blocked, a turn without any possible tile may end with a festival, and the discard pile
+/// is reshuffled the moment the deck runs out.
+pub fn v2(state: &JavaState) -> bool {
+    state.rules_version >= 2
+}
+
+/// Some tile in `seat`'s stock (or the common supply) can be placed now for the AP left.
+pub fn tile_possible(state: &JavaState, seat: Seat) -> bool {
+    !placements(state, seat, &settlements(state), true).is_empty()
+}
+
+/// Rules version 2, the mandatory tile: while it is owed, another action is allowed exactly
+/// when no placement was possible before it, or one is still possible after it (`after` is
+/// the state its events lead to). Only what the action does counts, not its kind: blocking
+/// the last free spaces is refused like spending the last AP.
+fn check_tile_kept(state: &JavaState, seat: Seat, after: &JavaState) -> Result<(), RuleError> {
+    if !tile_owed(state) || tile_possible(after, seat) || !tile_possible(state, seat) {
+        return Ok(());
+    }
+    Err(RuleError::new(
+        JavaRule::TileStillOwed,
+        "after this no tile could be placed any more this turn, and one must still be placed",
+    ))
+}
+
 /// The cost of the cheapest placement `seat` can afford now, if any.
 fn cheapest_placement(state: &JavaState, seat: Seat, towns: &Settlements) -> Option<u8> {
     let mut cheapest: Option<u8> = None;
@@ -623,12 +649,18 @@ fn affordable_with(state: &JavaState, reserve: u8, cost: u8) -> bool {
     state.turn.ap >= cost.saturating_add(reserve)
 }
 
+/// Checks that `cost` AP are left. Under rules version 1 other actions must also leave the
+/// AP of the cheapest placement while the tile is owed; version 2 checks instead whether a
+/// placement survives the action (`check_tile_kept`, in `decide`).
 fn pay(state: &JavaState, cost: u8) -> Result<(), RuleError> {
     if state.turn.ap < cost {
         return Err(RuleError::new(
             SharedRule::NotEnoughActionPoints,
             format!("this costs {cost} AP, {} left", state.turn.ap),
         ));
+    }
+    if v2(state) {
+        return Ok(());
     }
     let reserve = reserve(state);
     if !affordable_with(state, reserve, cost) {
@@ -662,7 +694,18 @@ fn name(cell: usize) -> String {
 
 /// The steps that many decisions share, on the working copy of the state.
 impl Emitter<Java> {
-    /// Shuffles the discard pile into a new deck when the deck is empty.
+    /// Rules version 2: "Sobald der Aufnahmestapel aufgebraucht ist": the discard pile is
+    /// shuffled into a new deck right after the deck's last card is taken. If the discard
+    /// pile is empty then, nothing happens now; the pile is shuffled the next time a card
+    /// must be drawn (`reshuffle_if_needed`), as under version 1.
+    fn reshuffle_if_run_out(&mut self, rng: &mut dyn RngCore) {
+        if v2(self.state()) {
+            self.reshuffle_if_needed(rng);
+        }
+    }
+
+    /// Shuffles the discard pile into a new deck when the deck is empty (version 1: only
+    /// when a card must be drawn from it).
     fn reshuffle_if_needed(&mut self, rng: &mut dyn RngCore) {
         if !self.state().deck.is_empty() || self.state().discard.is_empty() {
             return;
@@ -696,6 +739,7 @@ impl Emitter<Java> {
         self.reshuffle_if_needed(rng);
         if let Some(card) = self.state().deck.first().cloned() {
             self.emit(JavaEvent::FaceUpRevealed { card });
+            self.reshuffle_if_run_out(rng);
         }
     }
 
@@ -927,6 +971,19 @@ pub fn decide(
         JavaAction::Pass => decide_pass(state, seat, rng, &mut out)?,
         JavaAction::Agree => decide_agree(state, seat, rng, &mut out)?,
         JavaAction::EndTurn => decide_end_turn(state, seat, &mut out)?,
+    }
+    let may_block_the_tile = matches!(
+        action,
+        JavaAction::EnterDeveloper { .. }
+            | JavaAction::MoveDeveloper { .. }
+            | JavaAction::WithdrawDeveloper { .. }
+            | JavaAction::BuildPalace { .. }
+            | JavaAction::RaisePalace { .. }
+            | JavaAction::PlaceIrrigation { .. }
+            | JavaAction::BuyCard { .. }
+    );
+    if may_block_the_tile && v2(state) {
+        check_tile_kept(state, seat, out.state())?;
     }
     Ok(out.into_events())
 }
@@ -1221,6 +1278,7 @@ fn decide_buy_card(
                 source: *source,
                 card,
             });
+            out.reshuffle_if_run_out(rng);
         }
     }
     Ok(())
@@ -1256,7 +1314,10 @@ fn decide_hold_festival(
     out: &mut Emitter<Java>,
 ) -> Result<(), RuleError> {
     let cell = space(palace)?;
-    if tile_owed(state) {
+    // Under rules version 2 a turn in which no tile can be placed may still end with a
+    // festival; the turn then ends without its tile, which begins the end of the game.
+    let ends_without_tile = tile_owed(state);
+    if ends_without_tile && (!v2(state) || tile_possible(state, seat)) {
         return Err(RuleError::new(
             JavaRule::MustPlaceTile,
             "place a tile before ending the turn with a festival",
@@ -1297,6 +1358,14 @@ fn decide_hold_festival(
         .map(|step| (seat + step) % state.seats)
         .filter(|&s| present(s) && !state.players[s as usize].hand.is_empty())
         .collect();
+    if ends_without_tile {
+        // First, as for `end_turn`: the turn is over once its festival is called, and the
+        // host's Great Final Count follows the festival like every count.
+        out.emit(JavaEvent::EndTriggered {
+            seat,
+            reason: EndReason::NoTilePlaceable,
+        });
+    }
     out.emit(JavaEvent::FestivalStarted {
         seat,
         space: name(cell),
@@ -1510,41 +1579,168 @@ fn turn_actions(state: &JavaState, seat: Seat, actions: &mut Vec<JavaAction>) {
     let towns = settlements(state);
     let tiles = placements(state, seat, &towns, false);
     let no_tile_possible = tiles.is_empty();
-    let reserve = if tile_owed(state) {
-        tiles.iter().map(|t| t.3.cost).min().unwrap_or(0)
-    } else {
-        0
+    let owed = tile_owed(state);
+    let guard = TileGuard {
+        state,
+        seat,
+        towns: &towns,
+        tiles: &tiles,
+        reserve: if owed {
+            tiles.iter().map(|t| t.3.cost).min().unwrap_or(0)
+        } else {
+            0
+        },
+        watching: v2(state) && owed && !no_tile_possible,
     };
-    let affordable = |cost: u8| affordable_with(state, reserve, cost);
-    for (kind, cell, rotation, p) in tiles {
+    for (kind, cell, rotation, p) in &tiles {
         actions.push(JavaAction::PlaceTile {
-            tile: kind,
-            space: name(cell),
-            rotation,
+            tile: *kind,
+            space: name(*cell),
+            rotation: *rotation,
             cost: Some(p.cost),
         });
     }
-    developer_actions(state, seat, &affordable, actions);
-    if affordable(1) {
-        palace_actions(state, seat, &towns, actions);
-        supply_actions(state, actions);
-    }
+    developer_actions(state, seat, &guard, actions);
+    palace_actions(state, seat, &towns, &guard, actions);
+    supply_actions(state, &guard, actions);
     if player.action_chips > 0 && !state.turn.chip_used {
         actions.push(JavaAction::UseActionChip);
     }
-    if !tile_owed(state) {
+    if !owed || (v2(state) && no_tile_possible) {
         festival_actions(state, seat, &towns, actions);
     }
-    if !tile_owed(state) || no_tile_possible {
+    if !owed || no_tile_possible {
         actions.push(JavaAction::EndTurn);
     }
 }
 
-/// Entering, moving and withdrawing developers that leave enough AP for the tile owed.
+/// What a non-tile action does to the placements of the owed tile (besides spending AP).
+#[derive(Debug, Clone, Copy)]
+enum Effect {
+    /// Nothing on the board changes (a palace raised, a card bought).
+    Spends,
+    /// A developer or an irrigation tile comes onto this space.
+    Occupies(usize),
+    /// A developer leaves the first space for the second.
+    Moves(usize, usize),
+    /// A developer leaves this space for the reserve.
+    Frees(usize),
+    /// A palace is built on this space: its village becomes a city.
+    Builds(usize),
+}
+
+/// Which other actions the owed tile allows, for `legal_actions`. Under rules version 1
+/// they must keep `reserve` AP. Under version 2 this is a fast equivalent of
+/// `check_tile_kept` (which `decide` applies to the state after the action's events),
+/// worked out from the placements listed anyway: an action takes away exactly the
+/// placements that cover what it puts on the board (and, for a palace, those that would
+/// now join two cities) or that cost more than the AP it leaves, and adds only placements
+/// over the space a developer leaves.
+struct TileGuard<'a> {
+    state: &'a JavaState,
+    seat: Seat,
+    towns: &'a Settlements,
+    /// Every placement possible now.
+    tiles: &'a [(TileKind, usize, u8, Placement)],
+    /// Version 1: the AP other actions must leave while the tile is owed.
+    reserve: u8,
+    /// Version 2: the tile is owed and can be placed now, so no action may make it
+    /// impossible.
+    watching: bool,
+}
+
+fn covers(p: &Placement, cell: usize) -> bool {
+    p.village == Some(cell) || p.rice().contains(&cell)
+}
+
+impl TileGuard<'_> {
+    /// Whether an action costing `cost` AP with `effect` is allowed.
+    fn allows(&self, cost: u8, effect: Effect) -> bool {
+        if !v2(self.state) {
+            return affordable_with(self.state, self.reserve, cost);
+        }
+        let Some(left) = self.state.turn.ap.checked_sub(cost) else {
+            return false;
+        };
+        if !self.watching {
+            return true;
+        }
+        // Every placement costs at least 1 AP.
+        if left == 0 {
+            return false;
+        }
+        let kept = |avoid: Option<usize>| {
+            self.tiles
+                .iter()
+                .any(|t| t.3.cost <= left && avoid.is_none_or(|c| !covers(&t.3, c)))
+        };
+        match effect {
+            Effect::Spends => kept(None),
+            Effect::Occupies(cell) => kept(Some(cell)),
+            Effect::Moves(from, to) => {
+                kept(Some(to))
+                    || self
+                        .placements_over(from)
+                        .iter()
+                        .any(|p| p.cost <= left && !covers(p, to))
+            }
+            Effect::Frees(from) => {
+                kept(None) || self.placements_over(from).iter().any(|p| p.cost <= left)
+            }
+            Effect::Builds(cell) => self.kept_after_palace(cell),
+        }
+    }
+
+    /// The placements covering `cell` once `seat`'s developer has left it (AP as now).
+    fn placements_over(&self, cell: usize) -> Vec<Placement> {
+        let mut freed = self.state.clone();
+        freed.spaces[cell].developer = None;
+        let around =
+            std::iter::once(cell).chain(board().cells[cell].neighbors.iter().flatten().copied());
+        let mut found = Vec::new();
+        for kind in TileKind::ALL {
+            if tiles_in_stock(&freed, self.seat, kind) == 0 {
+                continue;
+            }
+            for anchor in around.clone() {
+                for rotation in 0..kind.rotations() {
+                    if let Ok(p) = check_placement(&freed, self.towns, kind, anchor, rotation) {
+                        if covers(&p, cell) {
+                            found.push(p);
+                        }
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    /// Whether a placement is left after a palace is built on `cell` (1 AP).
+    fn kept_after_palace(&self, cell: usize) -> bool {
+        let mut after = self.state.clone();
+        state::evolve(
+            &mut after,
+            &JavaEvent::PalaceBuilt {
+                seat: self.seat,
+                space: name(cell),
+                value: 2,
+                points: 0,
+            },
+        );
+        let towns = settlements(&after);
+        self.tiles.iter().any(|&(kind, space, rotation, p)| {
+            p.cost <= after.turn.ap
+                && !covers(&p, cell)
+                && check_placement(&after, &towns, kind, space, rotation).is_ok()
+        })
+    }
+}
+
+/// Entering, moving and withdrawing developers that the owed tile allows.
 fn developer_actions(
     state: &JavaState,
     seat: Seat,
-    affordable: &dyn Fn(u8) -> bool,
+    guard: &TileGuard,
     actions: &mut Vec<JavaAction>,
 ) {
     let cells = &board().cells;
@@ -1554,7 +1750,9 @@ fn developer_actions(
             if s.developer.is_some() || s.palace.is_some() {
                 continue;
             }
-            if let Some(cost) = rim_cost(state, cell).filter(|cost| affordable(*cost)) {
+            if let Some(cost) =
+                rim_cost(state, cell).filter(|&cost| guard.allows(cost, Effect::Occupies(cell)))
+            {
                 actions.push(JavaAction::EnterDeveloper {
                     to: name(cell),
                     cost: Some(cost),
@@ -1566,7 +1764,11 @@ fn developer_actions(
         let costs = move_costs(state, seat, from);
         for (to, &cost) in costs.iter().enumerate() {
             let s = &state.spaces[to];
-            if to != from && cost != UNREACHABLE && s.developer.is_none() && affordable(cost) {
+            if to != from
+                && cost != UNREACHABLE
+                && s.developer.is_none()
+                && guard.allows(cost, Effect::Moves(from, to))
+            {
                 actions.push(JavaAction::MoveDeveloper {
                     from: name(from),
                     to: name(to),
@@ -1574,7 +1776,9 @@ fn developer_actions(
                 });
             }
         }
-        if let Some(cost) = rim_cost(state, from).filter(|cost| affordable(*cost)) {
+        if let Some(cost) =
+            rim_cost(state, from).filter(|&cost| guard.allows(cost, Effect::Frees(from)))
+        {
             actions.push(JavaAction::WithdrawDeveloper {
                 from: name(from),
                 cost: Some(cost),
@@ -1588,8 +1792,12 @@ fn palace_actions(
     state: &JavaState,
     seat: Seat,
     towns: &Settlements,
+    guard: &TileGuard,
     actions: &mut Vec<JavaAction>,
 ) {
+    if state.turn.ap == 0 {
+        return;
+    }
     for town in &towns.groups {
         let values: Vec<u8> = data()
             .palace_values()
@@ -1601,7 +1809,9 @@ fn palace_actions(
         match town.palace {
             None => {
                 for &cell in &town.cells {
-                    if state.spaces[cell].developer.is_some() {
+                    if state.spaces[cell].developer.is_some()
+                        || !guard.allows(1, Effect::Builds(cell))
+                    {
                         continue;
                     }
                     for &value in &values {
@@ -1614,7 +1824,7 @@ fn palace_actions(
             }
             Some(index) => {
                 let palace = &state.palaces[index as usize];
-                if palace.changed_in_turn == state.turn.number {
+                if palace.changed_in_turn == state.turn.number || !guard.allows(1, Effect::Spends) {
                     continue;
                 }
                 for &value in values.iter().filter(|&&v| v > palace.value) {
@@ -1629,15 +1839,20 @@ fn palace_actions(
 }
 
 /// Irrigation tiles and palace cards from the common supply.
-fn supply_actions(state: &JavaState, actions: &mut Vec<JavaAction>) {
+fn supply_actions(state: &JavaState, guard: &TileGuard, actions: &mut Vec<JavaAction>) {
+    if state.turn.ap == 0 {
+        return;
+    }
     if state.irrigation_tiles > 0 {
         for cell in 0..board().cells.len() {
-            if check_irrigation_space(state, cell).is_ok() {
+            if check_irrigation_space(state, cell).is_ok()
+                && guard.allows(1, Effect::Occupies(cell))
+            {
                 actions.push(JavaAction::PlaceIrrigation { space: name(cell) });
             }
         }
     }
-    if state.turn.cards_bought < CARDS_PER_TURN {
+    if state.turn.cards_bought < CARDS_PER_TURN && guard.allows(1, Effect::Spends) {
         if state.face_up.is_some() {
             actions.push(JavaAction::BuyCard {
                 source: CardSource::FaceUp,

@@ -6,6 +6,7 @@ mod examples;
 mod playouts;
 mod rule_checks;
 mod spec;
+mod versions;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -23,16 +24,13 @@ pub fn rng(seed: u64) -> ChaCha8Rng {
 
 /// A game right after setup: seat 0 to play turn 1 with 6 AP.
 pub fn game(seats: u8) -> JavaState {
-    let mut state =
-        Java::initial_state(&JavaOptions::default(), seats, Java::newest_rules_version());
-    for event in Java::setup(
-        &JavaOptions::default(),
-        seats,
-        Java::newest_rules_version(),
-        &mut rng(7),
-    )
-    .unwrap()
-    {
+    game_under(Java::newest_rules_version(), seats)
+}
+
+/// The same under an older rules version.
+pub fn game_under(rules_version: u32, seats: u8) -> JavaState {
+    let mut state = Java::initial_state(&JavaOptions::default(), seats, rules_version);
+    for event in Java::setup(&JavaOptions::default(), seats, rules_version, &mut rng(7)).unwrap() {
         Java::evolve(&mut state, &event);
     }
     state

@@ -275,7 +275,7 @@ pub struct PlayoutStats {
     pub raises: usize,
 }
 
-pub fn playout(seats: u8, seed: u64) -> PlayoutStats {
+pub fn playout(seats: u8, seed: u64, rules_version: u32) -> PlayoutStats {
     let mut stats = PlayoutStats {
         steps: 0,
         festivals: 0,
@@ -302,6 +302,7 @@ pub fn playout(seats: u8, seed: u64) -> PlayoutStats {
     let mut palace_tiles_used = 0;
     let mut before: Option<JavaState> = None;
     let runner = Playout::<Java>::new(JavaOptions::default(), seats)
+        .rules_version(rules_version)
         .max_actions(5000)
         .fold_every(FULL_FOLD_EVERY);
     let finished = runner.run(seed, strategy, |state, events| {
@@ -357,9 +358,13 @@ fn count_event(
 }
 
 fn run_seeds(seats: u8, seeds: std::ops::Range<u64>) {
+    run_seeds_under(Java::newest_rules_version(), seats, seeds);
+}
+
+fn run_seeds_under(rules_version: u32, seats: u8, seeds: std::ops::Range<u64>) {
     let mut totals = (0, 0, 0, 0, 0, 0);
     for seed in seeds {
-        let stats = playout(seats, seed);
+        let stats = playout(seats, seed, rules_version);
         totals.0 += stats.festivals;
         totals.1 += stats.contested_festivals;
         totals.2 += stats.shared_festivals;
@@ -391,4 +396,13 @@ fn random_playouts_three_players() {
 #[test]
 fn random_playouts_four_players() {
     run_seeds(4, 2000..2300);
+}
+
+/// Games started under rules version 1 keep being played by its rules: its legal actions
+/// must still be exactly what its `decide` accepts.
+#[test]
+fn random_playouts_under_rules_version_1() {
+    run_seeds_under(1, 2, 3000..3040);
+    run_seeds_under(1, 3, 4000..4040);
+    run_seeds_under(1, 4, 5000..5040);
 }

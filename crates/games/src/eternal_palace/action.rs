@@ -127,4 +127,7 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         resource: Option<Resource>,
     },
+    /// Rules version 2, at the reveal: the group (index into your revealed groups, 2 or more
+    /// dice) that the group artist named in the pending choice rewards.
+    ChooseArtistGroup { group: u8 },
 }

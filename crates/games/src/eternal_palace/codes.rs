@@ -67,5 +67,7 @@ rule_codes! {
         WrongItemCount = "wrong_item_count",
         /// Take the fish and wisdom, a resource, or both.
         NothingChosen = "nothing_chosen",
+        /// A group artist rewards a group of two or more dice only.
+        NotAnArtistGroup = "not_an_artist_group",
     }
 }

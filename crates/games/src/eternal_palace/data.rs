@@ -259,6 +259,8 @@ pub struct EndData {
 #[serde(deny_unknown_fields)]
 pub struct RoundLimit {
     pub source: Source,
+    /// The last rules version the limit applies to (version 2 dropped it).
+    pub until_rules_version: u32,
     pub rounds: u32,
 }
 
@@ -601,6 +603,12 @@ pub const PRIVILEGES: &str = "privileges";
 impl GameData {
     pub fn location_index(&self, key: &str) -> Option<usize> {
         self.locations.iter().position(|l| l.key == key)
+    }
+
+    /// The round after which a game of `rules_version` ends at the latest, if any (only
+    /// rules version 1 has one).
+    pub fn round_limit(&self, rules_version: u32) -> Option<u32> {
+        (rules_version <= self.round_limit.until_rules_version).then_some(self.round_limit.rounds)
     }
 
     pub fn card(&self, id: &str) -> Option<&AdvisorCard> {

@@ -56,6 +56,10 @@ pub enum Choice {
     Market { count: u8 },
     /// Imperial Scrolls with 2+ dice: answer with `scrolls`.
     Scrolls,
+    /// Rules version 2: at the reveal, the seat picks which of its groups (indices into its
+    /// revealed groups, each of 2 or more dice) the group artist `card` rewards, because
+    /// its groups would give different rewards: answer with `choose_artist_group`.
+    ArtistGroup { card: String, groups: Vec<u8> },
 }
 
 /// One line of the final scoring.
@@ -167,6 +171,9 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         items: Vec<MarketItem>,
     },
+    /// Rules version 2: the seat picked its group `group` (index into its revealed groups)
+    /// for the group artist `card`; the artist's use and reward follow.
+    ArtistGroupChosen { seat: Seat, card: String, group: u8 },
     /// Fish market: cards drawn from the deck, seen only by the drawer (hidden tokens).
     AdvisorsDrawn {
         seat: Seat,

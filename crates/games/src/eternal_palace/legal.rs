@@ -110,6 +110,13 @@ fn choice_answers(state: &State, seat: Seat, choice: &Choice) -> Vec<Action> {
                 out.push(Action::BuyAtMarket { items: combo });
             }
         }
+        Choice::ArtistGroup { groups, .. } => {
+            out.extend(
+                groups
+                    .iter()
+                    .map(|group| Action::ChooseArtistGroup { group: *group }),
+            );
+        }
         Choice::Scrolls => {
             out.push(Action::ReadScrolls {
                 goods: true,

@@ -6,9 +6,12 @@
 //! and simultaneously (`to_act` lists every seat that has not submitted; a submitted
 //! grouping is stored sealed and owned by its seat until the reveal). With the privileges
 //! module the seats holding tokens then decide in turn order. The reveal is emitted when
-//! the last decision of the planning phase arrives. Then groups are placed one at a time in
+//! the last decision of the planning phase arrives. Under rules version 2 owners of group
+//! artists whose groups would give different rewards then choose a group, in turn order
+//! (pending choices before the first placing turn). Then groups are placed one at a time in
 //! turn order; some locations open a follow-up choice for the same seat. When every group
-//! is placed the round ends, the next one is prepared and rolled within the same `decide`.
+//! is placed the round ends, the next one is prepared and rolled within the same `decide`;
+//! the game ends when someone holds 8 layers (rules version 1: also after round 15).
 //!
 //! Numbers and components come from the record files in `data/eternal_palace/`; the rules
 //! page is
@@ -66,11 +69,19 @@ impl Engine for EternalPalace {
 
     const KIND: &'static str = "eternal_palace";
     const NAME: &'static str = "Eternal Palace";
-    const RULES_VERSIONS: &'static [RulesVersion] = &[RulesVersion {
-        version: 1,
-        date: "2026-11-22",
-        changes: "First version: the base game and the privileges module.",
-    }];
+    const RULES_VERSIONS: &'static [RulesVersion] = &[
+        RulesVersion {
+            version: 1,
+            date: "2026-11-22",
+            changes: "First version: the base game and the privileges module.",
+        },
+        RulesVersion {
+            version: 2,
+            date: "2026-11-24",
+            changes: "Only 8 painting layers end the game (no 15-round limit); a group \
+                      artist's owner chooses which group it rewards.",
+        },
+    ];
     const EVENT_SCHEMA_VERSION: u32 = 1;
     type Rule = EternalPalaceRule;
     const SHARED_RULES: &'static [SharedRule] = &[SharedRule::CannotAfford];
@@ -363,6 +374,9 @@ fn describe(state: &State, event: &Event) -> String {
                 Choice::Resource => "chooses a resource".to_string(),
                 Choice::Market { count } => format!("chooses {count} market items"),
                 Choice::Scrolls => "chooses the scrolls' reward".to_string(),
+                Choice::ArtistGroup { card, .. } => {
+                    format!("chooses the group that {} rewards", card_name(card))
+                }
             };
             format!("{} {what}", colour(*seat))
         }
@@ -387,6 +401,19 @@ fn describe(state: &State, event: &Event) -> String {
             } else {
                 format!("{} chooses {}", colour(*seat), parts.join(", "))
             }
+        }
+        Event::ArtistGroupChosen { seat, card, group } => {
+            let pips = state
+                .player(*seat)
+                .and_then(|p| p.groups.get(*group as usize))
+                .cloned()
+                .unwrap_or_default();
+            format!(
+                "{} chooses the group {:?} for {}",
+                colour(*seat),
+                pips,
+                card_name(card)
+            )
         }
         Event::AdvisorsDrawn { seat, count, cards } => match cards {
             Some(cards) => format!(

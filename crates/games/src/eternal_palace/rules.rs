@@ -232,6 +232,14 @@ fn reveal(cx: &mut Ctx) {
         .map(|s| unseal(s.as_deref().unwrap_or("")))
         .collect();
     cx.emit(Event::GroupsRevealed { groups });
+    if cx.state().rules_version >= 2 {
+        offer_artist_groups(cx);
+        if cx.state().pending.is_empty() {
+            let first = cx.state().turn_order.first().copied();
+            cx.emit(Event::TurnPassed { next: first });
+        }
+        return;
+    }
     let rewards = &data().artist_group_rewards;
     for seat in cx.state().turn_order.clone() {
         let largest = cx
@@ -262,6 +270,128 @@ fn reveal(cx: &mut Ctx) {
     }
     let first = cx.state().turn_order.first().copied();
     cx.emit(Event::TurnPassed { next: first });
+}
+
+/// What a group artist showing `resource` gives for a group of `dice` dice: nothing below
+/// 2 dice, 5 dice count as 4.
+fn artist_group_gain(dice: usize, resource: Resource) -> Option<Goods> {
+    let rewards = &data().artist_group_rewards;
+    match dice {
+        0 | 1 => None,
+        2 => Some(rewards.two_dice),
+        3 => Some(Goods::resource(resource, rewards.three_dice_resource)),
+        _ => Some(rewards.four_dice),
+    }
+}
+
+/// Rules version 2 ("Erhalte zu Beginn der Runde für eine Deiner Würfelgruppen aus 2 / 3 /
+/// 4 Würfeln ..."): the owner picks the group. In turn order, every unused group artist
+/// whose owner's groups would give different rewards opens a choice of the groups of 2 or
+/// more dice; with a single possible reward it is paid at once, with none the card stays
+/// unused.
+fn offer_artist_groups(cx: &mut Ctx) {
+    for seat in cx.state().turn_order.clone() {
+        let groups = cx
+            .state()
+            .player(seat)
+            .map(|p| p.groups.clone())
+            .unwrap_or_default();
+        let cards = active_cards(cx.state(), seat, |e| {
+            matches!(e, AdvisorEffect::ArtistGroups { .. })
+        });
+        for (card, effect) in cards {
+            let AdvisorEffect::ArtistGroups { resource } = effect else {
+                continue;
+            };
+            let eligible: Vec<u8> = (0..groups.len())
+                .filter(|g| artist_group_gain(groups[*g].len(), resource).is_some())
+                .map(|g| g as u8)
+                .collect();
+            let mut gains: Vec<Goods> = Vec::new();
+            for g in &eligible {
+                if let Some(gain) = artist_group_gain(groups[*g as usize].len(), resource) {
+                    if !gains.contains(&gain) {
+                        gains.push(gain);
+                    }
+                }
+            }
+            match gains.as_slice() {
+                [] => {}
+                [gain] => {
+                    let gain = *gain;
+                    cx.emit(Event::AdvisorUsed {
+                        seat,
+                        card,
+                        target: None,
+                    });
+                    gain_goods(cx, seat, gain, Reason::Advisor);
+                }
+                _ => cx.emit(Event::ChoiceOffered {
+                    seat,
+                    choice: Choice::ArtistGroup {
+                        card,
+                        groups: eligible,
+                    },
+                }),
+            }
+        }
+    }
+}
+
+fn decide_artist_group(state: &State, seat: Seat, group: u8) -> Decision {
+    let Pending::Offered {
+        choice: Choice::ArtistGroup { card, groups },
+        ..
+    } = front_pending(state, seat)?
+    else {
+        return Err(err(
+            EternalPalaceRule::WrongChoice,
+            "the pending choice is not a group artist's",
+        ));
+    };
+    let Some(dice) = state.players[seat as usize].groups.get(group as usize) else {
+        return Err(err(
+            EternalPalaceRule::NoSuchGroup,
+            "you have no group with that number",
+        ));
+    };
+    let resource = match data().card(card).map(|c| &c.effect) {
+        Some(AdvisorEffect::ArtistGroups { resource }) => *resource,
+        _ => {
+            return Err(err(
+                EternalPalaceRule::WrongChoice,
+                "the pending choice is not a group artist's",
+            ))
+        }
+    };
+    let gain = match artist_group_gain(dice.len(), resource) {
+        Some(gain) if groups.contains(&group) => gain,
+        _ => {
+            return Err(err(
+                EternalPalaceRule::NotAnArtistGroup,
+                "the artist rewards a group of two or more dice",
+            ))
+        }
+    };
+    let card = card.clone();
+    let mut cx = Ctx::new(state);
+    cx.emit(Event::ArtistGroupChosen {
+        seat,
+        card: card.clone(),
+        group,
+    });
+    cx.emit(Event::AdvisorUsed {
+        seat,
+        card,
+        target: None,
+    });
+    gain_goods(&mut cx, seat, gain, Reason::Advisor);
+    // the last choice of the reveal starts the placing
+    if cx.state().pending.is_empty() && cx.state().placer.is_none() {
+        let first = cx.state().turn_order.first().copied();
+        cx.emit(Event::TurnPassed { next: first });
+    }
+    Ok(cx.into_events())
 }
 
 fn has_unplaced(state: &State, seat: Seat) -> bool {
@@ -300,7 +430,12 @@ fn end_round(cx: &mut Ctx, rng: &mut dyn RngCore) {
         .players
         .iter()
         .any(|p| p.layers.len() >= d.end.layers);
-    if someone_done || round >= d.round_limit.rounds {
+    // Rules version 1 also ends the game after a decided round limit; from version 2 on
+    // only the short rules' own condition ends it.
+    let limit_reached = d
+        .round_limit(cx.state().rules_version)
+        .is_some_and(|limit| round >= limit);
+    if someone_done || limit_reached {
         let (sheets, sequence) = final_scores(cx.state());
         let completion = cx.state().completion;
         cx.emit(Event::GameFinished {
@@ -459,6 +594,7 @@ pub fn decide(state: &State, seat: Seat, action: &Action, rng: &mut dyn RngCore)
         Action::ReadScrolls { goods, resource } => {
             decide_scrolls(state, seat, *goods, *resource, rng)
         }
+        Action::ChooseArtistGroup { group } => decide_artist_group(state, seat, *group),
     }
 }
 

@@ -318,7 +318,7 @@ impl State {
                 seat: *seat,
                 choice: choice.clone(),
             }),
-            Event::ChoiceMade { .. } => self.resolve_pending(),
+            Event::ChoiceMade { .. } | Event::ArtistGroupChosen { .. } => self.resolve_pending(),
             Event::AdvisorsDrawn { seat, count, cards } => {
                 self.advisors_drawn(*seat, *count, cards.as_deref())
             }

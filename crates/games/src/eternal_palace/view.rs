@@ -176,8 +176,9 @@ pub struct PendingView {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct EternalPalaceView {
     pub round: u32,
-    /// The game ends after this round at the latest.
-    pub round_limit: u32,
+    /// Rules version 1 only: the game ends after this round at the latest. `null` from rules
+    /// version 2 on, where only 8 painting layers end the game.
+    pub round_limit: Option<u32>,
     pub phase: PhaseView,
     /// Privileges module in play.
     pub privileges: bool,
@@ -219,7 +220,7 @@ pub fn view(state: &State, viewer: Viewer) -> EternalPalaceView {
     let d = data();
     EternalPalaceView {
         round: state.round,
-        round_limit: d.round_limit.rounds,
+        round_limit: d.round_limit(state.rules_version),
         phase: match state.phase {
             Phase::Setup => PhaseView::Setup,
             Phase::Grouping => PhaseView::Grouping,

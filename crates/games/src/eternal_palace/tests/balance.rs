@@ -86,7 +86,10 @@ fn greedy_games(seats: u8, games: u64) -> (f64, f64) {
             }
         }
         assert!(
-            state.round < data().round_limit.rounds,
+            state
+                .players
+                .iter()
+                .any(|p| p.layers.len() >= data().end.layers),
             "greedy games end by layers"
         );
         rounds += state.round;

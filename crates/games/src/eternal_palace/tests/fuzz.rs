@@ -6,7 +6,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::playouts::playout_with;
+use super::playouts::playout_under;
 use crate::engine::Engine;
 use crate::eternal_palace::action::{Action, MarketItem};
 use crate::eternal_palace::data::{data, Resource};
@@ -35,7 +35,7 @@ fn some_card(state: &State, rng: &mut ChaCha8Rng) -> String {
 
 fn random_action(state: &State, rng: &mut ChaCha8Rng) -> Action {
     let resource = *Resource::ALL.choose(rng).expect("resource");
-    match rng.gen_range(0..9) {
+    match rng.gen_range(0..10) {
         0 => Action::GroupDice {
             groups: (0..rng.gen_range(0..4))
                 .map(|_| {
@@ -88,6 +88,9 @@ fn random_action(state: &State, rng: &mut ChaCha8Rng) -> Action {
                 .map(|_| *MarketItem::ALL.choose(rng).expect("item"))
                 .collect(),
         },
+        9 => Action::ChooseArtistGroup {
+            group: rng.gen_range(0..7),
+        },
         _ => Action::ReadScrolls {
             goods: rng.gen(),
             resource: rng.gen::<bool>().then_some(resource),
@@ -113,22 +116,30 @@ fn canonical(action: &Action) -> Action {
 fn arbitrary_actions_never_panic_and_accepted_ones_are_listed() {
     let mut rng = ChaCha8Rng::seed_from_u64(77);
     let mut accepted = 0;
-    for seats in 2..=5u8 {
+    for (seats, rules_version) in (2..=5u8).flat_map(|seats| [(seats, 1), (seats, 2)]) {
         for seed in 0..12u64 {
-            playout_with(seats, seed % 2 == 0, 9000 + seed, 1000, &mut |state, _| {
-                for _ in 0..12 {
-                    let seat = rng.gen_range(0..seats + 1);
-                    let action = random_action(state, &mut rng);
-                    if EternalPalace::decide(state, seat, &action, &mut rng).is_ok() {
-                        accepted += 1;
-                        let legal = EternalPalace::legal_actions(state, seat);
-                        assert!(
-                            legal.contains(&canonical(&action)),
-                            "accepted but not listed: {action:?}"
-                        );
+            let privileges = seed % 2 == 0;
+            playout_under(
+                rules_version,
+                seats,
+                privileges,
+                9000 + seed,
+                1000,
+                &mut |state, _| {
+                    for _ in 0..12 {
+                        let seat = rng.gen_range(0..seats + 1);
+                        let action = random_action(state, &mut rng);
+                        if EternalPalace::decide(state, seat, &action, &mut rng).is_ok() {
+                            accepted += 1;
+                            let legal = EternalPalace::legal_actions(state, seat);
+                            assert!(
+                                legal.contains(&canonical(&action)),
+                                "accepted but not listed: {action:?}"
+                            );
+                        }
                     }
-                }
-            });
+                },
+            );
         }
     }
     assert!(

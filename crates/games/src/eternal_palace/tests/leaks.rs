@@ -4,7 +4,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::playouts::playout_with;
+use super::playouts::playout_under;
 use super::{act, start};
 use crate::engine::{Engine, Viewer};
 use crate::eternal_palace::action::Action;
@@ -30,34 +30,42 @@ fn check_step(state: &State, events: &[Event], seen: &mut [usize; 4]) {
     }
 }
 
+/// Under both rules versions; version 2 adds the `artist_group_chosen` event.
 #[test]
 fn no_view_or_redacted_event_leaks_a_secret() {
-    let mut seen = [0usize; 4];
-    let mut kinds = std::collections::BTreeSet::new();
-    for seats in 2..=5u8 {
-        for seed in 0..25u64 {
-            playout_with(
-                seats,
-                seed % 2 == 0,
-                5000 + seed,
-                1000,
-                &mut |state, events| {
-                    check_step(state, events, &mut seen);
-                    for e in events {
-                        let json = serde_json::to_value(e).expect("event json");
-                        kinds.insert(json["type"].as_str().unwrap_or("").to_string());
-                    }
-                },
-            );
+    for (rules_version, event_kinds) in [(1, 27), (2, 28)] {
+        let mut seen = [0usize; 4];
+        let mut kinds = std::collections::BTreeSet::new();
+        for seats in 2..=5u8 {
+            for seed in 0..25u64 {
+                playout_under(
+                    rules_version,
+                    seats,
+                    seed % 2 == 0,
+                    5000 + seed,
+                    1000,
+                    &mut |state, events| {
+                        check_step(state, events, &mut seen);
+                        for e in events {
+                            let json = serde_json::to_value(e).expect("event json");
+                            kinds.insert(json["type"].as_str().unwrap_or("").to_string());
+                        }
+                    },
+                );
+            }
         }
+        // every kind of secret actually occurred, so the checks above could fail
+        assert!(
+            seen.iter().all(|n| *n > 0),
+            "kinds of secrets seen: {seen:?}"
+        );
+        // and the games went through every kind of event
+        assert_eq!(
+            kinds.len(),
+            event_kinds,
+            "rules version {rules_version}: event kinds seen: {kinds:?}"
+        );
     }
-    // every kind of secret actually occurred, so the checks above could fail
-    assert!(
-        seen.iter().all(|n| *n > 0),
-        "kinds of secrets seen: {seen:?}"
-    );
-    // and the games went through every kind of event
-    assert_eq!(kinds.len(), 27, "event kinds seen: {kinds:?}");
 }
 
 /// Short rules, "Rundenablauf": dice are grouped behind a screen and all screens are

@@ -7,6 +7,7 @@ mod leaks;
 mod playouts;
 mod rules_tests;
 mod spec;
+mod version2;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -17,19 +18,27 @@ use super::state::{Phase, State};
 use super::{EternalPalace, EternalPalaceOptions};
 use crate::engine::{Engine, Seat};
 
-/// A fresh game after the opening events.
+/// A fresh game under the newest rules after the opening events.
 pub fn start(seats: u8, privileges: bool, seed: u64) -> (State, Vec<Event>, ChaCha8Rng) {
+    start_under(
+        EternalPalace::newest_rules_version(),
+        seats,
+        privileges,
+        seed,
+    )
+}
+
+/// A fresh game under `rules_version` after the opening events.
+pub fn start_under(
+    rules_version: u32,
+    seats: u8,
+    privileges: bool,
+    seed: u64,
+) -> (State, Vec<Event>, ChaCha8Rng) {
     let options = EternalPalaceOptions { privileges };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let events = EternalPalace::setup(
-        &options,
-        seats,
-        EternalPalace::newest_rules_version(),
-        &mut rng,
-    )
-    .expect("setup");
-    let mut state =
-        EternalPalace::initial_state(&options, seats, EternalPalace::newest_rules_version());
+    let events = EternalPalace::setup(&options, seats, rules_version, &mut rng).expect("setup");
+    let mut state = EternalPalace::initial_state(&options, seats, rules_version);
     for e in &events {
         EternalPalace::evolve(&mut state, e);
     }
@@ -59,7 +68,24 @@ pub fn refused(state: &State, seat: Seat, action: Action) -> &'static str {
 /// Other seats hold no groups, so the round ends once `seat` has placed everything. To test
 /// several visits at once the groups may hold more than the five dice a player owns.
 pub fn placing(seats: u8, privileges: bool, seat: Seat, groups: Vec<Vec<u8>>) -> State {
-    let (mut state, _, _) = start(seats, privileges, 7);
+    placing_under(
+        EternalPalace::newest_rules_version(),
+        seats,
+        privileges,
+        seat,
+        groups,
+    )
+}
+
+/// As [`placing`], under `rules_version`.
+pub fn placing_under(
+    rules_version: u32,
+    seats: u8,
+    privileges: bool,
+    seat: Seat,
+    groups: Vec<Vec<u8>>,
+) -> State {
+    let (mut state, _, _) = start_under(rules_version, seats, privileges, 7);
     state.phase = Phase::Placement;
     state.sealed = vec![None; seats as usize];
     for p in &mut state.players {

@@ -4,7 +4,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{act, placing, refused, start};
+use super::{act, placing, placing_under, refused, start};
 use crate::engine::{Engine, Viewer};
 use crate::eternal_palace::action::{Action, MarketItem};
 use crate::eternal_palace::data::{data, Goods, Resource, BRIDGE};
@@ -1155,9 +1155,9 @@ fn ksr_eight_layers_end_the_game_after_the_round() {
 }
 
 #[test]
-fn decided_round_limit_ends_the_game() {
-    let mut state = placing(2, false, 0, vec![vec![1]]);
-    state.round = data().round_limit.rounds;
+fn decided_round_limit_ends_a_rules_version_1_game() {
+    let mut state = placing_under(1, 2, false, 0, vec![vec![1]]);
+    state.round = data().round_limit(1).expect("version 1 has a round limit");
     act(&mut state, 0, place(0, "scrolls"), &mut rng());
     assert_eq!(state.phase, Phase::Finished);
 }

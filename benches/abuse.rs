@@ -119,6 +119,7 @@ async fn sign_in_flood(failures: &mut Vec<String>) {
     ]);
     let client = reqwest::Client::new();
     let reader_token = token(&client, &server, "reader").await;
+    sign_in_timing(&client, &server).await;
     let (before, _) = server.memory_mib();
     let stop = Arc::new(AtomicBool::new(false));
     let reader = {
@@ -211,6 +212,32 @@ async fn sign_in_flood(failures: &mut Vec<String>) {
     if server_errors {
         failures.push("the flood got a 5xx other than 503, or no answer".to_owned());
     }
+}
+
+/// A sign-in for a name nobody has must take as long as one with a wrong password, or the
+/// timing tells which names exist.
+async fn sign_in_timing(client: &reqwest::Client, server: &Server) {
+    let mut time = |name: &'static str| {
+        let (client, base) = (client.clone(), server.base.clone());
+        async move {
+            let mut samples = Vec::new();
+            for _ in 0..40 {
+                let started = Instant::now();
+                let _ = client
+                    .post(format!("{base}/v1/tokens"))
+                    .json(&json!({"name": name, "password": "wrong-password"}))
+                    .send()
+                    .await;
+                samples.push(started.elapsed());
+            }
+            percentile(&mut samples, 0.5)
+        }
+    };
+    let wrong_password = time("reader").await;
+    let unknown_name = time("nobody-has-this").await;
+    println!(
+        "sign-in timing (median of 40): wrong password {wrong_password:.1?}, unknown name {unknown_name:.1?}"
+    );
 }
 
 /// 300 clients send a request head and a few bytes of a body that never completes, while a

@@ -217,7 +217,7 @@ async fn sign_in_flood(failures: &mut Vec<String>) {
 /// A sign-in for a name nobody has must take as long as one with a wrong password, or the
 /// timing tells which names exist.
 async fn sign_in_timing(client: &reqwest::Client, server: &Server) {
-    let mut time = |name: &'static str| {
+    let time = |name: &'static str| {
         let (client, base) = (client.clone(), server.base.clone());
         async move {
             let mut samples = Vec::new();

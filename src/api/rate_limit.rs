@@ -126,10 +126,16 @@ impl RateLimits {
     pub fn client_address(&self, request: &HttpRequest) -> String {
         if self.behind_proxy {
             if let Some(forwarded) = request.connection_info().realip_remote_addr() {
-                return forwarded
+                let ip = forwarded
                     .parse::<std::net::SocketAddr>()
-                    .map(|socket| socket.ip().to_string())
-                    .unwrap_or_else(|_| forwarded.to_owned());
+                    .map(|socket| socket.ip())
+                    .or_else(|_| forwarded.trim_matches(['[', ']']).parse::<IpAddr>());
+                return match ip {
+                    Ok(ip) => network_of(ip),
+                    // Not an address (e.g. an obfuscated `Forwarded` identifier): counted
+                    // as it is, cut to a bounded key.
+                    Err(_) => forwarded.chars().take(64).collect(),
+                };
             }
         }
         request
@@ -191,6 +197,32 @@ mod tests {
         let later = start + Duration::from_secs(60);
         limiter.take_at("new", later).unwrap();
         assert!(limiter.buckets.lock().unwrap().len() <= MAX_KEYS);
+    }
+
+    fn limits(behind_proxy: bool) -> RateLimits {
+        let limiter = || RateLimiter::new(Rate::per_minute(1), "tries");
+        RateLimits {
+            sign_in_per_name: limiter(),
+            sign_in_per_address: limiter(),
+            registration_per_address: limiter(),
+            game_creation_per_account: limiter(),
+            open_games_per_account: 1,
+            behind_proxy,
+        }
+    }
+
+    #[test]
+    fn forwarded_addresses_count_only_behind_a_proxy() {
+        let request = actix_web::test::TestRequest::default()
+            .peer_addr("192.0.2.7:5000".parse().unwrap())
+            .insert_header(("X-Forwarded-For", "2001:db8:5:6:7::1"))
+            .to_http_request();
+        assert_eq!(limits(false).client_address(&request), "192.0.2.7");
+        assert_eq!(limits(true).client_address(&request), "2001:db8:5:6::/64");
+        let garbage = actix_web::test::TestRequest::default()
+            .insert_header(("X-Forwarded-For", "x".repeat(500)))
+            .to_http_request();
+        assert_eq!(limits(true).client_address(&garbage).len(), 64);
     }
 
     #[test]

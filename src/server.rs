@@ -2,10 +2,9 @@
 //! `main` and by the integration tests, so both run the very same server.
 
 use std::net::TcpListener;
-
-use actix_web::dev::Server;
 use std::time::Duration;
 
+use actix_web::dev::Server;
 use actix_web::middleware::{from_fn, ErrorHandlers, Logger};
 use actix_web::{web, App, HttpServer};
 
@@ -36,12 +35,13 @@ pub struct Running {
     pub address: std::net::SocketAddr,
 }
 
-/// Opens the database (running migrations), loads or creates the token secret and binds
+/// Loads or creates the token secret, opens the database (running migrations) and binds
 /// the listener. Blocking: call it before the async runtime serves requests.
 pub fn start(config: &Config) -> Result<Running, StartError> {
-    let db = web::Data::new(Db::open_with(&config.database_url(), config.db_options())?);
+    // The secret first: a refused one stops the start before anything is created.
     let secret = load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)
         .map_err(StartError::Secret)?;
+    let db = web::Data::new(Db::open_with(&config.database_url(), config.db_options())?);
     let keys = web::Data::new(TokenKeys::new(&secret, config.token_ttl_seconds));
     let passwords = web::Data::new(
         Passwords::new(config.password_cost(), config.password_limits())

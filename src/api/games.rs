@@ -1,8 +1,6 @@
 //! The lobby: create games, list them, take seats.
 
 use actix_web::error::PayloadError;
-
-use super::rate_limit::RateLimits;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -10,6 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
 use super::models::{GameStatus, GameSummary};
+use super::rate_limit::RateLimits;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::service::lobby::{self, GameQuery, NewGame};

@@ -228,3 +228,25 @@ async fn open_games_per_account_are_capped() {
         .await
         .expect_status(201);
 }
+
+/// A configured signing secret that is empty or short stops the start with a clear
+/// message, before the database is created.
+#[test]
+fn a_short_configured_secret_stops_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let database = dir.path().join("refused.sqlite");
+    for secret in ["", "short secret"] {
+        let config = turnpost::config::Config {
+            bind: "127.0.0.1:0".into(),
+            data_dir: dir.path().to_path_buf(),
+            database_url: Some(database.to_string_lossy().into_owned()),
+            jwt_secret: Some(secret.into()),
+            ..turnpost::config::Config::defaults()
+        };
+        let refusal = actix_web::rt::System::new()
+            .block_on(async { turnpost::server::start(&config).err() })
+            .expect("refused");
+        assert!(refusal.to_string().contains("at least 32"), "{refusal}");
+    }
+    assert!(!database.exists());
+}

@@ -250,3 +250,41 @@ fn a_short_configured_secret_stops_the_start() {
     }
     assert!(!database.exists());
 }
+
+/// A client that connects and never finishes its request head is dropped after the head
+/// timeout instead of holding the connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_head_that_does_not_arrive_in_time_is_cut_off() {
+    let app = TestApp::start_with(Backend::Sqlite, |config| {
+        config.head_timeout_seconds = 1;
+    })
+    .await;
+    let address = app.base.trim_start_matches("http://").to_owned();
+    let (answer, waited) = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let started = std::time::Instant::now();
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        stream
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: te")
+            .unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        (
+            String::from_utf8_lossy(&answer).into_owned(),
+            started.elapsed(),
+        )
+    })
+    .await
+    .unwrap();
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
+    );
+    assert!(
+        waited < Duration::from_secs(15),
+        "the connection was held {waited:?}"
+    );
+}

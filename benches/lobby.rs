@@ -51,7 +51,7 @@ fn fill(db: &Db) {
                 options: json!({"auction": false}),
                 seat_count: 2,
                 status: GameStatus::Open,
-                seed: "00".repeat(32),
+                seed: [0; 32],
                 created_by: account(first).id,
                 created_at: index as i64,
                 updated_at: index as i64,

@@ -24,6 +24,12 @@ pub enum Command {
     Serve,
     /// Print the OpenAPI document (what `openapi/openapi.json` holds) and exit.
     Openapi,
+    /// Check a finished game's export offline: the seed against its commitment, and every
+    /// event and the outcome by replaying the actions. Exits 1 when it does not verify.
+    Verify {
+        /// The export document (`GET /v1/games/{id}/export` of a finished game).
+        export: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, clap::Args)]

@@ -4,6 +4,7 @@
 //! - [`store`]: the event store and the rest of the persistence (the only SQL).
 //! - [`service`]: what the API does with a game: fold its log, decide, append.
 //! - [`api`]: the HTTP handlers and the OpenAPI document.
+//! - [`verify`]: offline verification of a finished game's export (`turnpost verify`).
 //! - [`auth`], [`config`], [`error`], [`server`], [`private_files`]: the plumbing around them.
 
 pub mod api;
@@ -15,3 +16,4 @@ pub mod private_files;
 pub mod server;
 pub mod service;
 pub mod store;
+pub mod verify;

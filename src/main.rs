@@ -3,11 +3,35 @@ use tracing_subscriber::EnvFilter;
 
 use turnpost::config::{Cli, Command};
 
+fn verify(path: &std::path::Path) -> std::process::ExitCode {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) => {
+            eprintln!("NOT VERIFIED: cannot read {}: {error}", path.display());
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match turnpost::verify::verify_export(&text) {
+        Ok(report) => {
+            println!("{report}");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(report) => {
+            println!("{report}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::Openapi) = cli.command {
-        print!("{}", turnpost::api::docs::spec_json());
-        return std::process::ExitCode::SUCCESS;
+    match &cli.command {
+        Some(Command::Openapi) => {
+            print!("{}", turnpost::api::docs::spec_json());
+            return std::process::ExitCode::SUCCESS;
+        }
+        Some(Command::Verify { export }) => return verify(export),
+        Some(Command::Serve) | None => {}
     }
     let config = cli.config;
     tracing_subscriber::fmt()

@@ -44,6 +44,12 @@ pub struct GameSummary {
     pub kind: String,
     /// The rules version the game started with; it keeps replaying under it.
     pub rules_version: u32,
+    /// SHA-256 (hex) of `turnpost seed commitment v1\n` followed by the game's secret
+    /// 32-byte seed, fixed when the game is created and recorded in its `game_set_up`
+    /// event. The export of the finished game reveals the seed, so anyone can check that
+    /// every shuffle and roll came from a seed chosen before the first move.
+    #[schema(example = "7f0f3b426ccf69ba96a206ea123ce670bd4223e5f8ad7335882ea1364949ebdd")]
+    pub seed_commitment: String,
     /// The options chosen at creation, with defaults filled in.
     #[schema(value_type = Object)]
     pub options: Value,
@@ -88,6 +94,7 @@ impl GameSummary {
             id: game.id.clone(),
             kind: game.kind.clone(),
             rules_version: game.rules_version,
+            seed_commitment: loaded.seed_commitment(),
             options: game.options.clone(),
             status: game.status,
             seat_count: game.seat_count,

@@ -229,6 +229,9 @@ pub struct GameExport {
     pub complete: bool,
     /// The seat whose secrets a redacted export includes.
     pub viewer_seat: Option<u8>,
+    /// The commitment to the seed published when the game was created (see the game
+    /// summary); `turnpost verify` checks the revealed `seed` against it.
+    pub seed_commitment: String,
     /// Hex-encoded 32-byte seed (finished games only). Random outcomes after seq `n` come
     /// from ChaCha20 seeded with it, stream `n` (stream 0 for the opening events).
     pub seed: Option<String>,
@@ -284,6 +287,7 @@ pub async fn export_game(
             Viewer::Seat(seat) => Some(seat),
             _ => None,
         },
+        seed_commitment: summary.seed_commitment,
         seed: export.seed,
         outcome: summary.outcome,
         events: export.events.into_iter().map(EventOut::from).collect(),

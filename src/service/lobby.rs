@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{encode_seed, now_millis, random_id, Game, GameStatus, LoadedGame};
+use super::{now_millis, random_id, Game, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::{find_game_rules, rng_for, GameRules};
@@ -58,6 +58,7 @@ fn validate_new_game(request: &NewGame) -> Result<(&'static dyn GameRules, Value
             &options,
             request.seats,
             rules.newest_rules_version(),
+            None,
             &mut probe_rng,
         )
         .map_err(|error| ApiError::unprocessable("invalid_options", error.message))?;
@@ -99,7 +100,7 @@ pub fn create_game(
         options,
         seat_count: request.seats,
         status: GameStatus::Open,
-        seed: encode_seed(&seed),
+        seed,
         created_by: creator.account_id.clone(),
         created_at: now,
         updated_at: now,
@@ -261,7 +262,8 @@ fn start_if_full(conn: &mut DbConnection, game_id: &str, now: i64) -> Result<(),
             &game.game.options,
             game.game.seat_count,
             game.game.rules_version,
-            &mut rng_for(game.seed()?, 0),
+            Some(&game.seed_commitment()),
+            &mut rng_for(game.game.seed, 0),
         )
         .map_err(|error| ApiError::Internal(format!("set-up failed: {error}")))?;
     let append = game.append_after(table.as_mut(), events, None, now, None)?;

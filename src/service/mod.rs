@@ -10,7 +10,7 @@ pub mod play;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::{Seat, Viewer};
-use crate::games::{decode_seed, encode_seed};
+use crate::games::{encode_seed, seed_commitment};
 use crate::games::{find_game_rules, GameRules, RecordedEvent, Table};
 use crate::store::{self, ActionRow, Append, DbConnection, NewEvent, StoredEvent};
 
@@ -49,9 +49,9 @@ impl LoadedGame {
         self.seat_of(user).map_or(Viewer::Spectator, Viewer::Seat)
     }
 
-    fn seed(&self) -> Result<[u8; 32], ApiError> {
-        decode_seed(&self.game.seed)
-            .ok_or_else(|| ApiError::Internal(format!("game {} has a corrupt seed", self.game.id)))
+    /// The public commitment to the game's seed, fixed when the game was created.
+    pub fn seed_commitment(&self) -> String {
+        seed_commitment(&self.game.seed)
     }
 
     /// The state before any event.

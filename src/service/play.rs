@@ -284,7 +284,7 @@ fn decide(
             "your seat does not have to act now",
         ));
     }
-    let mut rng = rng_for(game.seed()?, (game.game.current_seq + 1) as u64);
+    let mut rng = rng_for(game.game.seed, (game.game.current_seq + 1) as u64);
     let (action, events) = table
         .decide(seat, action, &mut rng)
         .map_err(|error| match error {
@@ -416,7 +416,7 @@ pub fn export(db: &Db, game_id: &str, user: &AuthUser) -> Result<Export, ApiErro
         let (actions, seed) = if finished {
             (
                 Some(recorded_actions(store::load_actions(conn, game_id)?)?),
-                Some(game.game.seed.clone()),
+                Some(super::encode_seed(&game.game.seed)),
             )
         } else {
             (None, None)

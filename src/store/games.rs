@@ -49,8 +49,8 @@ pub struct Game {
     pub options: Value,
     pub seat_count: u8,
     pub status: GameStatus,
-    /// Hex-encoded 32-byte seed; secret until the game is finished.
-    pub seed: String,
+    /// The secret seed (stored hex-encoded); revealed once the game is finished.
+    pub seed: [u8; 32],
     pub created_by: String,
     pub created_at: i64,
     pub updated_at: i64,
@@ -102,8 +102,9 @@ impl TryFrom<GameRow> for Game {
                 .map(serde_json::from_str)
                 .transpose()
                 .map_err(|error| corrupt(&id, "outcome", error))?,
+            seed: crate::games::decode_seed(&row.seed)
+                .ok_or_else(|| corrupt(&id, "seed", "not 32 bytes of hex"))?,
             kind: row.kind,
-            seed: row.seed,
             created_by: row.created_by,
             created_at: row.created_at,
             updated_at: row.updated_at,
@@ -122,7 +123,7 @@ impl From<&Game> for GameRow {
             options: game.options.to_string(),
             seat_count: i32::from(game.seat_count),
             status: game.status.as_str().to_owned(),
-            seed: game.seed.clone(),
+            seed: crate::games::encode_seed(&game.seed),
             created_by: game.created_by.clone(),
             created_at: game.created_at,
             updated_at: game.updated_at,

@@ -259,13 +259,19 @@ fn new_table(export: &Value) -> Box<dyn Table> {
         .expect("the empty table of the export's rules version")
 }
 
-/// Re-derives the whole log of a finished export from its seed, options and actions under
-/// its rules version, and checks every event and the outcome.
+/// Verifies a finished export as `turnpost verify` does: the revealed seed matches the
+/// commitment, and the whole log and the outcome re-derive from the seed, options and
+/// actions under its rules version.
 pub fn assert_replays_from_seed(export: &Value) {
     assert_eq!(export["complete"], true);
-    let outcome = record(export)
-        .replay()
-        .unwrap_or_else(|divergence| panic!("the export does not replay: {divergence}"));
+    let verified = record(export)
+        .verify()
+        .unwrap_or_else(|divergence| panic!("the export does not verify: {divergence}"));
+    assert!(
+        verified.commitment_checked,
+        "a new game has a seed commitment"
+    );
+    let outcome = verified.outcome;
     assert_eq!(json!(outcome.scores), export["outcome"]["scores"]);
     assert_eq!(json!(outcome.places), export["outcome"]["places"]);
 }

@@ -5,6 +5,7 @@ mod accounts;
 mod driver;
 mod eternal_palace;
 mod hardening;
+mod histories;
 mod java;
 mod lobby;
 mod openapi;

@@ -41,6 +41,7 @@ fn play(rules: &dyn GameRules, seats: u8, seed: u64, measured: &mut Measured) ->
             &options,
             seats,
             rules.newest_rules_version(),
+            Some(&turnpost_games::seed_commitment(&seed_bytes)),
             &mut rng_for(seed_bytes, 0),
         )
         .expect("setup")

@@ -132,6 +132,9 @@ pub trait Engine: 'static {
     /// Bumped whenever the JSON shape of `Event` changes; [`Engine::upcast`] then reads the
     /// older shapes.
     const EVENT_SCHEMA_VERSION: u32;
+    /// The oldest event schema version whose payloads read as they are in today's shape
+    /// (later versions only added optional fields); older ones need [`Engine::upcast`].
+    const FIRST_COMPATIBLE_EVENT_SCHEMA_VERSION: u32;
     /// The game's own rule codes.
     type Rule: RuleCode;
     /// The shared rule codes (`docs/vocabulary.md`) this game can return, beyond the
@@ -165,16 +168,20 @@ pub trait Engine: 'static {
     }
 
     /// A stored event payload of an older `schema_version`, rewritten into today's shape.
-    /// With a single schema version there is nothing to rewrite, and a payload of any other
-    /// version (written by a newer server) is refused rather than guessed at.
+    /// Payloads of the compatible versions read as they are; a payload of any other
+    /// version (written by a newer server) is refused rather than guessed at. An engine
+    /// whose schema reshapes an event overrides this.
     fn upcast(schema_version: u32, payload: Value) -> Result<Value, String> {
-        if schema_version == Self::EVENT_SCHEMA_VERSION {
+        if (Self::FIRST_COMPATIBLE_EVENT_SCHEMA_VERSION..=Self::EVENT_SCHEMA_VERSION)
+            .contains(&schema_version)
+        {
             Ok(payload)
         } else {
             Err(format!(
                 "{} events of schema version {schema_version} cannot be read; this engine \
-                 reads version {}",
+                 reads versions {} to {}",
                 Self::NAME,
+                Self::FIRST_COMPATIBLE_EVENT_SCHEMA_VERSION,
                 Self::EVENT_SCHEMA_VERSION
             ))
         }
@@ -186,12 +193,15 @@ pub trait Engine: 'static {
     /// what `setup`'s events are folded onto.
     fn initial_state(options: &Self::Options, seats: u8, rules_version: u32) -> Self::State;
 
-    /// Opening events (shuffles, deals, ...) of a game under `rules_version`. Errors for
+    /// Opening events (shuffles, deals, ...) of a game under `rules_version`. The first is
+    /// `game_set_up`, which records `seed_commitment` (the server's commitment to the seed
+    /// behind `rng`, see [`crate::seed_commitment`]) for everyone to see. Errors for
     /// unsupported seat counts or options.
     fn setup(
         options: &Self::Options,
         seats: u8,
         rules_version: u32,
+        seed_commitment: Option<&str>,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<Self::Event>, RuleError>;
 

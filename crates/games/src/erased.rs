@@ -71,12 +71,14 @@ pub trait GameRules: Send + Sync {
     fn upcast(&self, schema_version: u32, payload: Value) -> Result<Value, ReplayError>;
     /// Checks `options` and returns them with every default filled in.
     fn normalize_options(&self, options: &Value) -> Result<Value, String>;
-    /// The opening events of a game under `rules_version`.
+    /// The opening events of a game under `rules_version`; the first records
+    /// `seed_commitment`.
     fn setup(
         &self,
         options: &Value,
         seats: u8,
         rules_version: u32,
+        seed_commitment: Option<&str>,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<RecordedEvent>, RuleError>;
     /// The state before any event of a game under `rules_version`, ready to have the log
@@ -224,6 +226,7 @@ impl<E: Engine> GameRules for Rules<E> {
         options: &Value,
         seats: u8,
         rules_version: u32,
+        seed_commitment: Option<&str>,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<RecordedEvent>, RuleError> {
         let options = parse_options::<E>(options)
@@ -234,7 +237,7 @@ impl<E: Engine> GameRules for Rules<E> {
                 unsupported_version::<E>(rules_version).to_string(),
             ));
         }
-        E::setup(&options, seats, rules_version, rng).map(record::<E>)
+        E::setup(&options, seats, rules_version, seed_commitment, rng).map(record::<E>)
     }
 
     fn new_table(

@@ -51,6 +51,26 @@ pub fn decode_seed(hex: &str) -> Option<[u8; 32]> {
     Some(seed)
 }
 
+/// The public commitment to a game's secret seed: SHA-256 of a fixed prefix and the seed,
+/// as 64 lowercase hex digits. Published in the game's summary and its `game_set_up`
+/// event before the first move; once the game is over, the export reveals the seed and
+/// anyone can check that it hashes to this.
+pub fn seed_commitment(seed: &[u8; 32]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update(SEED_COMMITMENT_PREFIX);
+    hasher.update(seed);
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// What is hashed before the seed, so the commitment cannot be mistaken for (or reused as)
+/// a hash of anything else.
+pub const SEED_COMMITMENT_PREFIX: &[u8] = b"turnpost seed commitment v1\n";
+
 /// The random source for the events that will follow `seq` in a game with this seed: every
 /// position in the log gets its own ChaCha stream, so a replay with the seed reproduces
 /// every shuffle and roll, and no two commands share randomness.
@@ -70,5 +90,16 @@ mod tests {
         assert_eq!(decode_seed(&encode_seed(&seed)), Some(seed));
         assert_eq!(decode_seed("zz"), None);
         assert_eq!(decode_seed(&"é".repeat(32)), None);
+    }
+
+    #[test]
+    fn a_commitment_is_the_prefixed_sha256_of_the_seed() {
+        // `printf 'turnpost seed commitment v1\n' > c; head -c 32 /dev/zero >> c;
+        // sha256sum c`
+        assert_eq!(
+            seed_commitment(&[0; 32]),
+            "7f0f3b426ccf69ba96a206ea123ce670bd4223e5f8ad7335882ea1364949ebdd"
+        );
+        assert_ne!(seed_commitment(&[0; 32]), seed_commitment(&[1; 32]));
     }
 }

@@ -1,6 +1,7 @@
 //! Replaying a finished game's export with no server: fold its stored events, or re-derive
-//! every event from the revealed seed and the recorded actions and compare. The server's
-//! tests, the rules-version fixtures and offline verification all read exports through here.
+//! every event from the revealed seed and the recorded actions and compare, and check the
+//! seed against the commitment published before the first move. The server's tests, the
+//! rules-version fixtures and `turnpost verify` all read exports through here.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -12,6 +13,12 @@ use crate::{decode_seed, find_game_rules, rng_for, GameRules, ReplayError, Table
 /// ignored, so every export format version with these fields reads).
 #[derive(Debug, Clone, Deserialize)]
 pub struct GameRecord {
+    /// `turnpost-game` in an export.
+    #[serde(default)]
+    pub format: Option<String>,
+    /// Whether the export holds everything (a finished game) or one viewer's part.
+    #[serde(default)]
+    pub complete: Option<bool>,
     pub kind: String,
     pub rules_version: u32,
     pub options: Value,
@@ -19,6 +26,10 @@ pub struct GameRecord {
     /// Hex-encoded 32-byte seed; only in the export of a finished game.
     #[serde(default)]
     pub seed: Option<String>,
+    /// The commitment to the seed published when the game was created; absent in exports
+    /// of games from before commitments.
+    #[serde(default)]
+    pub seed_commitment: Option<String>,
     #[serde(default)]
     pub outcome: Option<Outcome>,
     pub events: Vec<RecordedLogEvent>,
@@ -62,6 +73,36 @@ pub enum Divergence {
         recorded: Option<Outcome>,
         replayed: Option<Outcome>,
     },
+    #[error(
+        "the revealed seed does not match the commitment published at the start: the seed \
+         hashes to {revealed}, the commitment is {committed}"
+    )]
+    CommitmentMismatch { committed: String, revealed: String },
+}
+
+impl Divergence {
+    /// The first seq at which the record and the replay part, where there is one: the
+    /// commitment is recorded in the set-up event at seq 1.
+    pub fn first_seq(&self) -> Option<i64> {
+        match self {
+            Divergence::ActionRefused { seq, .. } | Divergence::EventDiffers { seq, .. } => {
+                Some(*seq)
+            }
+            Divergence::CommitmentMismatch { .. } => Some(1),
+            _ => None,
+        }
+    }
+}
+
+/// A record that verified: every event and the outcome re-derived from the seed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verified {
+    pub outcome: Outcome,
+    pub events: usize,
+    pub actions: usize,
+    /// Whether the seed was checked against a commitment published before the first move
+    /// (exports of games from before commitments have none).
+    pub commitment_checked: bool,
 }
 
 impl GameRecord {
@@ -85,6 +126,52 @@ impl GameRecord {
             .new_table(&self.options, self.seat_count()?, self.rules_version)?)
     }
 
+    /// Everything an offline verifier checks: that this is the complete export of a finished
+    /// game, that the revealed seed matches the published commitment, and that replaying
+    /// the actions from the seed reproduces every event and the outcome.
+    pub fn verify(&self) -> Result<Verified, Divergence> {
+        if self
+            .format
+            .as_deref()
+            .is_some_and(|format| format != "turnpost-game")
+        {
+            return Err(Divergence::Unreadable(
+                "not a turnpost-game export".to_owned(),
+            ));
+        }
+        if self.complete == Some(false) {
+            return Err(Divergence::Unreadable(
+                "this export is one viewer's part of a running game; only a finished game's \
+                 export can be verified"
+                    .to_owned(),
+            ));
+        }
+        let seed = self.decoded_seed()?;
+        if let Some(committed) = &self.seed_commitment {
+            let revealed = crate::seed_commitment(&seed);
+            if &revealed != committed {
+                return Err(Divergence::CommitmentMismatch {
+                    committed: committed.clone(),
+                    revealed,
+                });
+            }
+        }
+        let outcome = self.replay()?;
+        Ok(Verified {
+            outcome,
+            events: self.events.len(),
+            actions: self.actions.as_ref().map_or(0, Vec::len),
+            commitment_checked: self.seed_commitment.is_some(),
+        })
+    }
+
+    fn decoded_seed(&self) -> Result<[u8; 32], Divergence> {
+        self.seed
+            .as_deref()
+            .and_then(decode_seed)
+            .ok_or_else(|| Divergence::Unreadable("no 32-byte hex seed".to_owned()))
+    }
+
     /// The state after every stored event, folded under the record's rules version.
     pub fn fold(&self) -> Result<Box<dyn Table>, Divergence> {
         let mut table = self.empty_table()?;
@@ -100,11 +187,7 @@ impl GameRecord {
     pub fn replay(&self) -> Result<Outcome, Divergence> {
         let rules = self.rules()?;
         let seats = self.seat_count()?;
-        let seed = self
-            .seed
-            .as_deref()
-            .and_then(decode_seed)
-            .ok_or_else(|| Divergence::Unreadable("no 32-byte hex seed".to_owned()))?;
+        let seed = self.decoded_seed()?;
         let actions = self
             .actions
             .as_ref()
@@ -116,6 +199,7 @@ impl GameRecord {
                 &self.options,
                 seats,
                 self.rules_version,
+                self.seed_commitment.as_deref(),
                 &mut rng_for(seed, 0),
             )
             .map_err(|refusal| Divergence::Unreadable(format!("set-up refused: {refusal}")))?;

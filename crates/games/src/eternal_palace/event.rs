@@ -98,6 +98,11 @@ pub enum Event {
         turn_order: Vec<Seat>,
         #[serde(default)]
         deck: Option<Vec<String>>,
+        /// SHA-256 commitment to the game's secret seed, published before the first move
+        /// (see the export's `seed` once the game is over). Absent in games set up before
+        /// event schema version 2.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seed_commitment: Option<String>,
     },
     /// The discard pile was shuffled into a new deck (order hidden).
     DeckReshuffled {

@@ -82,7 +82,9 @@ impl Engine for EternalPalace {
                       artist's owner chooses which group it rewards.",
         },
     ];
-    const EVENT_SCHEMA_VERSION: u32 = 1;
+    /// Version 2 added `game_set_up`'s optional `seed_commitment`.
+    const EVENT_SCHEMA_VERSION: u32 = 2;
+    const FIRST_COMPATIBLE_EVENT_SCHEMA_VERSION: u32 = 1;
     type Rule = EternalPalaceRule;
     const SHARED_RULES: &'static [SharedRule] = &[SharedRule::CannotAfford];
 
@@ -99,9 +101,10 @@ impl Engine for EternalPalace {
         options: &Self::Options,
         seats: u8,
         rules_version: u32,
+        seed_commitment: Option<&str>,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<Event>, RuleError> {
-        rules::setup(options, seats, rules_version, rng)
+        rules::setup(options, seats, rules_version, seed_commitment, rng)
     }
 
     fn decide(

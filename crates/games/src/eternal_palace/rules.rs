@@ -36,6 +36,7 @@ pub fn setup(
     options: &EternalPalaceOptions,
     seats: u8,
     rules_version: u32,
+    seed_commitment: Option<&str>,
     rng: &mut dyn RngCore,
 ) -> Decision {
     check_player_count(EternalPalace::NAME, EternalPalace::player_counts(), seats)?;
@@ -50,6 +51,7 @@ pub fn setup(
         privileges: options.privileges,
         turn_order: order,
         deck: Some(deck.iter().map(|c| deck_token(c)).collect()),
+        seed_commitment: seed_commitment.map(str::to_owned),
     });
     deal_display(&mut cx, rng);
     start_round(&mut cx, 1, rng);

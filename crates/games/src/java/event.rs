@@ -38,6 +38,11 @@ pub enum JavaEvent {
     GameSetUp {
         seats: u8,
         deck: Option<Vec<Card>>,
+        /// SHA-256 commitment to the game's secret seed, published before the first move
+        /// (see the export's `seed` once the game is over). Absent in games set up before
+        /// event schema version 2.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seed_commitment: Option<String>,
     },
     /// `count` cards from the top of the deck go to `seat` (visible to that seat only).
     CardsDealt {

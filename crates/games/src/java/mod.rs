@@ -67,7 +67,9 @@ impl Engine for Java {
                       discard pile is reshuffled as soon as the deck runs out.",
         },
     ];
-    const EVENT_SCHEMA_VERSION: u32 = 1;
+    /// Version 2 added `game_set_up`'s optional `seed_commitment`.
+    const EVENT_SCHEMA_VERSION: u32 = 2;
+    const FIRST_COMPATIBLE_EVENT_SCHEMA_VERSION: u32 = 1;
     type Rule = JavaRule;
     const SHARED_RULES: &'static [SharedRule] = SPACES_AND_ACTION_POINTS;
 
@@ -83,6 +85,7 @@ impl Engine for Java {
         _options: &JavaOptions,
         seats: u8,
         _rules_version: u32,
+        seed_commitment: Option<&str>,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<JavaEvent>, RuleError> {
         if !Self::player_counts().contains(&seats) {
@@ -91,7 +94,7 @@ impl Engine for Java {
                 "Java is played by 2 to 4 players",
             ));
         }
-        Ok(rules::setup(seats, rng))
+        Ok(rules::setup(seats, seed_commitment, rng))
     }
 
     fn decide(

@@ -840,7 +840,7 @@ pub fn final_count(state: &JavaState, seat: Seat) -> (u16, Vec<PalaceCount>) {
 // ---------------------------------------------------------------------------------------
 // setup / decide
 
-pub fn setup(seats: u8, rng: &mut dyn RngCore) -> Vec<JavaEvent> {
+pub fn setup(seats: u8, seed_commitment: Option<&str>, rng: &mut dyn RngCore) -> Vec<JavaEvent> {
     let d = data();
     let mut symbols: Vec<Vec<Symbol>> = d
         .cards
@@ -860,6 +860,7 @@ pub fn setup(seats: u8, rng: &mut dyn RngCore) -> Vec<JavaEvent> {
     let mut events = vec![JavaEvent::GameSetUp {
         seats,
         deck: Some(deck.clone()),
+        seed_commitment: seed_commitment.map(str::to_owned),
     }];
     for seat in 0..seats {
         let start = seat as usize * dealt;

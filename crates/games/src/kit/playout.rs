@@ -110,8 +110,14 @@ impl<E: Engine> Playout<E> {
         mut invariants: impl FnMut(&E::State, &[E::Event]),
     ) -> Finished<E> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut log = E::setup(&self.options, self.seats, self.rules_version, &mut rng)
-            .unwrap_or_else(|refusal| panic!("seed {seed}: set-up refused: {refusal}"));
+        let mut log = E::setup(
+            &self.options,
+            self.seats,
+            self.rules_version,
+            None,
+            &mut rng,
+        )
+        .unwrap_or_else(|refusal| panic!("seed {seed}: set-up refused: {refusal}"));
         let mut state = self.fold(&log);
         let mut actions = 0;
         let mut step_start = 0;

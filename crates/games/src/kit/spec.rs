@@ -33,7 +33,7 @@ impl<E: Engine> Spec<E> {
     #[track_caller]
     pub fn set_up_under(rules_version: u32, options: E::Options, seats: u8, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let events = E::setup(&options, seats, rules_version, &mut rng)
+        let events = E::setup(&options, seats, rules_version, None, &mut rng)
             .unwrap_or_else(|refusal| panic!("set-up refused: {refusal}"));
         Self::empty_under(rules_version, options, seats).given(events)
     }

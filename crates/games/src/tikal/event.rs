@@ -23,6 +23,11 @@ pub enum TikalEvent {
         /// The 24 treasure tokens in the order they will be put on treasure hexes. Secret.
         #[serde(default)]
         treasure_order: Option<Vec<String>>,
+        /// SHA-256 commitment to the game's secret seed, published before the first move
+        /// (see the export's `seed` once the game is over). Absent in games set up before
+        /// event schema version 2.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seed_commitment: Option<String>,
     },
     /// Basic game: `seat` drew the top hex of the stacks.
     TileDrawn {

@@ -65,7 +65,9 @@ impl Engine for Tikal {
         date: "2026-11-22",
         changes: "First version: the basic game and the auction variant.",
     }];
-    const EVENT_SCHEMA_VERSION: u32 = 1;
+    /// Version 2 added `game_set_up`'s optional `seed_commitment`.
+    const EVENT_SCHEMA_VERSION: u32 = 2;
+    const FIRST_COMPATIBLE_EVENT_SCHEMA_VERSION: u32 = 1;
     type Rule = TikalRule;
     const SHARED_RULES: &'static [SharedRule] = SPACES_AND_ACTION_POINTS;
 
@@ -81,9 +83,10 @@ impl Engine for Tikal {
         options: &TikalOptions,
         seats: u8,
         rules_version: u32,
+        seed_commitment: Option<&str>,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<TikalEvent>, RuleError> {
-        rules::setup(options.auction, seats, rules_version, rng)
+        rules::setup(options.auction, seats, rules_version, seed_commitment, rng)
     }
 
     fn decide(

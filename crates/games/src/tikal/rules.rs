@@ -35,6 +35,7 @@ pub fn setup(
     auction: bool,
     seats: u8,
     rules_version: u32,
+    seed_commitment: Option<&str>,
     rng: &mut dyn RngCore,
 ) -> Checked<Vec<TikalEvent>> {
     check_player_count(Tikal::NAME, Tikal::player_counts(), seats)?;
@@ -62,6 +63,7 @@ pub fn setup(
         auction,
         tile_order: Some(tile_order),
         treasure_order: Some(treasure_order),
+        seed_commitment: seed_commitment.map(str::to_owned),
     });
     next_turn(&mut emitter, seats - 1);
     Ok(emitter.into_events())

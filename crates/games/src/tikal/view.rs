@@ -436,14 +436,18 @@ fn phase_of(state: &TikalState) -> (PhaseName, Option<Seat>) {
 
 pub fn redact(event: &TikalEvent, viewer: Viewer) -> TikalEvent {
     match event {
-        TikalEvent::GameSetUp { seats, auction, .. } if !viewer.is_omniscient() => {
-            TikalEvent::GameSetUp {
-                seats: *seats,
-                auction: *auction,
-                tile_order: None,
-                treasure_order: None,
-            }
-        }
+        TikalEvent::GameSetUp {
+            seats,
+            auction,
+            seed_commitment,
+            ..
+        } if !viewer.is_omniscient() => TikalEvent::GameSetUp {
+            seats: *seats,
+            auction: *auction,
+            tile_order: None,
+            treasure_order: None,
+            seed_commitment: seed_commitment.clone(),
+        },
         other => other.clone(),
     }
 }

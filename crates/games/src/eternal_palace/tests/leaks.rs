@@ -132,8 +132,14 @@ fn grouping_stays_hidden_until_everybody_submitted() {
 fn deck_order_is_hidden_from_everybody_but_the_export() {
     let options = Default::default();
     let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let events = EternalPalace::setup(&options, 4, EternalPalace::newest_rules_version(), &mut rng)
-        .expect("setup");
+    let events = EternalPalace::setup(
+        &options,
+        4,
+        EternalPalace::newest_rules_version(),
+        None,
+        &mut rng,
+    )
+    .expect("setup");
     let Event::GameSetUp {
         deck: Some(deck), ..
     } = &events[0]

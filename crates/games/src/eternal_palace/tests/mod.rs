@@ -37,7 +37,8 @@ pub fn start_under(
 ) -> (State, Vec<Event>, ChaCha8Rng) {
     let options = EternalPalaceOptions { privileges };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let events = EternalPalace::setup(&options, seats, rules_version, &mut rng).expect("setup");
+    let events =
+        EternalPalace::setup(&options, seats, rules_version, None, &mut rng).expect("setup");
     let mut state = EternalPalace::initial_state(&options, seats, rules_version);
     for e in &events {
         EternalPalace::evolve(&mut state, e);

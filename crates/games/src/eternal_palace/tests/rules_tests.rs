@@ -110,6 +110,7 @@ fn error_unsupported_player_count() {
             &EternalPalaceOptions::default(),
             seats,
             EternalPalace::newest_rules_version(),
+            None,
             &mut rng,
         )
         .expect_err("refused");

@@ -30,7 +30,15 @@ pub fn game(seats: u8) -> JavaState {
 /// The same under an older rules version.
 pub fn game_under(rules_version: u32, seats: u8) -> JavaState {
     let mut state = Java::initial_state(&JavaOptions::default(), seats, rules_version);
-    for event in Java::setup(&JavaOptions::default(), seats, rules_version, &mut rng(7)).unwrap() {
+    for event in Java::setup(
+        &JavaOptions::default(),
+        seats,
+        rules_version,
+        None,
+        &mut rng(7),
+    )
+    .unwrap()
+    {
         Java::evolve(&mut state, &event);
     }
     state

@@ -113,6 +113,7 @@ fn setup_deals_three_secret_cards_and_one_face_up() {
         &JavaOptions::default(),
         5,
         Java::newest_rules_version(),
+        None,
         &mut rng(1),
     )
     .unwrap_err();
@@ -844,7 +845,7 @@ fn a_turn_without_any_affordable_tile_may_end_and_begins_the_end() {
 fn hands_and_deck_stay_hidden_from_others() {
     let mut s = game(3);
     let options = JavaOptions::default();
-    let events = Java::setup(&options, 3, Java::newest_rules_version(), &mut rng(7)).unwrap();
+    let events = Java::setup(&options, 3, Java::newest_rules_version(), None, &mut rng(7)).unwrap();
     for secret in Java::secrets(&s) {
         let full = serde_json::to_string(&s).unwrap();
         assert!(full.contains(&secret.needle));

@@ -28,6 +28,7 @@ pub fn new_game(seats: u8, auction: bool, seed: u64) -> (TikalState, Vec<TikalEv
         &options,
         seats,
         Tikal::newest_rules_version(),
+        None,
         &mut rng(seed),
     )
     .expect("setup");

@@ -63,6 +63,7 @@ fn setup_rejects_unsupported_player_counts() {
             &TikalOptions::default(),
             seats,
             Tikal::newest_rules_version(),
+            None,
             &mut rng(1),
         );
         assert_eq!(result.unwrap_err().code, "unsupported_player_count");

@@ -1,0 +1,37 @@
+//! `turnpost verify <export.json>`: checks a finished game's export with no server and no
+//! database. The revealed seed must hash to the commitment published before the first move,
+//! and replaying every recorded action from that seed must reproduce every event and the
+//! outcome exactly.
+
+use crate::games::replay::{Divergence, GameRecord};
+
+/// The verdict on an export's text: `Ok` with the report when it verifies, `Err` with the
+/// report (naming the first differing seq where there is one) when it does not.
+pub fn verify_export(text: &str) -> Result<String, String> {
+    let refused = |divergence: Divergence| {
+        let mut report = format!("NOT VERIFIED: {divergence}");
+        if let Some(seq) = divergence.first_seq() {
+            report.push_str(&format!("\nfirst differing seq: {seq}"));
+        }
+        report
+    };
+    let record = GameRecord::from_json(text).map_err(refused)?;
+    let verified = record.verify().map_err(refused)?;
+    let commitment = match &record.seed_commitment {
+        Some(commitment) => format!("the revealed seed matches the commitment {commitment}"),
+        None => "the export records no seed commitment (a game from before commitments), so \
+                 only the replay was checked"
+            .to_owned(),
+    };
+    let name = crate::games::find_game_rules(&record.kind)
+        .map_or(record.kind.as_str(), |rules| rules.name());
+    Ok(format!(
+        "verified: a finished game of {name} (rules version {}), {} events from {} actions\n\
+         {commitment}\noutcome: scores {:?}, places {:?}",
+        record.rules_version,
+        verified.events,
+        verified.actions,
+        verified.outcome.scores,
+        verified.outcome.places
+    ))
+}

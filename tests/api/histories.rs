@@ -1,0 +1,125 @@
+//! Provably fair histories: the seed commitment is public from the first move, and a
+//! finished game's export verifies offline with `turnpost verify`, which catches every
+//! tampering at its seq.
+
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::driver::{uniform, GameDriver};
+use crate::util::{Backend, TestApp};
+
+/// Runs `turnpost verify` on `export`; returns whether it verified and what it printed.
+fn verify(export: &Value) -> (bool, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("export.json");
+    std::fs::write(&path, export.to_string()).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_turnpost"))
+        .arg("verify")
+        .arg(&path)
+        .output()
+        .expect("turnpost verify runs");
+    let printed = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), printed)
+}
+
+#[track_caller]
+fn assert_caught_at(export: &Value, seq: i64) {
+    let (verified, printed) = verify(export);
+    assert!(!verified, "tampering went unnoticed: {printed}");
+    assert!(
+        printed.contains(&format!("first differing seq: {seq}\n")),
+        "expected seq {seq}: {printed}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_verifies_offline_and_every_tampering_is_caught() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let players = [app.register("red").await, app.register("blue").await];
+    let spectator = app.register("watcher").await;
+    let id = app.new_game("tikal", json!({}), &players).await;
+
+    // The commitment is public from the first move, in the summary and the set-up event.
+    let summary = app.get(&spectator, &format!("/v1/games/{id}")).await.json();
+    let committed = summary["seed_commitment"].as_str().unwrap().to_owned();
+    assert_eq!(committed.len(), 64);
+    let events = app
+        .get(&spectator, &format!("/v1/games/{id}/events"))
+        .await
+        .json();
+    assert_eq!(events["events"][0]["type"], "game_set_up");
+    assert_eq!(events["events"][0]["payload"]["seed_commitment"], committed);
+    assert!(summary.to_string().find("\"seed\"").is_none());
+
+    let mut driver = GameDriver::new(&app, &players, &spectator);
+    let finished = driver.play(&id, 11, uniform, 25, 5_000).await;
+    let export = finished.export;
+    assert_eq!(export["seed_commitment"], committed);
+    let seed = turnpost::games::decode_seed(export["seed"].as_str().unwrap()).unwrap();
+    assert_eq!(turnpost::games::seed_commitment(&seed), committed);
+
+    let (verified, printed) = verify(&export);
+    assert!(verified, "{printed}");
+    assert!(printed.contains(&committed), "{printed}");
+
+    let mut changed_seed = export.clone();
+    let mut seed = seed;
+    seed[0] ^= 1;
+    changed_seed["seed"] = json!(turnpost::games::encode_seed(&seed));
+    assert_caught_at(&changed_seed, 1);
+
+    let mut changed_commitment = export.clone();
+    changed_commitment["seed_commitment"] = json!(turnpost::games::seed_commitment(&seed));
+    assert_caught_at(&changed_commitment, 1);
+
+    let actions = export["actions"].as_array().unwrap();
+    let middle = actions.len() / 2;
+    let replacement = actions[middle + 1..]
+        .iter()
+        .find(|action| action["action"] != actions[middle]["action"])
+        .unwrap()["action"]
+        .clone();
+    let mut changed_action = export.clone();
+    changed_action["actions"][middle]["action"] = replacement;
+    let (verified, printed) = verify(&changed_action);
+    assert!(!verified, "a changed action went unnoticed");
+    let first = actions[middle]["first_seq"].as_i64().unwrap();
+    let last = actions[middle]["last_seq"].as_i64().unwrap();
+    let reported: i64 = printed
+        .split("first differing seq: ")
+        .nth(1)
+        .and_then(|rest| rest.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no seq in {printed}"));
+    assert!(
+        (first..=last).contains(&reported),
+        "{first}..{last}: {printed}"
+    );
+
+    let event_count = export["events"].as_array().unwrap().len();
+    let mut changed_event = export.clone();
+    changed_event["events"][event_count / 2]["payload"]["seat"] = json!(3);
+    assert_caught_at(&changed_event, event_count as i64 / 2 + 1);
+
+    let mut truncated = export.clone();
+    truncated["events"]
+        .as_array_mut()
+        .unwrap()
+        .truncate(event_count - 5);
+    assert_caught_at(&truncated, event_count as i64 - 4);
+
+    let mut changed_outcome = export.clone();
+    changed_outcome["outcome"]["scores"][0] = json!(999);
+    let (verified, printed) = verify(&changed_outcome);
+    assert!(!verified && printed.contains("outcome"), "{printed}");
+
+    // A running game's export is one viewer's part: refused, not "verified".
+    let running = app.new_game("java", json!({}), &players).await;
+    let partial = app
+        .get(&players[0], &format!("/v1/games/{running}/export"))
+        .await
+        .json();
+    let (verified, printed) = verify(&partial);
+    assert!(!verified && printed.contains("running game"), "{printed}");
+}

@@ -41,6 +41,7 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::play::post_action,
         super::play::list_events,
         super::play::export_game,
+        super::transcript::get_transcript,
     ),
     components(schemas(crate::error::Problem)),
     modifiers(&BearerSecurity, &CommonResponses),

@@ -9,6 +9,7 @@ pub mod kinds;
 pub mod models;
 pub mod play;
 pub mod rate_limit;
+pub mod transcript;
 pub mod transport;
 
 use actix_web::body::MessageBody;
@@ -55,6 +56,7 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(play::post_action)
         .service(play::list_events)
         .service(play::export_game)
+        .service(transcript::get_transcript)
         .default_service(web::to(route_not_found));
 }
 

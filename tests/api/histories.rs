@@ -114,6 +114,27 @@ async fn a_finished_game_verifies_offline_and_every_tampering_is_caught() {
     let (verified, printed) = verify(&changed_outcome);
     assert!(!verified && printed.contains("outcome"), "{printed}");
 
+    // The transcript: one numbered line per event, the seats named, the result, the seed.
+    let transcript = app
+        .get(&spectator, &format!("/v1/games/{id}/transcript"))
+        .await;
+    assert_eq!(transcript.status, 200);
+    assert!(transcript.content_type.starts_with("text/plain"));
+    let text = &transcript.text;
+    assert!(
+        text.starts_with(&format!(
+            "Tikal, game {id}, rules version 1, 2 seats\nRed: red\nBlue: blue\n"
+        )),
+        "{text}"
+    );
+    for event in export["events"].as_array().unwrap() {
+        let line = format!("\n{}. {}\n", event["seq"], event["text"].as_str().unwrap());
+        assert!(text.contains(&line), "missing {line:?}");
+    }
+    assert!(text.contains("\nResult: Red red "), "{text}");
+    assert!(text.contains(export["seed"].as_str().unwrap()));
+    assert!(text.contains(&committed));
+
     // A running game's export is one viewer's part: refused, not "verified".
     let running = app.new_game("java", json!({}), &players).await;
     let partial = app
@@ -122,4 +143,38 @@ async fn a_finished_game_verifies_offline_and_every_tampering_is_caught() {
         .json();
     let (verified, printed) = verify(&partial);
     assert!(!verified && printed.contains("running game"), "{printed}");
+    // Its transcript is redacted exactly like the caller's event log.
+    for (viewer, other) in [(&players[0], &players[1]), (&players[1], &players[0])] {
+        let log = app
+            .get(viewer, &format!("/v1/games/{running}/events"))
+            .await
+            .json();
+        let text = app
+            .get(viewer, &format!("/v1/games/{running}/transcript"))
+            .await
+            .text;
+        let other_log = app
+            .get(other, &format!("/v1/games/{running}/events"))
+            .await
+            .json();
+        for (mine, theirs) in log["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(other_log["events"].as_array().unwrap())
+        {
+            let line = format!("\n{}. {}\n", mine["seq"], mine["text"].as_str().unwrap());
+            assert!(text.contains(&line), "missing {line:?}");
+            if mine["text"] != theirs["text"] {
+                let hidden = format!(
+                    "\n{}. {}\n",
+                    theirs["seq"],
+                    theirs["text"].as_str().unwrap()
+                );
+                assert!(!text.contains(&hidden), "another seat's line {hidden:?}");
+            }
+        }
+        assert!(text.contains(&format!("Running, at seq {}.", log["current_seq"])));
+        assert!(!text.contains("Seed: "));
+    }
 }

@@ -110,6 +110,14 @@ pub struct Config {
     )]
     pub games_per_hour_per_account: u32,
 
+    /// Bulk exports (`GET /v1/exports`) one account may start per hour.
+    #[arg(
+        long,
+        env = "TURNPOST_BULK_EXPORTS_PER_HOUR_PER_ACCOUNT",
+        default_value_t = 30
+    )]
+    pub bulk_exports_per_hour_per_account: u32,
+
     /// Open games (waiting for players) one account may have created at once.
     #[arg(long, env = "TURNPOST_OPEN_GAMES_PER_ACCOUNT", default_value_t = 20)]
     pub open_games_per_account: u32,
@@ -156,6 +164,7 @@ impl Config {
             sign_ins_per_minute_per_address: 60,
             registrations_per_hour_per_address: 30,
             games_per_hour_per_account: 60,
+            bulk_exports_per_hour_per_account: 30,
             open_games_per_account: 20,
             behind_proxy: false,
             password_hashes: None,
@@ -189,6 +198,10 @@ impl Config {
             game_creation_per_account: RateLimiter::new(
                 Rate::per_hour(self.games_per_hour_per_account),
                 "new games",
+            ),
+            bulk_exports_per_account: RateLimiter::new(
+                Rate::per_hour(self.bulk_exports_per_hour_per_account),
+                "bulk exports",
             ),
             open_games_per_account: self.open_games_per_account,
             behind_proxy: self.behind_proxy,

@@ -42,6 +42,8 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::play::list_events,
         super::play::export_game,
         super::transcript::get_transcript,
+        super::histories::get_player,
+        super::histories::bulk_export,
     ),
     components(schemas(crate::error::Problem)),
     modifiers(&BearerSecurity, &CommonResponses),

@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod docs;
 pub mod games;
 pub mod health;
+pub mod histories;
 pub mod kinds;
 pub mod models;
 pub mod play;
@@ -57,6 +58,8 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(play::list_events)
         .service(play::export_game)
         .service(transcript::get_transcript)
+        .service(histories::get_player)
+        .service(histories::bulk_export)
         .default_service(web::to(route_not_found));
 }
 

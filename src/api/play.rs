@@ -241,6 +241,44 @@ pub struct GameExport {
     pub actions: Option<Vec<ExportedAction>>,
 }
 
+impl GameExport {
+    /// The document for `export`, as `caller` asked for it.
+    pub fn of(export: play::Export, caller: &AuthUser) -> GameExport {
+        let summary = super::models::GameSummary::of(&export.game, caller);
+        GameExport {
+            format: "turnpost-game".to_owned(),
+            format_version: 1,
+            game_id: summary.id,
+            kind: summary.kind,
+            rules_version: summary.rules_version,
+            options: summary.options,
+            status: summary.status,
+            seats: summary.seats,
+            created_at: summary.created_at,
+            complete: export.viewer == Viewer::Omniscient,
+            viewer_seat: match export.viewer {
+                Viewer::Seat(seat) => Some(seat),
+                _ => None,
+            },
+            seed_commitment: summary.seed_commitment,
+            seed: export.seed,
+            outcome: summary.outcome,
+            events: export.events.into_iter().map(EventOut::from).collect(),
+            actions: export.actions.map(|actions| {
+                actions
+                    .into_iter()
+                    .map(|recorded| ExportedAction {
+                        first_seq: recorded.first_seq,
+                        last_seq: recorded.last_seq,
+                        seat: recorded.seat,
+                        action: recorded.action,
+                    })
+                    .collect()
+            }),
+        }
+    }
+}
+
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct ExportedAction {
     pub first_seq: i64,
@@ -271,37 +309,5 @@ pub async fn export_game(
     let id = game_id(path)?;
     let caller = user.clone();
     let export = blocking(move || play::export(&db, &id, &caller)).await?;
-    let summary = super::models::GameSummary::of(&export.game, &user);
-    let document = GameExport {
-        format: "turnpost-game".to_owned(),
-        format_version: 1,
-        game_id: summary.id,
-        kind: summary.kind,
-        rules_version: summary.rules_version,
-        options: summary.options,
-        status: summary.status,
-        seats: summary.seats,
-        created_at: summary.created_at,
-        complete: export.viewer == Viewer::Omniscient,
-        viewer_seat: match export.viewer {
-            Viewer::Seat(seat) => Some(seat),
-            _ => None,
-        },
-        seed_commitment: summary.seed_commitment,
-        seed: export.seed,
-        outcome: summary.outcome,
-        events: export.events.into_iter().map(EventOut::from).collect(),
-        actions: export.actions.map(|actions| {
-            actions
-                .into_iter()
-                .map(|recorded| ExportedAction {
-                    first_seq: recorded.first_seq,
-                    last_seq: recorded.last_seq,
-                    seat: recorded.seat,
-                    action: recorded.action,
-                })
-                .collect()
-        }),
-    };
-    Ok(HttpResponse::Ok().json(document))
+    Ok(HttpResponse::Ok().json(GameExport::of(export, &user)))
 }

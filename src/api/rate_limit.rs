@@ -114,6 +114,7 @@ pub struct RateLimits {
     pub sign_in_per_address: RateLimiter,
     pub registration_per_address: RateLimiter,
     pub game_creation_per_account: RateLimiter,
+    pub bulk_exports_per_account: RateLimiter,
     /// Open (not yet started) games one account may have created at once.
     pub open_games_per_account: u32,
     /// Whether the client address comes from `Forwarded` / `X-Forwarded-For` (only behind
@@ -206,6 +207,7 @@ mod tests {
             sign_in_per_address: limiter(),
             registration_per_address: limiter(),
             game_creation_per_account: limiter(),
+            bulk_exports_per_account: limiter(),
             open_games_per_account: 1,
             behind_proxy,
         }

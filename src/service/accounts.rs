@@ -17,7 +17,7 @@ pub struct Registered {
 }
 
 /// Whether `name` is one an account may have: 1 to 32 letters, digits, `_`, `-`, `.`.
-fn is_valid_name(name: &str) -> bool {
+pub(crate) fn is_valid_name(name: &str) -> bool {
     (1..=32).contains(&name.chars().count())
         && name
             .chars()

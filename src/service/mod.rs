@@ -4,6 +4,7 @@
 //! the handlers only translate them to and from JSON.
 
 pub mod accounts;
+pub mod histories;
 pub mod lobby;
 pub mod play;
 

@@ -309,6 +309,76 @@ pub fn list_games(
         .collect())
 }
 
+/// One game an account sits in, for its record: kind, status, outcome and seat.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayedGame {
+    pub game_id: String,
+    pub kind: String,
+    pub status: GameStatus,
+    pub outcome: Option<Outcome>,
+    pub seat: Seat,
+    /// When the game last moved (for a finished game: when it finished).
+    pub updated_at: i64,
+}
+
+/// Every game `account_id` sits in, oldest activity first.
+pub fn games_played_by(
+    conn: &mut DbConnection,
+    account_id: &str,
+) -> Result<Vec<PlayedGame>, StoreError> {
+    let rows: Vec<(String, String, String, Option<String>, i32, i64)> = seats::table
+        .inner_join(games::table)
+        .filter(seats::account_id.eq(account_id))
+        .order((games::updated_at.asc(), games::id.asc()))
+        .select((
+            games::id,
+            games::kind,
+            games::status,
+            games::outcome,
+            seats::seat,
+            games::updated_at,
+        ))
+        .load(conn)?;
+    rows.into_iter()
+        .map(|(game_id, kind, status, outcome, seat, updated_at)| {
+            Ok(PlayedGame {
+                status: GameStatus::parse(&status)?,
+                outcome: outcome
+                    .as_deref()
+                    .map(serde_json::from_str)
+                    .transpose()
+                    .map_err(|error| corrupt(&game_id, "outcome", error))?,
+                seat: Seat::try_from(seat).map_err(|error| corrupt(&game_id, "seat", error))?,
+                kind,
+                updated_at,
+                game_id,
+            })
+        })
+        .collect()
+}
+
+/// The finished games of `kind` (every kind when `None`) that finished in
+/// `[since, until)`, oldest first.
+pub fn finished_game_ids(
+    conn: &mut DbConnection,
+    kind: Option<&str>,
+    since: i64,
+    until: i64,
+) -> Result<Vec<String>, StoreError> {
+    let mut query = games::table
+        .filter(games::status.eq(GameStatus::Finished.as_str()))
+        .filter(games::updated_at.ge(since))
+        .filter(games::updated_at.lt(until))
+        .select(games::id)
+        .into_boxed();
+    if let Some(kind) = kind {
+        query = query.filter(games::kind.eq(kind.to_owned()));
+    }
+    Ok(query
+        .order((games::updated_at.asc(), games::id.asc()))
+        .load(conn)?)
+}
+
 pub fn load_seats(conn: &mut DbConnection, game_id: &str) -> Result<Vec<SeatWithName>, StoreError> {
     Ok(seats_of(conn, vec![game_id.to_owned()])?
         .remove(game_id)

@@ -18,9 +18,10 @@ pub use accounts::{
     find_account_by_id, find_account_by_name, insert_account, revoke_tokens, Account,
 };
 pub use games::{
-    append, count_open_games_created_by, find_action_by_key, find_game, insert_game, list_games,
-    load_actions, load_events, load_seats, lock_open_game, take_seat, ActionRow, Append, Game,
-    GameFilter, GameStatus, NewEvent, SeatRow, SeatWithName, StoredEvent,
+    append, count_open_games_created_by, find_action_by_key, find_game, finished_game_ids,
+    games_played_by, insert_game, list_games, load_actions, load_events, load_seats,
+    lock_open_game, take_seat, ActionRow, Append, Game, GameFilter, GameStatus, NewEvent,
+    PlayedGame, SeatRow, SeatWithName, StoredEvent,
 };
 
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");

@@ -178,3 +178,123 @@ async fn a_finished_game_verifies_offline_and_every_tampering_is_caught() {
         assert!(!text.contains("Seed: "));
     }
 }
+
+/// A player's page counts games per kind, and their finished games stream as NDJSON
+/// exports that each verify, filtered by kind, time and result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn player_pages_and_bulk_exports() {
+    let app = TestApp::start_with(Backend::Sqlite, |config| {
+        config.bulk_exports_per_hour_per_account = 12;
+    })
+    .await;
+    let players = [app.register("alice").await, app.register("bob").await];
+    let spectator = app.register("watcher").await;
+    let mut finished = Vec::new();
+    for seed in [3, 4] {
+        let id = app.new_game("tikal", json!({}), &players).await;
+        let mut driver = GameDriver::new(&app, &players, &spectator);
+        finished.push(driver.play(&id, seed, uniform, 25, 5_000).await);
+    }
+    // Both games finished before this moment (a millisecond later than now, so that one
+    // finishing in this very millisecond is still before it).
+    let between = turnpost::service::format_time(turnpost::service::now_millis() + 1);
+    let running = app.new_game("java", json!({}), &players).await;
+    app.post(
+        &players[0],
+        "/v1/games",
+        &json!({"kind": "java", "seats": 3}),
+    )
+    .await
+    .expect_status(201);
+
+    let alice_won = finished
+        .iter()
+        .filter(|game| game.summary["outcome"]["places"][0] == 1)
+        .count() as u64;
+    let page = app.get(&spectator, "/v1/accounts/ALICE").await.json();
+    assert_eq!(page["name"], "alice");
+    assert_eq!(page["finished_games"], "/v1/exports?player=alice");
+    assert_eq!(
+        page["kinds"],
+        json!([
+            {"kind": "java", "finished": 0, "won": 0, "running": 1, "open": 1},
+            {"kind": "tikal", "finished": 2, "won": alice_won, "running": 0, "open": 0},
+        ])
+    );
+    for missing in ["nobody", "bad%00name"] {
+        app.get(&spectator, &format!("/v1/accounts/{missing}"))
+            .await
+            .expect_problem(404, "account_not_found");
+    }
+
+    let lines = |response: crate::util::Response| -> Vec<Value> {
+        assert_eq!(response.status, 200, "{}", response.text);
+        assert_eq!(response.content_type, "application/x-ndjson");
+        response
+            .text
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    };
+    let all = lines(app.get(&spectator, "/v1/exports?player=alice").await);
+    assert_eq!(all.len(), 2);
+    for (export, game) in all.iter().zip(&finished) {
+        assert_eq!(
+            export, &game.export,
+            "the same document as the single export"
+        );
+        let record = turnpost::games::replay::GameRecord::from_json(&export.to_string()).unwrap();
+        record.verify().unwrap();
+    }
+    assert!(all
+        .iter()
+        .all(|export| export["game_id"] != running.as_str()));
+    let won = lines(
+        app.get(&spectator, "/v1/exports?player=alice&result=won")
+            .await,
+    );
+    let lost = lines(
+        app.get(&spectator, "/v1/exports?player=alice&result=lost")
+            .await,
+    );
+    assert_eq!(won.len() as u64, alice_won);
+    assert_eq!(won.len() + lost.len(), 2);
+    assert!(lines(
+        app.get(&spectator, "/v1/exports?player=alice&kind=java")
+            .await
+    )
+    .is_empty());
+    assert_eq!(
+        lines(app.get(&spectator, "/v1/exports?kind=tikal").await).len(),
+        2
+    );
+    let since = format!(
+        "/v1/exports?player=bob&since={}",
+        between.replace(':', "%3A")
+    );
+    assert!(lines(app.get(&spectator, &since).await).is_empty());
+    let until = format!("/v1/exports?until={}", between.replace(':', "%3A"));
+    assert_eq!(lines(app.get(&spectator, &until).await).len(), 2);
+
+    app.get(&spectator, "/v1/exports?result=won")
+        .await
+        .expect_problem(400, "invalid_query");
+    app.get(&spectator, "/v1/exports?since=yesterday")
+        .await
+        .expect_problem(400, "invalid_query");
+    app.get(&spectator, "/v1/exports?kind=chess")
+        .await
+        .expect_problem(422, "unknown_game_kind");
+    app.get(&spectator, "/v1/exports?player=nobody")
+        .await
+        .expect_problem(404, "account_not_found");
+    // 12 an hour: 8 were started above (the refused ones do not count).
+    for _ in 0..4 {
+        app.get(&spectator, "/v1/exports?kind=java")
+            .await
+            .expect_status(200);
+    }
+    app.get(&spectator, "/v1/exports?kind=java")
+        .await
+        .expect_problem(429, "rate_limited");
+}

@@ -111,6 +111,7 @@ impl TestApp {
             sign_ins_per_minute_per_address: 100_000,
             registrations_per_hour_per_address: 100_000,
             games_per_hour_per_account: 100_000,
+            bulk_exports_per_hour_per_account: 100_000,
             open_games_per_account: 10_000,
             ..Config::defaults()
         };

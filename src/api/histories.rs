@@ -1,0 +1,207 @@
+//! Players' pages and finished games in bulk, for people who keep and study their games.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use actix_web::web::Bytes;
+use actix_web::{get, web, HttpResponse};
+use futures_core::Stream;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+use utoipa::{IntoParams, ToSchema};
+
+use super::blocking;
+use super::play::GameExport;
+use super::rate_limit::RateLimits;
+use crate::auth::AuthUser;
+use crate::error::{ApiError, Problem};
+use crate::service::histories::{self, ExportSelection, GameResult};
+use crate::service::{format_time, play};
+use crate::store::Db;
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct PlayerPage {
+    #[schema(example = "alice")]
+    pub name: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// One entry per game kind the player has sat down to, in kind order.
+    pub kinds: Vec<KindRecordOut>,
+    /// Where the player's finished games stream as NDJSON exports.
+    #[schema(example = "/v1/exports?player=alice")]
+    pub finished_games: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct KindRecordOut {
+    #[schema(example = "tikal")]
+    pub kind: String,
+    /// Games played to the end.
+    pub finished: u32,
+    /// Finished games in first place (a shared first place counts).
+    pub won: u32,
+    /// Games in progress.
+    pub running: u32,
+    /// Games still waiting for players.
+    pub open: u32,
+}
+
+/// A player's page: games finished, won and in progress per kind.
+#[utoipa::path(get, path = "/v1/accounts/{name}", tag = "accounts",
+    params(("name" = String, Path, description = "Account name (any case)", example = "alice")),
+    responses(
+        (status = 200, body = PlayerPage),
+        (status = 404, description = "`account_not_found`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/accounts/{name}")]
+pub async fn get_player(
+    db: web::Data<Db>,
+    _user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let name = path.into_inner();
+    let record = blocking(move || histories::player_record(&db, &name)).await?;
+    Ok(HttpResponse::Ok().json(PlayerPage {
+        finished_games: format!("/v1/exports?player={}", record.name),
+        name: record.name,
+        created_at: format_time(record.created_at),
+        kinds: record
+            .kinds
+            .into_iter()
+            .map(|(kind, counts)| KindRecordOut {
+                kind,
+                finished: counts.finished,
+                won: counts.won,
+                running: counts.running,
+                open: counts.open,
+            })
+            .collect(),
+    }))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ExportQuery {
+    /// Only games this account played (by name, any case).
+    pub player: Option<String>,
+    /// Only games of this kind.
+    pub kind: Option<String>,
+    /// Only games that finished at or after this moment (RFC 3339).
+    #[param(example = "2026-11-01T00:00:00Z")]
+    pub since: Option<String>,
+    /// Only games that finished before this moment (RFC 3339).
+    pub until: Option<String>,
+    /// Only games the `player` won (first place, shared or not) or lost.
+    pub result: Option<ResultFilter>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultFilter {
+    Won,
+    Lost,
+}
+
+/// Finished games in bulk, as NDJSON: one complete `GameExport` document a line, in the
+/// order the games finished, each verifiable with `turnpost verify`.
+///
+/// The stream starts at once and is written game by game as the client reads it. Each
+/// account may start 30 bulk exports an hour (429 `rate_limited` beyond). Without `player`
+/// it holds every finished game (of `kind`, if given), for research.
+#[utoipa::path(get, path = "/v1/exports", tag = "play", params(ExportQuery),
+    responses(
+        (status = 200, description = "One finished game's export document per line", content_type = "application/x-ndjson", body = GameExport),
+        (status = 400, description = "`invalid_query` (a time that is not RFC 3339, `result` without `player`)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`account_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_kind`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited` (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/exports")]
+pub async fn bulk_export(
+    db: web::Data<Db>,
+    limits: web::Data<RateLimits>,
+    user: AuthUser,
+    query: web::Query<ExportQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let selection = selection(query.into_inner())?;
+    limits.bulk_exports_per_account.take(&user.account_id)?;
+    let reader = db.clone();
+    let ids = blocking(move || histories::select_finished_games(&reader, &selection)).await?;
+    // A few documents ahead of the client at most: a slow reader holds the writer back
+    // instead of making the server buffer its whole history.
+    let (sender, receiver) = mpsc::channel::<Result<Bytes, actix_web::Error>>(4);
+    actix_web::rt::spawn(async move {
+        for id in ids {
+            let (db, caller) = (db.clone(), user.clone());
+            let line = blocking(move || play::export(&db, &id, &caller))
+                .await
+                .map(|export| {
+                    let mut line =
+                        serde_json::to_vec(&GameExport::of(export, &user)).unwrap_or_default();
+                    line.push(b'\n');
+                    Bytes::from(line)
+                })
+                .map_err(actix_web::Error::from);
+            let failed = line.is_err();
+            if sender.send(line).await.is_err() || failed {
+                break;
+            }
+        }
+    });
+    Ok(HttpResponse::Ok()
+        .content_type("application/x-ndjson")
+        .streaming(Lines(receiver)))
+}
+
+fn selection(query: ExportQuery) -> Result<ExportSelection, ApiError> {
+    if let Some(kind) = query.kind.as_deref() {
+        crate::games::find_game_rules(kind).ok_or_else(|| {
+            ApiError::unprocessable(
+                "unknown_game_kind",
+                "`kind` must be a kind from GET /v1/game-kinds",
+            )
+        })?;
+    }
+    if query.result.is_some() && query.player.is_none() {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "`result` needs `player`: whose result?",
+        ));
+    }
+    Ok(ExportSelection {
+        player: query.player,
+        kind: query.kind,
+        since: moment(query.since.as_deref(), "since")?.unwrap_or(i64::MIN),
+        until: moment(query.until.as_deref(), "until")?.unwrap_or(i64::MAX),
+        result: query.result.map(|result| match result {
+            ResultFilter::Won => GameResult::Won,
+            ResultFilter::Lost => GameResult::Lost,
+        }),
+    })
+}
+
+/// Milliseconds since the epoch of an RFC 3339 time.
+fn moment(text: Option<&str>, name: &str) -> Result<Option<i64>, ApiError> {
+    text.map(|text| {
+        time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+            .map(|moment| (moment.unix_timestamp_nanos() / 1_000_000) as i64)
+            .map_err(|_| {
+                ApiError::bad_request(
+                    "invalid_query",
+                    format!("`{name}` must be an RFC 3339 time such as 2026-11-01T00:00:00Z"),
+                )
+            })
+    })
+    .transpose()
+}
+
+/// The response body: the lines as the exporting task sends them.
+struct Lines(mpsc::Receiver<Result<Bytes, actix_web::Error>>);
+
+impl Stream for Lines {
+    type Item = Result<Bytes, actix_web::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0.poll_recv(context)
+    }
+}

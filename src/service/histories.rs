@@ -1,0 +1,124 @@
+//! Players' records and the selection of finished games for bulk export.
+
+use std::collections::BTreeMap;
+
+use crate::error::ApiError;
+use crate::store::{self, Db, GameStatus, PlayedGame};
+
+/// How an account has fared in one game kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KindRecord {
+    pub finished: u32,
+    /// Finished games in which the account took first place (shared first places count).
+    pub won: u32,
+    pub running: u32,
+    pub open: u32,
+}
+
+/// An account's public record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayerRecord {
+    pub name: String,
+    pub created_at: i64,
+    /// By game kind, in kind order.
+    pub kinds: BTreeMap<String, KindRecord>,
+}
+
+fn account_not_found(name: &str) -> ApiError {
+    ApiError::not_found("account_not_found", format!("there is no account {name:?}"))
+}
+
+/// The account called `name` (any case); a name no account could have is not looked up.
+fn find_account(conn: &mut store::DbConnection, name: &str) -> Result<store::Account, ApiError> {
+    if !super::accounts::is_valid_name(name) {
+        return Err(account_not_found(name));
+    }
+    store::find_account_by_name(conn, name)?.ok_or_else(|| account_not_found(name))
+}
+
+fn won(game: &PlayedGame) -> bool {
+    game.outcome
+        .as_ref()
+        .and_then(|outcome| outcome.places.get(usize::from(game.seat)))
+        == Some(&1)
+}
+
+/// The record of the account called `name` (any case).
+pub fn player_record(db: &Db, name: &str) -> Result<PlayerRecord, ApiError> {
+    db.read(|conn| {
+        let account = find_account(conn, name)?;
+        let mut kinds: BTreeMap<String, KindRecord> = BTreeMap::new();
+        for game in store::games_played_by(conn, &account.id)? {
+            let record = kinds.entry(game.kind.clone()).or_default();
+            match game.status {
+                GameStatus::Open => record.open += 1,
+                GameStatus::Running => record.running += 1,
+                GameStatus::Finished => {
+                    record.finished += 1;
+                    record.won += u32::from(won(&game));
+                }
+            }
+        }
+        Ok(PlayerRecord {
+            name: account.name,
+            created_at: account.created_at,
+            kinds,
+        })
+    })
+}
+
+/// A player's result in a finished game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GameResult {
+    Won,
+    Lost,
+}
+
+/// Which finished games a bulk export holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportSelection {
+    /// Only games this account played (by name, any case).
+    pub player: Option<String>,
+    pub kind: Option<String>,
+    /// Finished at or after (milliseconds since the epoch).
+    pub since: i64,
+    /// Finished before.
+    pub until: i64,
+    /// The player's result; needs `player`.
+    pub result: Option<GameResult>,
+}
+
+/// The ids of the selected finished games, in the order they finished.
+pub fn select_finished_games(
+    db: &Db,
+    selection: &ExportSelection,
+) -> Result<Vec<String>, ApiError> {
+    let in_window = |at: i64| (selection.since..selection.until).contains(&at);
+    db.read(|conn| {
+        let Some(name) = &selection.player else {
+            return Ok(store::finished_game_ids(
+                conn,
+                selection.kind.as_deref(),
+                selection.since,
+                selection.until,
+            )?);
+        };
+        let account = find_account(conn, name)?;
+        Ok(store::games_played_by(conn, &account.id)?
+            .into_iter()
+            .filter(|game| game.status == GameStatus::Finished && in_window(game.updated_at))
+            .filter(|game| {
+                selection
+                    .kind
+                    .as_deref()
+                    .is_none_or(|kind| kind == game.kind)
+            })
+            .filter(|game| match selection.result {
+                None => true,
+                Some(GameResult::Won) => won(game),
+                Some(GameResult::Lost) => !won(game),
+            })
+            .map(|game| game.game_id)
+            .collect())
+    })
+}

@@ -14,6 +14,20 @@ use crate::error::{ApiError, Problem};
 use crate::service::lobby::{self, GameQuery, NewGame};
 use crate::store::Db;
 
+/// A `kind` filter names a hosted kind (anything else, a NUL byte included, never reaches
+/// the database).
+pub fn check_kind_filter(kind: Option<&str>) -> Result<(), ApiError> {
+    match kind {
+        Some(kind) if crate::games::find_game_rules(kind).is_none() => {
+            Err(ApiError::unprocessable(
+                "unknown_game_kind",
+                "`kind` must be a kind from GET /v1/game-kinds",
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A game id from the path. Anything that cannot be an id is a game that does not exist.
 pub fn game_id(path: web::Path<String>) -> Result<String, ApiError> {
     let id = path.into_inner();
@@ -125,14 +139,7 @@ pub async fn list_games(
             "`limit` must be 1 to 200 and `offset` at least 0",
         ));
     }
-    if let Some(kind) = query.kind.as_deref() {
-        crate::games::find_game_rules(kind).ok_or_else(|| {
-            ApiError::unprocessable(
-                "unknown_game_kind",
-                "`kind` must be a kind from GET /v1/game-kinds",
-            )
-        })?;
-    }
+    check_kind_filter(query.kind.as_deref())?;
     let request = GameQuery {
         mine: query.mine || query.my_turn,
         my_turn: query.my_turn,

@@ -154,14 +154,7 @@ pub async fn bulk_export(
 }
 
 fn selection(query: ExportQuery) -> Result<ExportSelection, ApiError> {
-    if let Some(kind) = query.kind.as_deref() {
-        crate::games::find_game_rules(kind).ok_or_else(|| {
-            ApiError::unprocessable(
-                "unknown_game_kind",
-                "`kind` must be a kind from GET /v1/game-kinds",
-            )
-        })?;
-    }
+    super::games::check_kind_filter(query.kind.as_deref())?;
     if query.result.is_some() && query.player.is_none() {
         return Err(ApiError::bad_request(
             "invalid_query",

@@ -78,6 +78,23 @@ pub fn direction(a: &str, b: &str) -> u8 {
 }
 
 /// The place_tile action laying a tile with its village on `village` and rice on `rice`.
+/// Entering a developer, its cost left for the engine to work out.
+pub fn enter(to: &str) -> JavaAction {
+    JavaAction::EnterDeveloper {
+        to: to.into(),
+        cost: None,
+    }
+}
+
+/// Moving a developer, its cost left for the engine to work out.
+pub fn mv(from: &str, to: &str) -> JavaAction {
+    JavaAction::MoveDeveloper {
+        from: from.into(),
+        to: to.into(),
+        cost: None,
+    }
+}
+
 pub fn tile_action(kind: TileKind, village: &str, rice: &[&str]) -> JavaAction {
     let (space, rotation) = match kind {
         TileKind::ThreeSpace => {

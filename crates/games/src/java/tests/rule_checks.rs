@@ -19,21 +19,6 @@ fn palace(state: &mut JavaState, space: &str, value: u8) {
     state.spaces[idx(space)].palace = Some(index);
 }
 
-fn enter(to: &str) -> JavaAction {
-    JavaAction::EnterDeveloper {
-        to: to.into(),
-        cost: None,
-    }
-}
-
-fn mv(from: &str, to: &str) -> JavaAction {
-    JavaAction::MoveDeveloper {
-        from: from.into(),
-        to: to.into(),
-        cost: None,
-    }
-}
-
 fn build(space: &str, value: u8) -> JavaAction {
     JavaAction::BuildPalace {
         space: space.into(),

@@ -49,21 +49,6 @@ fn irrigate(space: &str) -> JavaAction {
     }
 }
 
-fn enter(to: &str) -> JavaAction {
-    JavaAction::EnterDeveloper {
-        to: to.into(),
-        cost: None,
-    }
-}
-
-fn mv(from: &str, to: &str) -> JavaAction {
-    JavaAction::MoveDeveloper {
-        from: from.into(),
-        to: to.into(),
-        cost: None,
-    }
-}
-
 fn festival(palace: &str, cards: &[&str]) -> JavaAction {
     JavaAction::HoldFestival {
         space: palace.into(),

@@ -64,6 +64,12 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_WORKERS")]
     pub workers: Option<usize>,
 
+    /// Origins whose browser pages may call the API (CORS), comma-separated, or `*` for
+    /// any: tokens travel in the Authorization header, never in cookies, so any origin is
+    /// safe to allow unless you want to limit which sites embed clients.
+    #[arg(long, env = "TURNPOST_CORS_ORIGINS", default_value = "*")]
+    pub cors_origins: String,
+
     /// Seconds a client has to send a request's head once connected (then 408).
     #[arg(long, env = "TURNPOST_HEAD_TIMEOUT_SECONDS", default_value_t = 5)]
     pub head_timeout_seconds: u64,
@@ -157,6 +163,7 @@ impl Config {
             token_ttl_seconds: 7 * 24 * 3600,
             log: "info".into(),
             workers: None,
+            cors_origins: "*".into(),
             head_timeout_seconds: 5,
             body_timeout_seconds: 10,
             max_connections: 1024,

@@ -4,12 +4,14 @@
 use std::net::TcpListener;
 use std::time::Duration;
 
+use actix_cors::Cors;
 use actix_web::dev::Server;
-use actix_web::middleware::{from_fn, ErrorHandlers, Logger};
+use actix_web::http::{header, Method};
+use actix_web::middleware::{from_fn, Compress, ErrorHandlers, Logger};
 use actix_web::{web, App, HttpServer};
 
 use crate::api;
-use crate::api::transport::{guard_request_body, BodyDeadline};
+use crate::api::transport::{etag_for_reads, guard_request_body, BodyDeadline};
 use crate::auth::{load_or_create_secret, Passwords, TokenKeys};
 use crate::config::Config;
 use crate::store::Db;
@@ -22,6 +24,8 @@ pub enum StartError {
     Secret(String),
     #[error("{0}")]
     Passwords(String),
+    #[error("CORS origin {0:?} is not `*` or an origin such as https://example.org")]
+    CorsOrigin(String),
     #[error("cannot listen on {address}: {source}")]
     Bind {
         address: String,
@@ -63,6 +67,14 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     let body_deadline = web::Data::new(BodyDeadline(Duration::from_secs(
         config.body_timeout_seconds,
     )));
+    let cors_origins = config.cors_origins.clone();
+    if let Some(bad) = cors_origins
+        .split(',')
+        .map(str::trim)
+        .find(|origin| !origin.is_empty() && *origin != "*" && !is_origin(origin))
+    {
+        return Err(StartError::CorsOrigin(bad.to_owned()));
+    }
     let workers = config.workers.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
@@ -74,7 +86,10 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .app_data(body_deadline.clone())
             .app_data(rate_limits.clone())
             .wrap(from_fn(guard_request_body))
+            .wrap(from_fn(etag_for_reads))
             .wrap(ErrorHandlers::new().default_handler(api::problem_for_foreign_errors))
+            .wrap(Compress::default())
+            .wrap(cors(&cors_origins))
             .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
             .configure(api::configure)
     })
@@ -90,4 +105,46 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         server: server.run(),
         address,
     })
+}
+
+/// `scheme://host[:port]` and nothing more, as a browser sends it in `Origin`.
+fn is_origin(text: &str) -> bool {
+    actix_web::http::Uri::try_from(text).is_ok_and(|uri| {
+        uri.scheme().is_some()
+            && uri.host().is_some()
+            && uri
+                .path_and_query()
+                .is_none_or(|rest| rest.as_str() == "/" && !text.ends_with('/'))
+    })
+}
+
+/// Browser pages of `origins` (comma-separated, or `*`) may call the API with a bearer token.
+fn cors(origins: &str) -> Cors {
+    let mut cors = Cors::default()
+        .allowed_methods([Method::GET, Method::HEAD, Method::POST, Method::DELETE])
+        .allowed_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            header::IF_NONE_MATCH,
+            header::HeaderName::from_static("idempotency-key"),
+        ])
+        .expose_headers([
+            header::RETRY_AFTER,
+            header::ETAG,
+            header::ALLOW,
+            header::LOCATION,
+        ])
+        .max_age(3600);
+    for origin in origins
+        .split(',')
+        .map(str::trim)
+        .filter(|origin| !origin.is_empty())
+    {
+        cors = if origin == "*" {
+            cors.allow_any_origin()
+        } else {
+            cors.allowed_origin(origin)
+        };
+    }
+    cors
 }

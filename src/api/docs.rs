@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use actix_web::{get, http::header, HttpResponse};
+use actix_web::{http::header, route, HttpResponse};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_swagger_ui::SwaggerUi;
@@ -173,14 +173,14 @@ pub fn spec_json() -> &'static str {
 }
 
 /// The OpenAPI document.
-#[get("/openapi.json")]
+#[route("/openapi.json", method = "GET", method = "HEAD")]
 pub async fn openapi_json() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
         .body(spec_json())
 }
 
-#[get("/docs")]
+#[route("/docs", method = "GET", method = "HEAD")]
 pub async fn docs_redirect() -> HttpResponse {
     HttpResponse::PermanentRedirect()
         .insert_header((header::LOCATION, "/docs/"))

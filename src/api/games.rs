@@ -1,7 +1,7 @@
 //! The lobby: create games, list them, take seats.
 
 use actix_web::error::PayloadError;
-use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use actix_web::{post, route, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -125,7 +125,7 @@ pub struct GameList {
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/games")]
+#[route("/v1/games", method = "GET", method = "HEAD")]
 pub async fn list_games(
     db: web::Data<Db>,
     user: AuthUser,
@@ -166,7 +166,7 @@ pub async fn list_games(
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/games/{id}")]
+#[route("/v1/games/{id}", method = "GET", method = "HEAD")]
 pub async fn get_game(
     db: web::Data<Db>,
     user: AuthUser,

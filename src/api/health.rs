@@ -1,6 +1,6 @@
 //! Liveness and readiness probes for orchestrators.
 
-use actix_web::{get, web, HttpResponse};
+use actix_web::{route, web, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -17,7 +17,7 @@ pub struct Health {
 /// The process is up.
 #[utoipa::path(get, path = "/healthz", tag = "health", security(()),
     responses((status = 200, body = Health)))]
-#[get("/healthz")]
+#[route("/healthz", method = "GET", method = "HEAD")]
 pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(Health {
         status: "ok".into(),
@@ -30,7 +30,7 @@ pub async fn healthz() -> HttpResponse {
         (status = 200, body = Health),
         (status = 503, description = "`database_unavailable`", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/readyz")]
+#[route("/readyz", method = "GET", method = "HEAD")]
 pub async fn readyz(db: web::Data<Db>) -> Result<HttpResponse, ApiError> {
     let ready = blocking(move || Ok(db.is_ready())).await?;
     if !ready {

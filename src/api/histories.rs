@@ -4,7 +4,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use actix_web::web::Bytes;
-use actix_web::{get, web, HttpResponse};
+use actix_web::{route, web, HttpResponse};
 use futures_core::Stream;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
@@ -53,7 +53,7 @@ pub struct KindRecordOut {
         (status = 200, body = PlayerPage),
         (status = 404, description = "`account_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/accounts/{name}")]
+#[route("/v1/accounts/{name}", method = "GET", method = "HEAD")]
 pub async fn get_player(
     db: web::Data<Db>,
     _user: AuthUser,
@@ -116,7 +116,7 @@ pub enum ResultFilter {
         (status = 422, description = "`unknown_game_kind`", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited` (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/exports")]
+#[route("/v1/exports", method = "GET", method = "HEAD")]
 pub async fn bulk_export(
     db: web::Data<Db>,
     limits: web::Data<RateLimits>,

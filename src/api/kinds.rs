@@ -1,6 +1,6 @@
 //! The games this server hosts.
 
-use actix_web::{get, HttpResponse};
+use actix_web::{route, HttpResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -70,7 +70,7 @@ pub struct KindSchemas {
         (status = 200, body = Vec<GameKind>),
         (status = 401, body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/game-kinds")]
+#[route("/v1/game-kinds", method = "GET", method = "HEAD")]
 pub async fn list_game_kinds(_user: AuthUser) -> HttpResponse {
     let kinds: Vec<GameKind> = all_games()
         .iter()

@@ -125,10 +125,14 @@ fn documented_routes() -> &'static [(actix_web::dev::ResourceDef, Vec<String>)] 
                 paths
                     .iter()
                     .map(|(path, operations)| {
-                        let methods = operations
+                        let mut methods: Vec<String> = operations
                             .as_object()
                             .map(|ops| ops.keys().map(|method| method.to_uppercase()).collect())
                             .unwrap_or_default();
+                        // Every GET route answers HEAD too.
+                        if methods.iter().any(|method| method == "GET") {
+                            methods.push("HEAD".to_owned());
+                        }
                         (actix_web::dev::ResourceDef::new(path.as_str()), methods)
                     })
                     .collect()

@@ -1,6 +1,6 @@
 //! Playing a game: views, legal actions, acting, the turn log and the export.
 
-use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use actix_web::{post, route, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -36,7 +36,7 @@ pub struct ViewQuery {
         (status = 409, description = "`game_not_started`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`seq_out_of_range`", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/games/{id}/view")]
+#[route("/v1/games/{id}/view", method = "GET", method = "HEAD")]
 pub async fn get_view(
     db: web::Data<Db>,
     user: AuthUser,
@@ -79,7 +79,7 @@ pub struct LegalActions {
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/games/{id}/legal-actions")]
+#[route("/v1/games/{id}/legal-actions", method = "GET", method = "HEAD")]
 pub async fn get_legal_actions(
     db: web::Data<Db>,
     user: AuthUser,
@@ -190,7 +190,7 @@ pub struct EventLog {
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/games/{id}/events")]
+#[route("/v1/games/{id}/events", method = "GET", method = "HEAD")]
 pub async fn list_events(
     db: web::Data<Db>,
     user: AuthUser,
@@ -300,7 +300,7 @@ pub struct ExportedAction {
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/games/{id}/export")]
+#[route("/v1/games/{id}/export", method = "GET", method = "HEAD")]
 pub async fn export_game(
     db: web::Data<Db>,
     user: AuthUser,

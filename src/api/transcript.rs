@@ -2,7 +2,7 @@
 //! named, then the result. Redacted like the event log: a running game shows the caller
 //! only what the caller may see.
 
-use actix_web::{get, web, HttpResponse};
+use actix_web::{route, web, HttpResponse};
 
 use super::blocking;
 use super::games::game_id;
@@ -27,7 +27,7 @@ use crate::store::Db;
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/games/{id}/transcript")]
+#[route("/v1/games/{id}/transcript", method = "GET", method = "HEAD")]
 pub async fn get_transcript(
     db: web::Data<Db>,
     user: AuthUser,

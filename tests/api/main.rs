@@ -11,4 +11,5 @@ mod lobby;
 mod openapi;
 mod play_errors;
 mod tikal;
+mod transport;
 mod util;

@@ -133,6 +133,11 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_BEHIND_PROXY")]
     pub behind_proxy: bool,
 
+    /// Games whose folded state is kept in memory between requests (least recently used
+    /// forgotten first; 0 turns the cache off). A state takes 2 to 10 KiB.
+    #[arg(long, env = "TURNPOST_FOLD_CACHE_GAMES", default_value_t = 10_000)]
+    pub fold_cache_games: usize,
+
     /// Password hashes computed at once (each holds `--password-memory-kib` of memory;
     /// default: one per core).
     #[arg(long, env = "TURNPOST_PASSWORD_HASHES")]
@@ -174,6 +179,7 @@ impl Config {
             bulk_exports_per_hour_per_account: 30,
             open_games_per_account: 20,
             behind_proxy: false,
+            fold_cache_games: 10_000,
             password_hashes: None,
             password_queue: 64,
             sqlite_busy_timeout_ms: 5000,

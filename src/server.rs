@@ -14,6 +14,7 @@ use crate::api;
 use crate::api::transport::{etag_for_reads, guard_request_body, BodyDeadline};
 use crate::auth::{load_or_create_secret, Passwords, TokenKeys};
 use crate::config::Config;
+use crate::service::fold_cache::FoldCache;
 use crate::store::Db;
 
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +65,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         source,
     })?;
     let rate_limits = web::Data::new(config.rate_limits());
+    let fold_cache = web::Data::new(FoldCache::new(config.fold_cache_games));
     let body_deadline = web::Data::new(BodyDeadline(Duration::from_secs(
         config.body_timeout_seconds,
     )));
@@ -85,6 +87,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .app_data(passwords.clone())
             .app_data(body_deadline.clone())
             .app_data(rate_limits.clone())
+            .app_data(fold_cache.clone())
             .wrap(from_fn(guard_request_body))
             .wrap(from_fn(etag_for_reads))
             .wrap(ErrorHandlers::new().default_handler(api::problem_for_foreign_errors))

@@ -13,6 +13,7 @@ use super::models::{
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::games::engine::Viewer;
+use crate::service::fold_cache::FoldCache;
 use crate::service::play::{self, ActionRequest};
 use crate::store::Db;
 
@@ -39,13 +40,14 @@ pub struct ViewQuery {
 #[route("/v1/games/{id}/view", method = "GET", method = "HEAD")]
 pub async fn get_view(
     db: web::Data<Db>,
+    cache: web::Data<FoldCache>,
     user: AuthUser,
     path: web::Path<String>,
     query: web::Query<ViewQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let at = query.into_inner().at;
-    let view = blocking(move || play::view(&db, &id, &user, at)).await?;
+    let view = blocking(move || play::view(&db, &cache, &id, &user, at)).await?;
     Ok(HttpResponse::Ok().json(ViewOut::from(view)))
 }
 
@@ -82,6 +84,7 @@ pub struct LegalActions {
 #[route("/v1/games/{id}/legal-actions", method = "GET", method = "HEAD")]
 pub async fn get_legal_actions(
     db: web::Data<Db>,
+    cache: web::Data<FoldCache>,
     user: AuthUser,
     path: web::Path<String>,
     query: web::Query<LegalActionsQuery>,
@@ -90,7 +93,8 @@ pub async fn get_legal_actions(
     let action_type = query.into_inner().action_type;
     let game_id = id.clone();
     let legal =
-        blocking(move || play::legal_actions(&db, &id, &user, action_type.as_deref())).await?;
+        blocking(move || play::legal_actions(&db, &cache, &id, &user, action_type.as_deref()))
+            .await?;
     Ok(HttpResponse::Ok().json(LegalActions {
         game_id,
         seq: legal.seq,
@@ -133,6 +137,7 @@ pub struct PostAction {
 #[post("/v1/games/{id}/actions")]
 pub async fn post_action(
     db: web::Data<Db>,
+    cache: web::Data<FoldCache>,
     user: AuthUser,
     path: web::Path<String>,
     request: HttpRequest,
@@ -148,7 +153,7 @@ pub async fn post_action(
         action: body.action,
         idempotency_key,
     };
-    let accepted = blocking(move || play::act(&db, &id, &user, &action_request)).await?;
+    let accepted = blocking(move || play::act(&db, &cache, &id, &user, &action_request)).await?;
     Ok(HttpResponse::Ok().json(ActionAccepted::from(accepted)))
 }
 

@@ -4,10 +4,12 @@
 //! the handlers only translate them to and from JSON.
 
 pub mod accounts;
+pub mod fold_cache;
 pub mod histories;
 pub mod lobby;
 pub mod play;
 
+use self::fold_cache::FoldCache;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::{Seat, Viewer};
@@ -69,6 +71,28 @@ impl LoadedGame {
         let mut table = self.empty_table()?;
         for event in events {
             table.apply(&event.payload, stored_schema_version(event)?)?;
+        }
+        Ok(table)
+    }
+
+    /// The fold of the first `seq` events: from the cache and the events after its copy
+    /// when it has one at or before `seq`, from scratch otherwise. The fold of the game's
+    /// current seq is kept for the next request.
+    fn state_at(
+        &self,
+        conn: &mut DbConnection,
+        cache: &FoldCache,
+        seq: i64,
+    ) -> Result<Box<dyn Table>, ApiError> {
+        let (from, mut table) = match cache.get(&self.game.id, self.game.rules_version, seq) {
+            Some(cached) => cached,
+            None => (0, self.empty_table()?),
+        };
+        for event in store::load_events_between(conn, &self.game.id, from, seq)? {
+            table.apply(&event.payload, stored_schema_version(&event)?)?;
+        }
+        if seq == self.game.current_seq && from < seq {
+            cache.put(&self.game.id, self.game.rules_version, seq, table.as_ref());
         }
         Ok(table)
     }

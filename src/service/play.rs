@@ -2,7 +2,8 @@
 
 use serde_json::Value;
 
-use super::{now_millis, GameStatus, LoadedGame};
+use super::fold_cache::FoldCache;
+use super::{now_millis, Game, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::{Seat, Viewer};
@@ -100,7 +101,13 @@ fn require_started(game: &LoadedGame) -> Result<(), ApiError> {
 }
 
 /// The view at `at` (default: now).
-pub fn view(db: &Db, game_id: &str, user: &AuthUser, at: Option<i64>) -> Result<ViewAt, ApiError> {
+pub fn view(
+    db: &Db,
+    cache: &FoldCache,
+    game_id: &str,
+    user: &AuthUser,
+    at: Option<i64>,
+) -> Result<ViewAt, ApiError> {
     db.read(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         require_started(&game)?;
@@ -112,7 +119,7 @@ pub fn view(db: &Db, game_id: &str, user: &AuthUser, at: Option<i64>) -> Result<
                 format!("`at` must be between 0 and {current_seq}"),
             ));
         }
-        let table = game.fold(&game.load_events(conn, seq)?)?;
+        let table = game.state_at(conn, cache, seq)?;
         Ok(view_at(&game, table.as_ref(), seq, game.viewer_for(user)))
     })
 }
@@ -126,6 +133,7 @@ pub struct LegalActions {
 /// What the caller's seat may do now (nothing for a spectator or a seat that need not act).
 pub fn legal_actions(
     db: &Db,
+    cache: &FoldCache,
     game_id: &str,
     user: &AuthUser,
     action_type: Option<&str>,
@@ -138,7 +146,7 @@ pub fn legal_actions(
             Some(seat)
                 if game.game.status == GameStatus::Running && game.game.to_act.contains(&seat) =>
             {
-                let table = game.fold(&game.load_events(conn, seq)?)?;
+                let table = game.state_at(conn, cache, seq)?;
                 let mut actions = table.legal_actions(seat);
                 if let Some(wanted) = action_type {
                     actions.retain(|action| {
@@ -166,25 +174,36 @@ pub struct ActionRequest {
 /// guarded by `expected_seq`, or nothing is.
 pub fn act(
     db: &Db,
+    cache: &FoldCache,
     game_id: &str,
     user: &AuthUser,
     request: &ActionRequest,
 ) -> Result<Accepted, ApiError> {
     let now = now_millis();
-    db.write(|conn| act_in(conn, game_id, user, request, now))
+    let (accepted, after) = db.write(|conn| act_in(conn, cache, game_id, user, request, now))?;
+    // Only now is the append committed, so only now may its fold be kept.
+    if let Some((game, table)) = after {
+        cache.put(&game.id, game.rules_version, accepted.seq, table.as_ref());
+    }
+    Ok(accepted)
 }
+
+/// The accepted action, and the game with its fold after the new events when this call
+/// appended them (not when it returned an earlier attempt's result).
+type Acted = (Accepted, Option<(Game, Box<dyn Table>)>);
 
 fn act_in(
     conn: &mut DbConnection,
+    cache: &FoldCache,
     game_id: &str,
     user: &AuthUser,
     request: &ActionRequest,
     now: i64,
-) -> Result<Accepted, ApiError> {
+) -> Result<Acted, ApiError> {
     let game = LoadedGame::load(conn, game_id)?;
     let seat = acting_seat(&game, user, request)?;
     if let Some(first) = first_attempt(conn, game_id, user, request)? {
-        return replay_result(conn, &game, &first, request, seat);
+        return Ok((replay_result(conn, &game, &first, request, seat)?, None));
     }
     match game.game.status {
         GameStatus::Running => {}
@@ -197,7 +216,7 @@ fn act_in(
     if request.expected_seq != current_seq {
         return Err(ApiError::stale_seq(current_seq));
     }
-    let mut table = game.fold(&game.load_events(conn, current_seq)?)?;
+    let mut table = game.state_at(conn, cache, current_seq)?;
     let (action, events) = decide(&game, table.as_ref(), seat, &request.action)?;
     let before = table.clone_table();
     let action_row = ActionRow {
@@ -218,7 +237,7 @@ fn act_in(
         // winner has committed, the retry must return the winner's result, not a conflict.
         Err(StoreError::StaleSeq { current }) => {
             return match first_attempt(conn, game_id, user, request)? {
-                Some(first) => replay_result(conn, &game, &first, request, seat),
+                Some(first) => Ok((replay_result(conn, &game, &first, request, seat)?, None)),
                 None => Err(ApiError::stale_seq(current)),
             };
         }
@@ -227,11 +246,12 @@ fn act_in(
     let viewer = Viewer::Seat(seat);
     let mut replay = before;
     let events = describe_events(replay.as_mut(), &appended_events(&append), viewer)?;
-    Ok(Accepted {
+    let accepted = Accepted {
         seq,
         events,
         view: view_at(&game, table.as_ref(), seq, viewer),
-    })
+    };
+    Ok((accepted, Some((game.game, table))))
 }
 
 /// The caller's seat, which must be the one the request names, if it names one.

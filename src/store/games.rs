@@ -436,6 +436,22 @@ pub fn load_events(
         .load(conn)?)
 }
 
+/// The events with `after < seq <= up_to`, in order.
+pub fn load_events_between(
+    conn: &mut DbConnection,
+    game_id: &str,
+    after: i64,
+    up_to: i64,
+) -> Result<Vec<StoredEvent>, StoreError> {
+    Ok(events::table
+        .filter(events::game_id.eq(game_id))
+        .filter(events::seq.gt(after))
+        .filter(events::seq.le(up_to))
+        .order(events::seq.asc())
+        .select(StoredEvent::as_select())
+        .load(conn)?)
+}
+
 pub fn load_actions(conn: &mut DbConnection, game_id: &str) -> Result<Vec<ActionRow>, StoreError> {
     Ok(actions::table
         .filter(actions::game_id.eq(game_id))

@@ -19,9 +19,9 @@ pub use accounts::{
 };
 pub use games::{
     append, count_open_games_created_by, find_action_by_key, find_game, finished_game_ids,
-    games_played_by, insert_game, list_games, load_actions, load_events, load_seats,
-    lock_open_game, take_seat, ActionRow, Append, Game, GameFilter, GameStatus, NewEvent,
-    PlayedGame, SeatRow, SeatWithName, StoredEvent,
+    games_played_by, insert_game, list_games, load_actions, load_events, load_events_between,
+    load_seats, lock_open_game, take_seat, ActionRow, Append, Game, GameFilter, GameStatus,
+    NewEvent, PlayedGame, SeatRow, SeatWithName, StoredEvent,
 };
 
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");

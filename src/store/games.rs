@@ -500,9 +500,13 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
             .first::<i64>(conn)?;
         return Err(StoreError::StaleSeq { current });
     }
-    for (offset, event) in append.events.iter().enumerate() {
-        diesel::insert_into(events::table)
-            .values((
+    // All of an action's events in one statement.
+    let rows: Vec<_> = append
+        .events
+        .iter()
+        .enumerate()
+        .map(|(offset, event)| {
+            (
                 events::game_id.eq(&append.game_id),
                 events::seq.eq(append.expected_seq + 1 + offset as i64),
                 events::created_at.eq(append.now),
@@ -510,13 +514,19 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
                 events::event_type.eq(&event.event_type),
                 events::schema_version.eq(event.schema_version),
                 events::payload.eq(&event.payload),
-            ))
-            .execute(conn)
-            .map_err(|error| match StoreError::from_insert(error) {
-                StoreError::Duplicate => StoreError::StaleSeq { current: new_seq },
-                other => other,
-            })?;
+            )
+        })
+        .collect();
+    // The multi-backend connection cannot batch; each backend can.
+    let insert = diesel::insert_into(events::table).values(&rows);
+    match conn {
+        DbConnection::Postgresql(conn) => insert.execute(conn),
+        DbConnection::Sqlite(conn) => insert.execute(conn),
     }
+    .map_err(|error| match StoreError::from_insert(error) {
+        StoreError::Duplicate => StoreError::StaleSeq { current: new_seq },
+        other => other,
+    })?;
     mark_seats_to_act(conn, &append.game_id, &append.to_act)?;
     if let Some(action) = &append.action {
         diesel::insert_into(actions::table)
@@ -534,17 +544,9 @@ fn mark_seats_to_act(
     game_id: &str,
     to_act: &[Seat],
 ) -> Result<(), StoreError> {
+    let acting: Vec<i32> = to_act.iter().map(|&seat| i32::from(seat)).collect();
     diesel::update(seats::table.filter(seats::game_id.eq(game_id)))
-        .set(seats::must_act.eq(false))
+        .set(seats::must_act.eq(seats::seat.eq_any(acting)))
         .execute(conn)?;
-    for &seat in to_act {
-        diesel::update(
-            seats::table
-                .filter(seats::game_id.eq(game_id))
-                .filter(seats::seat.eq(i32::from(seat))),
-        )
-        .set(seats::must_act.eq(true))
-        .execute(conn)?;
-    }
     Ok(())
 }

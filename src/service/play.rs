@@ -56,8 +56,7 @@ fn describe_events(
     let mut described = Vec::with_capacity(events.len());
     for event in events {
         let schema_version = super::stored_schema_version(event)?;
-        let (payload, text) = table.redact(&event.payload, schema_version, viewer)?;
-        table.apply(&event.payload, schema_version)?;
+        let (payload, text) = table.redact_and_apply(&event.payload, schema_version, viewer)?;
         let corrupt = |column: &str| {
             ApiError::Internal(format!("event {} has a corrupt {column}", event.seq))
         };

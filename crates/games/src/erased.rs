@@ -106,10 +106,11 @@ pub trait Table: Send {
     fn to_act(&self) -> Vec<Seat>;
     fn outcome(&self) -> Option<Outcome>;
     fn view(&self, viewer: Viewer) -> Value;
-    /// The stored event as `viewer` may see it (in today's schema), and its one-line
-    /// description; `self` must be the state just before that event.
-    fn redact(
-        &self,
+    /// The stored event as `viewer` may see it (in today's schema) and its one-line
+    /// description, then the event folded into the state: `self` must be the state just
+    /// before it. The payload is read once.
+    fn redact_and_apply(
+        &mut self,
         payload: &str,
         schema_version: u32,
         viewer: Viewer,
@@ -339,14 +340,16 @@ impl<E: Engine> Table for TypedTable<E> {
         to_json(&E::view(&self.state, viewer))
     }
 
-    fn redact(
-        &self,
+    fn redact_and_apply(
+        &mut self,
         payload: &str,
         schema_version: u32,
         viewer: Viewer,
     ) -> Result<(Value, String), ReplayError> {
-        let redacted = E::redact(&parse_event::<E>(payload, schema_version)?, viewer);
+        let event = parse_event::<E>(payload, schema_version)?;
+        let redacted = E::redact(&event, viewer);
         let text = E::describe(&self.state, &redacted);
+        E::evolve(&mut self.state, &event);
         Ok((to_json(&redacted), text))
     }
 

@@ -11,6 +11,7 @@ use actix_web::middleware::{from_fn, Compress, ErrorHandlers, Logger};
 use actix_web::{web, App, HttpServer};
 
 use crate::api;
+use crate::api::metrics::{time_requests, Metrics};
 use crate::api::transport::{etag_for_reads, guard_request_body, BodyDeadline};
 use crate::auth::{load_or_create_secret, Passwords, TokenKeys};
 use crate::config::Config;
@@ -25,6 +26,8 @@ pub enum StartError {
     Secret(String),
     #[error("{0}")]
     Passwords(String),
+    #[error("metrics: {0}")]
+    Metrics(#[from] prometheus::Error),
     #[error("CORS origin {0:?} is not `*` or an origin such as https://example.org")]
     CorsOrigin(String),
     #[error("cannot listen on {address}: {source}")]
@@ -66,6 +69,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     })?;
     let rate_limits = web::Data::new(config.rate_limits());
     let fold_cache = web::Data::new(FoldCache::new(config.fold_cache_games));
+    let metrics = web::Data::new(Metrics::new()?);
     let body_deadline = web::Data::new(BodyDeadline(Duration::from_secs(
         config.body_timeout_seconds,
     )));
@@ -88,11 +92,13 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .app_data(body_deadline.clone())
             .app_data(rate_limits.clone())
             .app_data(fold_cache.clone())
+            .app_data(metrics.clone())
             .wrap(from_fn(guard_request_body))
             .wrap(from_fn(etag_for_reads))
             .wrap(ErrorHandlers::new().default_handler(api::problem_for_foreign_errors))
             .wrap(Compress::default())
             .wrap(cors(&cors_origins))
+            .wrap(from_fn(time_requests))
             .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
             .configure(api::configure)
     })

@@ -7,6 +7,7 @@ pub mod games;
 pub mod health;
 pub mod histories;
 pub mod kinds;
+pub mod metrics;
 pub mod models;
 pub mod play;
 pub mod rate_limit;
@@ -40,6 +41,7 @@ pub fn configure(config: &mut web::ServiceConfig) {
         }))
         .service(health::healthz)
         .service(health::readyz)
+        .service(metrics::get_metrics)
         .service(docs::openapi_json)
         .service(docs::docs_redirect)
         .service(docs::swagger_ui())

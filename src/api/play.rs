@@ -137,6 +137,7 @@ pub struct PostAction {
 #[post("/v1/games/{id}/actions")]
 pub async fn post_action(
     db: web::Data<Db>,
+    metrics: web::Data<super::metrics::Metrics>,
     cache: web::Data<FoldCache>,
     user: AuthUser,
     path: web::Path<String>,
@@ -154,6 +155,9 @@ pub async fn post_action(
         idempotency_key,
     };
     let accepted = blocking(move || play::act(&db, &cache, &id, &user, &action_request)).await?;
+    if accepted.appended {
+        metrics.actions_appended.inc();
+    }
     Ok(HttpResponse::Ok().json(ActionAccepted::from(accepted)))
 }
 

@@ -44,6 +44,9 @@ pub struct Accepted {
     pub seq: i64,
     pub events: Vec<DescribedEvent>,
     pub view: ViewAt,
+    /// Whether this request appended the events (not a retry answered with an earlier
+    /// attempt's result).
+    pub appended: bool,
 }
 
 /// The redacted, described form of `events`, which must follow directly on `table`'s state;
@@ -249,6 +252,7 @@ fn act_in(
         seq,
         events,
         view: view_at(&game, table.as_ref(), seq, viewer),
+        appended: true,
     };
     Ok((accepted, Some((game.game, table))))
 }
@@ -369,6 +373,7 @@ fn replay_result(
         seq: first.last_seq,
         events: described,
         view: view_at(game, table.as_ref(), first.last_seq, viewer),
+        appended: false,
     })
 }
 

@@ -176,6 +176,12 @@ impl Db {
         Ok(db)
     }
 
+    /// Connections the pool holds now, and how many of them are idle.
+    pub fn pool_state(&self) -> (u32, u32) {
+        let state = self.pool.state();
+        (state.connections, state.idle_connections)
+    }
+
     pub fn backend(&self) -> Backend {
         self.backend
     }

@@ -94,8 +94,12 @@ async fn groupings_stay_hidden_until_everyone_submitted(app: &TestApp) {
                 .await
                 .expect_status(200)
                 .text;
+            // A viewer's own legal actions list every grouping of its own dice, which may
+            // by chance be the same as the hidden one; only the sealed form tells there.
+            let shows_groups =
+                path != "legal-actions" && body.contains(&format!("\"groups\":{groups}"));
             assert!(
-                !body.contains(&format!("\"groups\":{groups}")) && !body.contains(&sealed),
+                !shows_groups && !body.contains(&sealed),
                 "{path} shows the hidden grouping {groups}: {body}"
             );
         }

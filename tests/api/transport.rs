@@ -225,3 +225,61 @@ async fn a_read_with_the_last_etag_is_304_until_something_changes() {
     assert_eq!(after.status, 200, "the game moved on");
     assert_ne!(after.header("etag"), Some(tag.as_str()));
 }
+
+/// Prometheus metrics: latency per route pattern, actions appended (a retry answered from
+/// its first attempt is not counted twice), the fold cache and the database pool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_requests_actions_and_the_cache() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let alice = app.register("alice").await;
+    let bob = app.register("bob").await;
+    let id = app
+        .new_game("tikal", json!({}), &[alice.clone(), bob])
+        .await;
+    let bearer = format!("Bearer {}", alice.token);
+    let mut posted = 0;
+    for _ in 0..3 {
+        let legal = app
+            .get(&alice, &format!("/v1/games/{id}/legal-actions"))
+            .await
+            .json();
+        if legal["actions"].as_array().unwrap().is_empty() {
+            break;
+        }
+        let body = json!({"expected_seq": legal["seq"], "action": legal["actions"][0]});
+        for _ in 0..2 {
+            let key = format!("key-{posted}");
+            app.request(
+                Method::POST,
+                &format!("/v1/games/{id}/actions"),
+                Some(&alice.token),
+                Some(&body),
+                &[("Idempotency-Key", &key)],
+            )
+            .await
+            .expect_status(200);
+        }
+        posted += 1;
+    }
+    let metrics = raw(&app, Method::GET, "/metrics", &[("Authorization", &bearer)]).await;
+    assert_eq!(metrics.status, 200);
+    let text = &metrics.text;
+    assert!(
+        text.contains(&format!("turnpost_actions_appended_total {posted}\n")),
+        "{text}"
+    );
+    assert!(text.contains(
+        "turnpost_http_request_duration_seconds_count{method=\"POST\",route=\"/v1/games/{id}/actions\",status=\"2xx\"}"
+    ), "{text}");
+    assert!(
+        !text.contains(&id),
+        "paths are counted by pattern, not by game"
+    );
+    let hits: u64 = text
+        .lines()
+        .find_map(|line| line.strip_prefix("turnpost_fold_cache_hits_total "))
+        .and_then(|value| value.parse().ok())
+        .expect("cache hits");
+    assert!(hits > 0, "{text}");
+    assert!(text.contains("turnpost_db_pool_connections "));
+}

@@ -1,0 +1,135 @@
+//! `GET /metrics` in Prometheus' text format: request latency per route, actions appended,
+//! the fold cache's hits and misses, and the database pool. Each server has its own
+//! registry, so several servers in one process (the tests) do not mix their figures.
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use actix_web::{route, web, HttpResponse};
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntGauge, Opts, Registry,
+    TextEncoder,
+};
+
+use crate::service::fold_cache::FoldCache;
+use crate::store::Db;
+
+pub struct Metrics {
+    registry: Registry,
+    requests: HistogramVec,
+    pub actions_appended: IntCounter,
+    fold_cache_hits: IntCounter,
+    fold_cache_misses: IntCounter,
+    fold_cache_games: IntGauge,
+    pool_connections: IntGauge,
+    pool_idle: IntGauge,
+}
+
+impl Metrics {
+    pub fn new() -> Result<Metrics, prometheus::Error> {
+        let registry = Registry::new_custom(Some("turnpost".to_owned()), None)?;
+        let requests = HistogramVec::new(
+            HistogramOpts::new(
+                "http_request_duration_seconds",
+                "Time to answer a request, by route pattern, method and status",
+            )
+            .buckets(vec![
+                0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+            ]),
+            &["route", "method", "status"],
+        )?;
+        let gauge = |name: &str, help: &str| IntGauge::with_opts(Opts::new(name, help));
+        let metrics = Metrics {
+            actions_appended: IntCounter::new(
+                "actions_appended_total",
+                "Actions accepted and appended to a game's log by this instance",
+            )?,
+            fold_cache_hits: IntCounter::new(
+                "fold_cache_hits_total",
+                "Folds that started from a cached state",
+            )?,
+            fold_cache_misses: IntCounter::new("fold_cache_misses_total", "Folds from scratch")?,
+            fold_cache_games: gauge("fold_cache_games", "Games whose folded state is cached")?,
+            pool_connections: gauge("db_pool_connections", "Database connections held")?,
+            pool_idle: gauge("db_pool_idle_connections", "Database connections idle")?,
+            requests,
+            registry,
+        };
+        metrics
+            .registry
+            .register(Box::new(metrics.requests.clone()))?;
+        for counter in [
+            &metrics.actions_appended,
+            &metrics.fold_cache_hits,
+            &metrics.fold_cache_misses,
+        ] {
+            metrics.registry.register(Box::new(counter.clone()))?;
+        }
+        for collector in [
+            &metrics.fold_cache_games,
+            &metrics.pool_connections,
+            &metrics.pool_idle,
+        ] {
+            metrics.registry.register(Box::new(collector.clone()))?;
+        }
+        Ok(metrics)
+    }
+
+    fn observe(&self, route: &str, method: &str, status: u16, seconds: f64) {
+        let status = format!("{}xx", status / 100);
+        let histogram: Histogram = self.requests.with_label_values(&[route, method, &status]);
+        histogram.observe(seconds);
+    }
+}
+
+/// Times every request under its route pattern (`/v1/games/{id}/view`), so that the
+/// number of series stays bounded whatever paths clients send.
+pub async fn time_requests(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let started = std::time::Instant::now();
+    let metrics = request.app_data::<web::Data<Metrics>>().cloned();
+    let method = request.method().as_str().to_owned();
+    let response = next.call(request).await?;
+    if let Some(metrics) = metrics {
+        let route = response
+            .request()
+            .match_pattern()
+            .unwrap_or_else(|| "unmatched".to_owned());
+        metrics.observe(
+            &route,
+            &method,
+            response.status().as_u16(),
+            started.elapsed().as_secs_f64(),
+        );
+    }
+    Ok(response)
+}
+
+/// Prometheus metrics of this instance (no token needed; keep it to your network).
+#[route("/metrics", method = "GET", method = "HEAD")]
+pub async fn get_metrics(
+    metrics: web::Data<Metrics>,
+    cache: web::Data<FoldCache>,
+    db: web::Data<Db>,
+) -> HttpResponse {
+    let stats = cache.stats();
+    // The cache counts for itself; the counters catch up at every scrape.
+    let hits = &metrics.fold_cache_hits;
+    hits.inc_by(stats.hits.saturating_sub(hits.get()));
+    let misses = &metrics.fold_cache_misses;
+    misses.inc_by(stats.misses.saturating_sub(misses.get()));
+    metrics.fold_cache_games.set(stats.games as i64);
+    let (connections, idle) = db.pool_state();
+    metrics.pool_connections.set(i64::from(connections));
+    metrics.pool_idle.set(i64::from(idle));
+    let mut text = Vec::new();
+    if let Err(error) = TextEncoder::new().encode(&metrics.registry.gather(), &mut text) {
+        tracing::error!(%error, "metrics could not be encoded");
+        return HttpResponse::InternalServerError().finish();
+    }
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4")
+        .body(text)
+}

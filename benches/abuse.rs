@@ -9,83 +9,20 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "support/server.rs"]
+mod server;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
+use server::{percentile, Server};
 
 /// What the server's resident memory may reach during the sign-in flood.
 const MEMORY_BOUND_MIB: u64 = 256;
-
-struct Server {
-    child: Child,
-    base: String,
-    address: String,
-    _data: tempfile::TempDir,
-}
-
-impl Server {
-    fn start(extra: &[&str]) -> Server {
-        let data = tempfile::tempdir().expect("temp dir");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
-        let address = format!("127.0.0.1:{port}");
-        let child = Command::new(env!("CARGO_BIN_EXE_turnpost"))
-            .args(["--bind", &address, "--log", "error", "--data-dir"])
-            .arg(data.path())
-            .args(extra)
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("the server starts");
-        let started = Instant::now();
-        while TcpStream::connect(&address).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(30), "no server");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Server {
-            child,
-            base: format!("http://{address}"),
-            address,
-            _data: data,
-        }
-    }
-
-    /// Resident memory now and at its peak, in MiB.
-    fn memory_mib(&self) -> (u64, u64) {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
-        let field = |name: &str| {
-            status
-                .lines()
-                .find(|line| line.starts_with(name))
-                .and_then(|line| line.split_whitespace().nth(1))
-                .and_then(|kib| kib.parse::<u64>().ok())
-                .map_or(0, |kib| kib / 1024)
-        };
-        (field("VmRSS:"), field("VmHWM:"))
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn percentile(samples: &mut [Duration], fraction: f64) -> Duration {
-    if samples.is_empty() {
-        return Duration::ZERO;
-    }
-    samples.sort();
-    samples[((samples.len() - 1) as f64 * fraction) as usize]
-}
 
 async fn token(client: &reqwest::Client, server: &Server, name: &str) -> String {
     let credentials = json!({"name": name, "password": "correct horse battery"});

@@ -350,6 +350,12 @@ async fn fuzz(failures: &mut Vec<String>) {
         ("GET", format!("/v1/games/{id}/events")),
         ("GET", format!("/v1/games/{id}/export")),
         ("GET", "/v1/game-kinds".to_owned()),
+        ("GET", format!("/v1/games/{id}/transcript")),
+        ("GET", "/v1/accounts/fuzzer".to_owned()),
+        ("GET", "/v1/exports".to_owned()),
+        ("HEAD", format!("/v1/games/{id}/view")),
+        ("OPTIONS", "/v1/games".to_owned()),
+        ("GET", "/metrics".to_owned()),
     ];
     let content_types = [
         "application/json",
@@ -369,6 +375,7 @@ async fn fuzz(failures: &mut Vec<String>) {
         let (method, path) = &routes[rng.gen_range(0..routes.len())];
         const KEYS: &[&str] = &[
             "limit", "offset", "kind", "status", "mine", "my_turn", "at", "after", "type",
+            "player", "since", "until", "result",
         ];
         let mut pairs = Vec::new();
         for _ in 0..rng.gen_range(0..3) {

@@ -19,30 +19,10 @@ mod server;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
-use server::{percentile, Server};
+use server::{percentile, sign_up, Server};
 
 /// What the server's resident memory may reach during the sign-in flood.
 const MEMORY_BOUND_MIB: u64 = 256;
-
-async fn token(client: &reqwest::Client, server: &Server, name: &str) -> String {
-    let credentials = json!({"name": name, "password": "correct horse battery"});
-    client
-        .post(format!("{}/v1/accounts", server.base))
-        .json(&credentials)
-        .send()
-        .await
-        .expect("register");
-    let answer: Value = client
-        .post(format!("{}/v1/tokens", server.base))
-        .json(&credentials)
-        .send()
-        .await
-        .expect("sign in")
-        .json()
-        .await
-        .expect("token");
-    answer["token"].as_str().expect("token").to_owned()
-}
 
 /// Sign-ins with wrong passwords for 15 seconds, 400 in flight at once (the limits per name
 /// and address are raised so that every one reaches the password gate), while a reader
@@ -55,7 +35,7 @@ async fn sign_in_flood(failures: &mut Vec<String>) {
         "1000000",
     ]);
     let client = reqwest::Client::new();
-    let reader_token = token(&client, &server, "reader").await;
+    let reader_token = sign_up(&client, &server.base, "reader").await;
     sign_in_timing(&client, &server).await;
     let (before, _) = server.memory_mib();
     let stop = Arc::new(AtomicBool::new(false));
@@ -324,7 +304,7 @@ async fn fuzz(failures: &mut Vec<String>) {
         "1000000",
     ]);
     let client = reqwest::Client::new();
-    let token = token(&client, &server, "fuzzer").await;
+    let token = sign_up(&client, &server.base, "fuzzer").await;
     let game: Value = client
         .post(format!("{}/v1/games", server.base))
         .bearer_auth(&token)

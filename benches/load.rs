@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use diesel::connection::SimpleConnection;
 use diesel::Connection;
 use serde_json::{json, Value};
-use server::{percentile, Server};
+use server::{percentile, sign_up, Server};
 use tokio::sync::Mutex;
 
 const KINDS: [&str; 3] = ["tikal", "java", "eternal_palace"];
@@ -46,26 +46,6 @@ struct Table {
     errors: usize,
 }
 
-async fn token(client: &reqwest::Client, base: &str, name: &str) -> String {
-    let credentials = json!({"name": name, "password": "correct horse battery"});
-    client
-        .post(format!("{base}/v1/accounts"))
-        .json(&credentials)
-        .send()
-        .await
-        .expect("register");
-    let answer: Value = client
-        .post(format!("{base}/v1/tokens"))
-        .json(&credentials)
-        .send()
-        .await
-        .expect("sign in")
-        .json()
-        .await
-        .expect("token");
-    answer["token"].as_str().expect("a token").to_owned()
-}
-
 async fn new_game(client: &reqwest::Client, base: &str, kind: &str, tokens: &[String]) -> String {
     let game: Value = client
         .post(format!("{base}/v1/games"))
@@ -85,6 +65,24 @@ async fn new_game(client: &reqwest::Client, base: &str, kind: &str, tokens: &[St
         .await
         .expect("join");
     id
+}
+
+/// The seats a `to_act` list names; both when it names none (whoever asks next finds out).
+fn seats_to_act(to_act: &Value) -> Vec<usize> {
+    let seats: Vec<usize> = to_act
+        .as_array()
+        .map(|seats| {
+            seats
+                .iter()
+                .filter_map(|seat| seat.as_u64().map(|seat| seat as usize))
+                .collect()
+        })
+        .unwrap_or_default();
+    if seats.is_empty() {
+        vec![0, 1]
+    } else {
+        seats
+    }
 }
 
 /// One client playing games of `kind` one after another until `deadline`.
@@ -146,16 +144,7 @@ async fn play(
                     local.games_finished += 1;
                     continue 'games;
                 }
-                to_act = summary["to_act"]
-                    .as_array()
-                    .map(|seats| {
-                        seats
-                            .iter()
-                            .filter_map(|seat| seat.as_u64().map(|seat| seat as usize))
-                            .collect()
-                    })
-                    .filter(|seats: &Vec<usize>| !seats.is_empty())
-                    .unwrap_or(vec![0, 1]);
+                to_act = seats_to_act(&summary["to_act"]);
                 continue;
             }
             let action = &actions[step * 7919 % actions.len()];
@@ -175,16 +164,7 @@ async fn play(
                         local.games_finished += 1;
                         continue 'games;
                     }
-                    to_act = accepted["view"]["to_act"]
-                        .as_array()
-                        .map(|seats| {
-                            seats
-                                .iter()
-                                .filter_map(|seat| seat.as_u64().map(|seat| seat as usize))
-                                .collect()
-                        })
-                        .filter(|seats: &Vec<usize>| !seats.is_empty())
-                        .unwrap_or(vec![0, 1]);
+                    to_act = seats_to_act(&accepted["view"]["to_act"]);
                 }
                 _ => local.errors += 1,
             }
@@ -217,8 +197,8 @@ async fn run(name: &'static str, database_url: &str, games: usize, seconds: u64)
         .build()
         .expect("client");
     let tokens = vec![
-        token(&client, &server.base, "player-one").await,
-        token(&client, &server.base, "player-two").await,
+        sign_up(&client, &server.base, "player-one").await,
+        sign_up(&client, &server.base, "player-two").await,
     ];
     let samples = Arc::new(Mutex::new(Samples::default()));
     let cpu_before = server.cpu_seconds();

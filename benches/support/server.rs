@@ -87,6 +87,28 @@ impl Drop for Server {
     }
 }
 
+/// Registers `name` (password `correct horse battery`) and signs it in; returns the token.
+#[allow(dead_code)]
+pub async fn sign_up(client: &reqwest::Client, base: &str, name: &str) -> String {
+    let credentials = serde_json::json!({"name": name, "password": "correct horse battery"});
+    client
+        .post(format!("{base}/v1/accounts"))
+        .json(&credentials)
+        .send()
+        .await
+        .expect("register");
+    let answer: serde_json::Value = client
+        .post(format!("{base}/v1/tokens"))
+        .json(&credentials)
+        .send()
+        .await
+        .expect("sign in")
+        .json()
+        .await
+        .expect("token");
+    answer["token"].as_str().expect("a token").to_owned()
+}
+
 /// The value below which `fraction` of the samples lie.
 pub fn percentile(samples: &mut [Duration], fraction: f64) -> Duration {
     if samples.is_empty() {

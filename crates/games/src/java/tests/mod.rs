@@ -95,6 +95,19 @@ pub fn mv(from: &str, to: &str) -> JavaAction {
     }
 }
 
+pub fn irrigate(space: &str) -> JavaAction {
+    JavaAction::PlaceIrrigation {
+        space: space.into(),
+    }
+}
+
+pub fn festival(palace: &str, cards: &[&str]) -> JavaAction {
+    JavaAction::HoldFestival {
+        space: palace.into(),
+        cards: cards.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
 pub fn tile_action(kind: TileKind, village: &str, rice: &[&str]) -> JavaAction {
     let (space, rotation) = match kind {
         TileKind::ThreeSpace => {

@@ -33,19 +33,6 @@ fn raise(space: &str, value: u8) -> JavaAction {
     }
 }
 
-fn irrigate(space: &str) -> JavaAction {
-    JavaAction::PlaceIrrigation {
-        space: space.into(),
-    }
-}
-
-fn festival(palace: &str, cards: &[&str]) -> JavaAction {
-    JavaAction::HoldFestival {
-        space: palace.into(),
-        cards: cards.iter().map(|s| s.to_string()).collect(),
-    }
-}
-
 fn one_rice(space: &str) -> JavaAction {
     tile_action(TileKind::OneSpaceRice, "", &[space])
 }

@@ -43,19 +43,6 @@ fn no_one_space_tiles(state: &mut JavaState, seat: Seat) {
     player.one_space_village_tiles = 0;
 }
 
-fn irrigate(space: &str) -> JavaAction {
-    JavaAction::PlaceIrrigation {
-        space: space.into(),
-    }
-}
-
-fn festival(palace: &str, cards: &[&str]) -> JavaAction {
-    JavaAction::HoldFestival {
-        space: palace.into(),
-        cards: cards.iter().map(|s| s.to_string()).collect(),
-    }
-}
-
 fn listed(state: &JavaState, action: &JavaAction) -> bool {
     Java::legal_actions(state, state.current)
         .iter()

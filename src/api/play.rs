@@ -14,7 +14,7 @@ use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::games::engine::Viewer;
 use crate::service::fold_cache::FoldCache;
-use crate::service::play::{self, ActionRequest};
+use crate::service::play::{self, ActionFilter, ActionRequest};
 use crate::store::Db;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -57,6 +57,14 @@ pub struct LegalActionsQuery {
     /// Only actions with this `type` tag (e.g. `move`), to keep large lists small.
     #[serde(rename = "type")]
     pub action_type: Option<String>,
+    /// Only actions that name this space in any field (`space`, `from`, `to`, `rice`, ...):
+    /// what a click on that space can mean.
+    #[param(example = "G6")]
+    pub space: Option<String>,
+    /// Only actions that lay this tile kind (Java: `three_space`, `two_space`,
+    /// `one_space_rice`, `one_space_village`).
+    #[param(example = "two_space")]
+    pub tile: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -90,11 +98,14 @@ pub async fn get_legal_actions(
     query: web::Query<LegalActionsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    let action_type = query.into_inner().action_type;
+    let query = query.into_inner();
+    let filter = ActionFilter {
+        action_type: query.action_type,
+        space: query.space,
+        tile: query.tile,
+    };
     let game_id = id.clone();
-    let legal =
-        blocking(move || play::legal_actions(&db, &cache, &id, &user, action_type.as_deref()))
-            .await?;
+    let legal = blocking(move || play::legal_actions(&db, &cache, &id, &user, &filter)).await?;
     Ok(HttpResponse::Ok().json(LegalActions {
         game_id,
         seq: legal.seq,

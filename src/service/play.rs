@@ -132,13 +132,52 @@ pub struct LegalActions {
     pub actions: Vec<Value>,
 }
 
-/// What the caller's seat may do now (nothing for a spectator or a seat that need not act).
+/// Which of the legal actions a client asks for, so that a UI can ask for what one click
+/// can mean instead of every action (Java's opening lists hundreds).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ActionFilter {
+    /// Only actions with this `type` tag.
+    pub action_type: Option<String>,
+    /// Only actions that name this space anywhere (`space`, `from`, `to`, `rice`, ...).
+    pub space: Option<String>,
+    /// Only actions whose `tile` is this tile kind.
+    pub tile: Option<String>,
+}
+
+impl ActionFilter {
+    fn keeps(&self, action: &Value) -> bool {
+        let field_is = |field: &str, wanted: &Option<String>| {
+            wanted
+                .as_deref()
+                .is_none_or(|wanted| action.get(field).and_then(Value::as_str) == Some(wanted))
+        };
+        field_is("type", &self.action_type)
+            && field_is("tile", &self.tile)
+            && self
+                .space
+                .as_deref()
+                .is_none_or(|space| names(action, space))
+    }
+}
+
+/// Whether `value` holds the string `name` anywhere.
+fn names(value: &Value, name: &str) -> bool {
+    match value {
+        Value::String(text) => text == name,
+        Value::Array(items) => items.iter().any(|item| names(item, name)),
+        Value::Object(fields) => fields.values().any(|field| names(field, name)),
+        _ => false,
+    }
+}
+
+/// What the caller's seat may do now (nothing for a spectator or a seat that need not act),
+/// as far as `filter` keeps.
 pub fn legal_actions(
     db: &Db,
     cache: &FoldCache,
     game_id: &str,
     user: &AuthUser,
-    action_type: Option<&str>,
+    filter: &ActionFilter,
 ) -> Result<LegalActions, ApiError> {
     db.read(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
@@ -150,11 +189,7 @@ pub fn legal_actions(
             {
                 let table = game.state_at(conn, cache, seq)?;
                 let mut actions = table.legal_actions(seat);
-                if let Some(wanted) = action_type {
-                    actions.retain(|action| {
-                        action.get("type").and_then(Value::as_str) == Some(wanted)
-                    });
-                }
+                actions.retain(|action| filter.keeps(action));
                 actions
             }
             _ => Vec::new(),

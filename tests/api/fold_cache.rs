@@ -10,7 +10,7 @@ use turnpost::auth::AuthUser;
 use turnpost::games::engine::Seat;
 use turnpost::service::fold_cache::FoldCache;
 use turnpost::service::lobby::{self, NewGame};
-use turnpost::service::play::{self, ActionRequest};
+use turnpost::service::play::{self, ActionFilter, ActionRequest};
 use turnpost::store::{self, Db};
 
 use crate::on_both_backends;
@@ -73,16 +73,17 @@ fn play_whole_game(db: &Db, kind: &str, options: Value, players: &[AuthUser], se
                 );
             }
             assert_eq!(
-                play::legal_actions(db, cache, &id, player, None)
+                play::legal_actions(db, cache, &id, player, &ActionFilter::default())
                     .unwrap()
                     .actions,
-                play::legal_actions(db, &from_scratch, &id, player, None)
+                play::legal_actions(db, &from_scratch, &id, player, &ActionFilter::default())
                     .unwrap()
                     .actions,
                 "{kind} step {step}"
             );
         }
-        let legal = play::legal_actions(db, &from_scratch, &id, player, None).unwrap();
+        let legal =
+            play::legal_actions(db, &from_scratch, &id, player, &ActionFilter::default()).unwrap();
         let action = legal.actions[rng.gen_range(0..legal.actions.len())].clone();
         let acting = &instances[step % 2];
         play::act(

@@ -120,3 +120,58 @@ async fn a_full_three_player_game_with_a_contested_festival(app: &TestApp) {
 }
 
 on_both_backends!(a_full_three_player_game_with_a_contested_festival);
+
+/// A UI asks what a click can mean: the legal actions naming one space, or laying one tile
+/// kind, are exactly those of the whole list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legal_actions_filter_by_space_and_tile_kind() {
+    let app = crate::util::TestApp::start(crate::util::Backend::Sqlite).await;
+    let players = [app.register("alice").await, app.register("bob").await];
+    let id = app.new_game("java", json!({}), &players).await;
+    let path = format!("/v1/games/{id}/legal-actions");
+    let all = app.get(&players[0], &path).await.json()["actions"]
+        .as_array()
+        .unwrap()
+        .clone();
+    fn names(value: &Value, name: &str) -> bool {
+        match value {
+            Value::String(text) => text == name,
+            Value::Array(items) => items.iter().any(|item| names(item, name)),
+            Value::Object(fields) => fields.values().any(|field| names(field, name)),
+            _ => false,
+        }
+    }
+    let space = all[all.len() / 2]["space"].as_str().unwrap().to_owned();
+    for (query, keep) in [
+        (
+            format!("?space={space}"),
+            Box::new(|action: &Value| names(action, &space)) as Box<dyn Fn(&Value) -> bool>,
+        ),
+        (
+            "?tile=two_space".to_owned(),
+            Box::new(|action: &Value| action["tile"] == "two_space"),
+        ),
+        (
+            format!("?type=place_tile&tile=three_space&space={space}"),
+            Box::new(|action: &Value| {
+                action["type"] == "place_tile"
+                    && action["tile"] == "three_space"
+                    && names(action, &space)
+            }),
+        ),
+    ] {
+        let filtered = app.get(&players[0], &format!("{path}{query}")).await.json()["actions"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let expected: Vec<Value> = all.iter().filter(|action| keep(action)).cloned().collect();
+        assert!(!expected.is_empty(), "{query} keeps something");
+        assert!(expected.len() < all.len(), "{query} leaves something out");
+        assert_eq!(filtered, expected, "{query}");
+    }
+    let nothing = app
+        .get(&players[0], &format!("{path}?space=Z99"))
+        .await
+        .json();
+    assert_eq!(nothing["actions"], json!([]));
+}

@@ -122,25 +122,12 @@ async fn a_body_that_does_not_arrive_in_time_is_answered_408() {
         config.body_timeout_seconds = 1;
     })
     .await;
-    let address = app.base.trim_start_matches("http://").to_owned();
-    let answer = tokio::task::spawn_blocking(move || {
-        use std::io::{Read, Write};
-        let mut stream = std::net::TcpStream::connect(address).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        stream
-            .write_all(
-                b"POST /v1/accounts HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
-                  Content-Length: 100\r\n\r\n{\"name\":",
-            )
-            .unwrap();
-        let mut answer = Vec::new();
-        let _ = stream.read_to_end(&mut answer);
-        String::from_utf8_lossy(&answer).into_owned()
-    })
-    .await
-    .unwrap();
+    let (answer, _) = send_and_wait(
+        &app,
+        b"POST /v1/accounts HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
+          Content-Length: 100\r\n\r\n{\"name\":",
+    )
+    .await;
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("body_timeout"), "{answer}");
     assert!(answer.contains("application/problem+json"), "{answer}");
@@ -259,26 +246,7 @@ async fn a_head_that_does_not_arrive_in_time_is_cut_off() {
         config.head_timeout_seconds = 1;
     })
     .await;
-    let address = app.base.trim_start_matches("http://").to_owned();
-    let (answer, waited) = tokio::task::spawn_blocking(move || {
-        use std::io::{Read, Write};
-        let started = std::time::Instant::now();
-        let mut stream = std::net::TcpStream::connect(address).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .unwrap();
-        stream
-            .write_all(b"GET /healthz HTTP/1.1\r\nHost: te")
-            .unwrap();
-        let mut answer = Vec::new();
-        let _ = stream.read_to_end(&mut answer);
-        (
-            String::from_utf8_lossy(&answer).into_owned(),
-            started.elapsed(),
-        )
-    })
-    .await
-    .unwrap();
+    let (answer, waited) = send_and_wait(&app, b"GET /healthz HTTP/1.1\r\nHost: te").await;
     assert!(
         answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
         "{answer}"
@@ -287,4 +255,27 @@ async fn a_head_that_does_not_arrive_in_time_is_cut_off() {
         waited < Duration::from_secs(15),
         "the connection was held {waited:?}"
     );
+}
+
+/// Sends `bytes` on a raw connection and never anything more; returns all the server
+/// answers until it closes the connection (or 20 s pass), and how long that took.
+async fn send_and_wait(app: &TestApp, bytes: &'static [u8]) -> (String, Duration) {
+    let address = app.base.trim_start_matches("http://").to_owned();
+    tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let started = std::time::Instant::now();
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        stream.write_all(bytes).unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        (
+            String::from_utf8_lossy(&answer).into_owned(),
+            started.elapsed(),
+        )
+    })
+    .await
+    .unwrap()
 }

@@ -133,6 +133,7 @@ async fn legal_actions_filter_by_space_and_tile_kind() {
         .as_array()
         .unwrap()
         .clone();
+    // An oracle of its own, not the server's function, so the test checks that one.
     fn names(value: &Value, name: &str) -> bool {
         match value {
             Value::String(text) => text == name,

@@ -16,10 +16,15 @@ use crate::store::Db;
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
     /// 1 to 32 characters: letters, digits, `_`, `-` and `.`; unique regardless of case.
-    #[schema(example = "alice")]
+    #[schema(
+        example = "alice",
+        min_length = 1,
+        max_length = 32,
+        pattern = "^[A-Za-z0-9_.-]{1,32}$"
+    )]
     pub name: String,
     /// 8 to 128 characters.
-    #[schema(example = "correct horse battery")]
+    #[schema(example = "correct horse battery", min_length = 8, max_length = 128)]
     pub password: String,
 }
 
@@ -140,7 +145,7 @@ pub struct PasswordChange {
     #[schema(example = "correct horse battery")]
     pub current_password: String,
     /// 8 to 128 characters.
-    #[schema(example = "battery staple horse")]
+    #[schema(example = "battery staple horse", min_length = 8, max_length = 128)]
     pub new_password: String,
 }
 

@@ -45,8 +45,8 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::histories::get_player,
         super::histories::bulk_export,
     ),
-    components(schemas(crate::error::Problem)),
-    modifiers(&BearerSecurity, &CommonResponses),
+    components(schemas(crate::error::Problem, super::histories::ResultFilter)),
+    modifiers(&BearerSecurity),
     security(("bearer" = [])),
     tags(
         (name = "accounts", description = "Accounts and bearer tokens"),
@@ -76,66 +76,6 @@ impl Modify for BearerSecurity {
     }
 }
 
-/// The answers any operation can get from the server's limits, added wherever an operation
-/// does not describe them itself.
-struct CommonResponses;
-
-impl Modify for CommonResponses {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let problem = |description: &str| {
-            utoipa::openapi::ResponseBuilder::new()
-                .description(description)
-                .content(
-                    "application/problem+json",
-                    utoipa::openapi::ContentBuilder::new()
-                        .schema(Some(utoipa::openapi::Ref::from_schema_name("Problem")))
-                        .build(),
-                )
-                .build()
-        };
-        for (path, item) in openapi.paths.paths.iter_mut() {
-            let uses_database = path.starts_with("/v1/");
-            let operations = [
-                &mut item.get,
-                &mut item.post,
-                &mut item.put,
-                &mut item.delete,
-                &mut item.patch,
-            ];
-            for operation in operations.into_iter().flatten() {
-                let has_body = operation.request_body.is_some();
-                let needs_token = operation.security.is_none();
-                let responses = &mut operation.responses.responses;
-                let mut add = |status: &str, description: &str| {
-                    responses
-                        .entry(status.to_owned())
-                        .or_insert_with(|| problem(description).into());
-                };
-                if has_body {
-                    add(
-                        "408",
-                        "`body_timeout`: the body did not arrive within the server's deadline",
-                    );
-                    add("413", "`payload_too_large`: bodies are limited to 64 KiB");
-                    add(
-                        "415",
-                        "`unsupported_content_encoding`: send bodies uncompressed",
-                    );
-                }
-                if needs_token {
-                    add("401", "`missing_token`, `invalid_token`, `token_expired`, `token_revoked` (after a password change or sign-out everywhere), `unknown_account`");
-                }
-                if uses_database {
-                    add(
-                        "503",
-                        "`database_unavailable`, `server_busy` (with `Retry-After`)",
-                    );
-                }
-            }
-        }
-    }
-}
-
 /// `tikal` -> `Tikal`, `eternal_palace` -> `EternalPalace`: the prefix of a kind's schemas.
 pub fn schema_prefix(kind: &str) -> String {
     kind.split('_')
@@ -149,8 +89,9 @@ pub fn schema_prefix(kind: &str) -> String {
         .collect()
 }
 
-/// The whole document: the routes plus every game kind's schemas.
-pub fn openapi() -> utoipa::openapi::OpenApi {
+/// The whole document: the routes plus every game kind's schemas, shaped into the typed
+/// contract (see [`super::contract`]).
+pub fn openapi() -> serde_json::Value {
     let mut doc = ApiDoc::openapi();
     doc.info.version = env!("CARGO_PKG_VERSION").to_owned();
     let components = doc.components.get_or_insert_with(Default::default);
@@ -159,6 +100,12 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
             components.schemas.insert(name, schema);
         }
     }
+    let mut doc = serde_json::to_value(doc).unwrap_or_default();
+    let kinds: Vec<_> = all_games()
+        .iter()
+        .map(|rules| super::contract::kind_contract(*rules))
+        .collect();
+    super::contract::shape(&mut doc, &kinds);
     doc
 }
 

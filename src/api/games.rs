@@ -107,8 +107,10 @@ pub struct GameListQuery {
     /// Only games of this kind.
     pub kind: Option<String>,
     /// At most this many games (1 to 200, default 50), most recently active first.
+    #[param(minimum = 1, maximum = 200, example = 20)]
     pub limit: Option<i64>,
     /// Skip this many games.
+    #[param(minimum = 0, example = 0)]
     pub offset: Option<i64>,
 }
 

@@ -2,6 +2,7 @@
 //! task and map the result to JSON. Every error leaves as problem+json.
 
 pub mod accounts;
+pub mod contract;
 pub mod docs;
 pub mod games;
 pub mod health;

@@ -183,6 +183,8 @@ impl From<ViewAt> for ViewOut {
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct ActionAccepted {
+    /// The game's kind.
+    pub kind: String,
     /// The game's new seq.
     pub seq: i64,
     /// The events the action appended, as the caller may see them.
@@ -197,13 +199,14 @@ pub struct ActionAccepted {
 pub struct IdempotencyHeader {
     /// Any string of 1 to 200 visible ASCII characters, unique per intended action. A retry
     /// with the same key and body returns the first result and appends nothing.
-    #[param(rename = "Idempotency-Key")]
+    #[param(rename = "Idempotency-Key", required = false, value_type = String, pattern = "^[!-~]{1,200}$", example = "move-7f3a91")]
     pub idempotency_key: Option<String>,
 }
 
 impl From<Accepted> for ActionAccepted {
     fn from(accepted: Accepted) -> ActionAccepted {
         ActionAccepted {
+            kind: accepted.view.kind.clone(),
             seq: accepted.seq,
             events: accepted.events.into_iter().map(EventOut::from).collect(),
             view: accepted.view.into(),

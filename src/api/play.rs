@@ -21,6 +21,7 @@ use crate::store::Db;
 #[into_params(parameter_in = Query)]
 pub struct ViewQuery {
     /// Show the game as it was right after this seq (default: now).
+    #[param(minimum = 0, example = 12)]
     pub at: Option<i64>,
 }
 
@@ -70,6 +71,8 @@ pub struct LegalActionsQuery {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct LegalActions {
     pub game_id: String,
+    /// The game's kind; it says which `<Kind>Action` schema the actions follow.
+    pub kind: String,
     /// The seq these actions are legal at: post one with this `expected_seq`.
     pub seq: i64,
     /// The caller's seat; `null` for a spectator.
@@ -108,6 +111,7 @@ pub async fn get_legal_actions(
     let legal = blocking(move || play::legal_actions(&db, &cache, &id, &user, &filter)).await?;
     Ok(HttpResponse::Ok().json(LegalActions {
         game_id,
+        kind: legal.kind,
         seq: legal.seq,
         seat: legal.seat,
         actions: legal.actions,
@@ -191,12 +195,15 @@ fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
 #[into_params(parameter_in = Query)]
 pub struct EventsQuery {
     /// Only events after this seq (default 0: the whole log).
+    #[param(minimum = 0, example = 12)]
     pub after: Option<i64>,
 }
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct EventLog {
     pub game_id: String,
+    /// The game's kind; it says which `<Kind>Event` schema the payloads follow.
+    pub kind: String,
     pub current_seq: i64,
     pub events: Vec<EventOut>,
 }
@@ -223,6 +230,7 @@ pub async fn list_events(
     let page = blocking(move || play::events(&db, &id, &user, after)).await?;
     Ok(HttpResponse::Ok().json(EventLog {
         game_id,
+        kind: page.kind,
         current_seq: page.current_seq,
         events: page.events.into_iter().map(EventOut::from).collect(),
     }))

@@ -127,6 +127,7 @@ pub fn view(
 }
 
 pub struct LegalActions {
+    pub kind: String,
     pub seq: i64,
     pub seat: Option<Seat>,
     pub actions: Vec<Value>,
@@ -194,7 +195,12 @@ pub fn legal_actions(
             }
             _ => Vec::new(),
         };
-        Ok(LegalActions { seq, seat, actions })
+        Ok(LegalActions {
+            kind: game.game.kind.clone(),
+            seq,
+            seat,
+            actions,
+        })
     })
 }
 
@@ -414,6 +420,7 @@ fn replay_result(
 
 /// The events after some seq, as the caller may see them.
 pub struct EventPage {
+    pub kind: String,
     /// The game's seq now.
     pub current_seq: i64,
     pub events: Vec<DescribedEvent>,
@@ -433,6 +440,7 @@ pub fn events(db: &Db, game_id: &str, user: &AuthUser, after: i64) -> Result<Eve
         let mut table = game.fold(before)?;
         let events = describe_events(table.as_mut(), wanted, game.viewer_for(user))?;
         Ok(EventPage {
+            kind: game.game.kind.clone(),
             current_seq,
             events,
         })

@@ -109,7 +109,7 @@ async fn compressed_request_bodies_are_refused() {
         .send()
         .await
         .unwrap();
-    crate::util::Response::read(response)
+    crate::util::Response::read(reqwest::Method::POST, response)
         .await
         .expect_problem(415, "unsupported_content_encoding");
 }

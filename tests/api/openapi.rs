@@ -1,4 +1,5 @@
 use reqwest::Method;
+use serde_json::json;
 
 use crate::util::{Backend, TestApp};
 
@@ -57,4 +58,98 @@ fn the_spec_documents_every_route_and_each_kinds_schemas() {
         spec["components"]["securitySchemes"]["bearer"]["scheme"],
         "bearer"
     );
+}
+
+fn committed() -> serde_json::Value {
+    serde_json::from_str(COMMITTED).unwrap()
+}
+
+/// Every `$ref` names a schema that exists.
+#[test]
+fn every_reference_resolves() {
+    let spec = committed();
+    let mut references = Vec::new();
+    collect_references(&spec, &mut references);
+    assert!(references.len() > 100);
+    for reference in references {
+        let pointer = reference.trim_start_matches('#');
+        assert!(
+            spec.pointer(pointer).is_some(),
+            "{reference} does not resolve"
+        );
+    }
+}
+
+fn collect_references(value: &serde_json::Value, into: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if let Some(reference) = map.get("$ref").and_then(|r| r.as_str()) {
+                into.push(reference.to_owned());
+            }
+            map.values()
+                .for_each(|child| collect_references(child, into));
+        }
+        serde_json::Value::Array(items) => items
+            .iter()
+            .for_each(|child| collect_references(child, into)),
+        _ => {}
+    }
+}
+
+/// Generators need named variants: every action and event of every kind is its own schema
+/// with a title, reached through a discriminator on `type`, and every action variant has
+/// an example.
+#[test]
+fn every_action_and_event_variant_is_named_and_every_action_has_an_example() {
+    let spec = committed();
+    let schemas = &spec["components"]["schemas"];
+    for rules in turnpost::games::all_games() {
+        let prefix = turnpost::api::docs::schema_prefix(rules.kind());
+        for union in ["Action", "Event"] {
+            let name = format!("{prefix}{union}");
+            let discriminator = &schemas[&name]["discriminator"];
+            assert_eq!(discriminator["propertyName"], "type", "{name}");
+            let mapping = discriminator["mapping"].as_object().expect("mapping");
+            assert_eq!(
+                mapping.len(),
+                schemas[&name]["oneOf"].as_array().unwrap().len(),
+                "{name}: one mapping per variant"
+            );
+            for (tag, reference) in mapping {
+                let variant_name = reference.as_str().unwrap().rsplit('/').next().unwrap();
+                let variant = &schemas[variant_name];
+                assert_eq!(variant["title"], variant_name);
+                assert_eq!(variant["properties"]["type"]["enum"][0], tag.as_str());
+                if union == "Action" {
+                    let examples = variant["examples"].as_array();
+                    assert!(
+                        examples.is_some_and(|examples| examples[0]["type"] == tag.as_str()),
+                        "{variant_name} has no example"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Public operations carry no `security` (not `[{}]`, which generators read as "optional
+/// auth"); every other operation names the bearer scheme.
+#[test]
+fn only_operations_that_need_a_token_name_the_bearer_scheme() {
+    let spec = committed();
+    assert!(spec.get("security").is_none());
+    let public = ["/healthz", "/readyz", "/v1/accounts", "/v1/tokens"];
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            if public.contains(&path.as_str()) && method == "post" || path.ends_with("z") {
+                assert!(operation.get("security").is_none(), "{method} {path}");
+            } else {
+                assert_eq!(
+                    operation["security"],
+                    json!([{"bearer": []}]),
+                    "{method} {path}"
+                );
+            }
+        }
+    }
 }

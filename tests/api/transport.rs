@@ -7,11 +7,11 @@ use serde_json::json;
 use crate::util::{Backend, Response, TestApp};
 
 async fn raw(app: &TestApp, method: Method, path: &str, headers: &[(&str, &str)]) -> Response {
-    let mut request = reqwest::Client::new().request(method, format!("{}{path}", app.base));
+    let mut request = reqwest::Client::new().request(method.clone(), format!("{}{path}", app.base));
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    Response::read(request.send().await.expect("the server answers")).await
+    Response::read(method, request.send().await.expect("the server answers")).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -168,7 +168,9 @@ impl TestApp {
         body: Option<&Value>,
         headers: &[(&str, &str)],
     ) -> Response {
-        let mut request = self.client.request(method, format!("{}{path}", self.base));
+        let mut request = self
+            .client
+            .request(method.clone(), format!("{}{path}", self.base));
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -178,7 +180,11 @@ impl TestApp {
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
-        Response::read(request.send().await.expect("request reaches the server")).await
+        Response::read(
+            method,
+            request.send().await.expect("request reaches the server"),
+        )
+        .await
     }
 
     /// The app's database URL (a SQLite path or a Postgres URL).
@@ -224,7 +230,7 @@ impl TestApp {
             .send()
             .await
             .expect("request reaches the server");
-        Response::read(response).await
+        Response::read(reqwest::Method::POST, response).await
     }
 
     /// Creates an account (password `s3cret-pass`) and signs it in.
@@ -308,9 +314,13 @@ pub struct Response {
 }
 
 impl Response {
-    pub async fn read(response: reqwest::Response) -> Response {
+    /// Reads the answer to a `method` request and checks it against the committed spec
+    /// (see `contract`); a compressed body is checked for its status only.
+    #[track_caller]
+    pub async fn read(method: reqwest::Method, response: reqwest::Response) -> Response {
         let headers = response.headers().clone();
-        Response {
+        let path = response.url().path().to_owned();
+        let read = Response {
             status: response.status().as_u16(),
             content_type: headers
                 .get("content-type")
@@ -319,7 +329,16 @@ impl Response {
                 .to_owned(),
             headers,
             text: response.text().await.expect("body"),
+        };
+        let body = if read.header("content-encoding").is_some() {
+            ""
+        } else {
+            &read.text
+        };
+        if read.header("content-encoding").is_none() || read.status >= 300 {
+            crate::contract::check(&method, &path, read.status, &read.content_type, body);
         }
+        read
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {

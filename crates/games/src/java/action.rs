@@ -99,6 +99,7 @@ pub enum JavaAction {
     /// Build a palace of `value` on an empty village space (1 AP); scores half the value.
     BuildPalace { space: String, value: u8 },
     /// Raise the palace at `space` to `value` (1 AP); scores half the new value.
+    /// Example: `{"type":"raise_palace","space":"N12","value":6}`.
     RaisePalace { space: String, value: u8 },
     /// Place an irrigation tile from the supply directly on an empty board space (1 AP).
     PlaceIrrigation { space: String },
@@ -106,15 +107,18 @@ pub enum JavaAction {
     BuyCard { source: CardSource },
     /// Spend an action chip for a 7th AP this turn (at most one per turn).
     UseActionChip,
-    /// End the turn with a palace festival in the city of the palace at `palace`, opening
+    /// End the turn with a palace festival in the city of the palace at `space`, opening
     /// with the given matching cards (ids from your hand).
     HoldFestival { space: String, cards: Vec<String> },
     /// Festival: play more matching cards (to reach the highest bid, or to refuse an
     /// agreement by going above it).
+    /// Example: `{"type":"bid","cards":["pc07","pc11"]}`.
     Bid { cards: Vec<String> },
     /// Festival: drop out of the bidding (cards already played are lost).
+    /// Example: `{"type":"pass"}`.
     Pass,
     /// Festival: accept holding the festival together with the tied players.
+    /// Example: `{"type":"agree"}`.
     Agree,
     /// End the turn without a festival.
     EndTurn,

@@ -1,0 +1,764 @@
+//! Turns the document utoipa derives into the contract client generators need.
+//!
+//! utoipa describes game content (`view`, `action`, `payload`, `options`) as bare objects
+//! because the server handles it as JSON, and it leaves unions anonymous. Here the document
+//! is reshaped, as JSON, into what a generator turns into named types with a working parser:
+//!
+//! - every envelope that carries game content (`ViewOut`, `GameSummary`, ...) becomes a union
+//!   of per-kind envelopes (`TikalViewOut`, ...) discriminated by `kind`, whose content
+//!   refers to that kind's schemas (`TikalView`, ...);
+//! - every union of tagged objects (a kind's actions and events, ...) gets one named schema
+//!   per variant with a `title` and a `discriminator` on its tag;
+//! - compositions are flattened and every object is closed (`additionalProperties: false`),
+//!   so that a field the server sends and the spec does not name fails validation;
+//! - integers get the bounds of their Rust types; public operations drop `security`; the
+//!   statuses every operation can meet from the transport layer are added with their codes;
+//! - actions and events get examples taken from real games (see [`ContentExamples`]).
+
+use std::collections::BTreeMap;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::{json, Map, Value};
+
+use crate::games::{GameRules, RecordedEvent, Table};
+
+/// Schema names of one game kind's content, with examples from real games.
+pub struct KindContract {
+    pub kind: String,
+    /// `Tikal` for `tikal`: the prefix of the kind's schemas.
+    pub prefix: String,
+    pub min_players: u8,
+    pub max_players: u8,
+    pub examples: ContentExamples,
+}
+
+/// Examples of a kind's content, each taken from a game played by the engine.
+#[derive(Debug, Default, Clone)]
+pub struct ContentExamples {
+    /// One action per action type, with the seq it was legal at.
+    pub actions: BTreeMap<String, (i64, Value)>,
+    /// One event payload per event type.
+    pub events: BTreeMap<String, Value>,
+    /// The options of the games played (the first is the kind's defaults).
+    pub options: Vec<Value>,
+    /// A view late in a game, as its first seat saw it.
+    pub view: Option<Value>,
+}
+
+/// Envelopes that carry game content. Those with a `kind` field become unions over the
+/// kinds; the others (only ever inside a kinded envelope) get per-kind copies.
+const KINDED_ENVELOPES: &[&str] = &[
+    "GameKind",
+    "CreateGame",
+    "GameSummary",
+    "ViewOut",
+    "LegalActions",
+    "ActionAccepted",
+    "EventLog",
+    "GameExport",
+];
+const INNER_ENVELOPES: &[&str] = &["EventOut", "ExportedAction"];
+
+/// Which of a kind's schemas the bare-object placeholder under each property stands for.
+const CONTENT_PROPERTIES: &[(&str, &str)] = &[
+    ("options", "Options"),
+    ("default_options", "Options"),
+    ("view", "View"),
+    ("payload", "Event"),
+    ("action", "Action"),
+    ("actions", "Action"),
+];
+
+const PROBLEM_REF: &str = "#/components/schemas/Problem";
+
+/// Reshapes `doc` (the document utoipa derived, as JSON) into the published contract.
+pub fn shape(doc: &mut Value, kinds: &[KindContract]) {
+    bound_integers(doc);
+    flatten_compositions(doc);
+    specialise_envelopes(doc, kinds);
+    name_tagged_variants(doc, kinds);
+    close_objects(doc);
+    plain_optional_bodies(doc);
+    document_transport(doc);
+    add_request_examples(doc, kinds);
+}
+
+fn schemas(doc: &mut Value) -> &mut Map<String, Value> {
+    doc.pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+        .expect("the document has component schemas")
+}
+
+fn schema_ref(name: &str) -> String {
+    format!("#/components/schemas/{name}")
+}
+
+/// Calls `visit` on every object in `value`, parents before their children.
+fn walk(value: &mut Value, visit: &mut impl FnMut(&mut Map<String, Value>)) {
+    match value {
+        Value::Object(map) => {
+            visit(map);
+            for child in map.values_mut() {
+                walk(child, visit);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                walk(item, visit);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Rust's unsigned and small integers as standard formats with their exact bounds (utoipa
+/// names them `uint8` etc., which generators do not know and validators do not check).
+fn bound_integers(doc: &mut Value) {
+    let small = json!({"type": "integer", "format": "int32", "minimum": 0, "maximum": 255});
+    if let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    {
+        schemas.remove("u8");
+    }
+    walk(doc, &mut |node| {
+        if node.get("$ref").and_then(Value::as_str) == Some("#/components/schemas/u8") {
+            node.remove("$ref");
+            node.extend(small.as_object().cloned().unwrap_or_default());
+        }
+        let bounds: Option<(&str, i64, Option<i64>)> =
+            match node.get("format").and_then(Value::as_str) {
+                Some("uint8") => Some(("int32", 0, Some(255))),
+                Some("int8") => Some(("int32", -128, Some(127))),
+                Some("uint16") => Some(("int32", 0, Some(65_535))),
+                Some("int16") => Some(("int32", -32_768, Some(32_767))),
+                Some("uint32") => Some(("int64", 0, Some(4_294_967_295))),
+                Some("uint64") => Some(("int64", 0, None)),
+                _ => None,
+            };
+        if let Some((format, minimum, maximum)) = bounds {
+            node.insert("format".into(), json!(format));
+            node.entry("minimum").or_insert(json!(minimum));
+            if let Some(maximum) = maximum {
+                node.entry("maximum").or_insert(json!(maximum));
+            }
+        }
+    });
+}
+
+/// `allOf` of objects (a struct flattened into another) as one object, which can then be
+/// closed: a closed part of an `allOf` would refuse the other parts' properties.
+fn flatten_compositions(doc: &mut Value) {
+    let components = schemas(doc).clone();
+    let resolve = |part: &Value| -> Option<Map<String, Value>> {
+        let part = match part.get("$ref").and_then(Value::as_str) {
+            Some(reference) => {
+                components.get(reference.trim_start_matches("#/components/schemas/"))?
+            }
+            None => part,
+        };
+        let object = part.as_object()?;
+        object.contains_key("properties").then(|| object.clone())
+    };
+    walk(doc, &mut |node| {
+        let Some(parts) = node.get("allOf").and_then(Value::as_array) else {
+            return;
+        };
+        let Some(resolved) = parts.iter().map(&resolve).collect::<Option<Vec<_>>>() else {
+            return;
+        };
+        let mut properties = Map::new();
+        let mut required: Vec<Value> = Vec::new();
+        let mut description = None;
+        for part in resolved {
+            if let Some(Value::Object(more)) = part.get("properties") {
+                properties.extend(more.clone());
+            }
+            for name in part
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if !required.contains(name) {
+                    required.push(name.clone());
+                }
+            }
+            description = description.or_else(|| part.get("description").cloned());
+        }
+        node.remove("allOf");
+        node.insert("type".into(), json!("object"));
+        if !node.contains_key("description") {
+            if let Some(description) = description {
+                node.insert("description".into(), description);
+            }
+        }
+        node.insert("required".into(), Value::Array(required));
+        node.insert("properties".into(), Value::Object(properties));
+    });
+}
+
+/// Whether `node` is the bare object utoipa writes for a `serde_json::Value`.
+fn is_placeholder(node: &Map<String, Value>) -> bool {
+    node.get("type").and_then(Value::as_str) == Some("object")
+        && !node.contains_key("properties")
+        && !node.contains_key("additionalProperties")
+}
+
+/// Replaces, anywhere under `node`, the placeholder with a reference to `target`, and
+/// references to the generic inner envelopes with the kind's copies.
+fn point_at_kind(node: &mut Value, target: Option<&str>, prefix: &str) {
+    walk(node, &mut |object| {
+        if let Some(target) = target {
+            if is_placeholder(object) {
+                object.remove("type");
+                object.remove("example");
+                object.insert("$ref".into(), json!(schema_ref(target)));
+            }
+        }
+        if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+            let name = reference.trim_start_matches("#/components/schemas/");
+            if INNER_ENVELOPES.contains(&name) || KINDED_ENVELOPES.contains(&name) {
+                object.insert("$ref".into(), json!(schema_ref(&format!("{prefix}{name}"))));
+            }
+        }
+    });
+}
+
+fn specialise_envelopes(doc: &mut Value, kinds: &[KindContract]) {
+    let schemas = schemas(doc);
+    for &name in INNER_ENVELOPES.iter().chain(KINDED_ENVELOPES) {
+        let Some(generic) = schemas.get(name).cloned() else {
+            continue;
+        };
+        let kinded = KINDED_ENVELOPES.contains(&name);
+        let mut mapping = Map::new();
+        let mut variants = Vec::new();
+        for kind in kinds {
+            let mut copy = generic.clone();
+            let specific = format!("{}{name}", kind.prefix);
+            if let Some(Value::Object(properties)) = copy.get_mut("properties") {
+                for (property, schema) in properties.iter_mut() {
+                    let target = CONTENT_PROPERTIES
+                        .iter()
+                        .find(|(content, _)| content == property)
+                        .map(|(_, suffix)| format!("{}{suffix}", kind.prefix));
+                    point_at_kind(schema, target.as_deref(), &kind.prefix);
+                }
+                if kinded {
+                    let description = properties
+                        .get("kind")
+                        .and_then(|kind| kind.get("description"))
+                        .cloned()
+                        .unwrap_or_else(|| json!("The game kind."));
+                    properties.insert(
+                        "kind".into(),
+                        json!({"type": "string", "enum": [kind.kind], "description": description}),
+                    );
+                }
+                if name == "CreateGame" {
+                    let seats = &mut properties["seats"];
+                    seats["minimum"] = json!(kind.min_players);
+                    seats["maximum"] = json!(kind.max_players);
+                    seats["example"] = json!(kind.min_players);
+                    let seat = &mut properties["seat"];
+                    walk(seat, &mut |node| {
+                        let integer = match node.get("type") {
+                            Some(Value::String(name)) => name == "integer",
+                            Some(Value::Array(names)) => names.contains(&json!("integer")),
+                            _ => false,
+                        };
+                        if integer {
+                            node.insert("maximum".into(), json!(kind.max_players - 1));
+                        }
+                    });
+                }
+            }
+            copy["title"] = json!(specific);
+            schemas.insert(specific.clone(), copy);
+            mapping.insert(kind.kind.clone(), json!(schema_ref(&specific)));
+            variants.push(json!({"$ref": schema_ref(&specific)}));
+        }
+        if kinded {
+            let mut union = json!({
+                "oneOf": variants,
+                "discriminator": {"propertyName": "kind", "mapping": mapping},
+            });
+            if let Some(description) = generic.get("description") {
+                union["description"] = description.clone();
+            }
+            schemas.insert(name.to_owned(), union);
+        } else {
+            schemas.remove(name);
+        }
+    }
+}
+
+/// The property every variant of a union carries as a single-valued required string: the
+/// union's tag.
+fn union_tag(variants: &[Value]) -> Option<String> {
+    let tag_of = |variant: &Value, property: &str| -> Option<String> {
+        let schema = variant.get("properties")?.get(property)?;
+        let values = schema.get("enum")?.as_array()?;
+        let required = variant.get("required")?.as_array()?;
+        (values.len() == 1 && required.iter().any(|name| name == property))
+            .then(|| values[0].as_str().map(str::to_owned))
+            .flatten()
+    };
+    ["type", "kind"].into_iter().find_map(|property| {
+        variants
+            .iter()
+            .all(|variant| tag_of(variant, property).is_some())
+            .then(|| property.to_owned())
+    })
+}
+
+/// The JSON after `Example: ` in a schema's description, if any.
+fn documented_example(schema: &Value) -> Option<Value> {
+    let description = schema.get("description")?.as_str()?;
+    let start = description.find("Example: `")? + "Example: `".len();
+    let length = description[start..].find('`')?;
+    serde_json::from_str(&description[start..start + length]).ok()
+}
+
+/// `place_tile` -> `PlaceTile`.
+fn pascal(tag: &str) -> String {
+    crate::api::docs::schema_prefix(tag)
+}
+
+fn name_tagged_variants(doc: &mut Value, kinds: &[KindContract]) {
+    let schemas = schemas(doc);
+    let unions: Vec<String> = schemas
+        .iter()
+        .filter(|(_, schema)| schema.get("discriminator").is_none())
+        .filter_map(|(name, schema)| {
+            let variants = schema.get("oneOf")?.as_array()?;
+            let inline = variants
+                .iter()
+                .all(|variant| variant.get("properties").is_some());
+            (inline && union_tag(variants).is_some()).then(|| name.clone())
+        })
+        .collect();
+    for name in unions {
+        let union = schemas.get(&name).cloned().unwrap_or_default();
+        let variants = union["oneOf"].as_array().cloned().unwrap_or_default();
+        let Some(tag) = union_tag(&variants) else {
+            continue;
+        };
+        let examples = kinds.iter().find_map(|kind| {
+            if name == format!("{}Action", kind.prefix) {
+                Some(
+                    kind.examples
+                        .actions
+                        .iter()
+                        .map(|(tag, (_, action))| (tag.clone(), action.clone()))
+                        .collect::<BTreeMap<_, _>>(),
+                )
+            } else if name == format!("{}Event", kind.prefix) {
+                Some(kind.examples.events.clone())
+            } else {
+                None
+            }
+        });
+        let mut mapping = Map::new();
+        let mut references = Vec::new();
+        for mut variant in variants {
+            let value = variant["properties"][&tag]["enum"][0]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let variant_name = format!("{name}{}", pascal(&value));
+            variant["title"] = json!(variant_name);
+            let documented = || documented_example(&variant);
+            if let Some(example) = examples
+                .as_ref()
+                .and_then(|examples| examples.get(&value).cloned())
+                .or_else(documented)
+            {
+                variant["examples"] = json!([example]);
+            }
+            assert!(
+                !schemas.contains_key(&variant_name),
+                "{variant_name} would name two schemas"
+            );
+            schemas.insert(variant_name.clone(), variant);
+            mapping.insert(value, json!(schema_ref(&variant_name)));
+            references.push(json!({"$ref": schema_ref(&variant_name)}));
+        }
+        let mut named = json!({
+            "oneOf": references,
+            "discriminator": {"propertyName": tag, "mapping": mapping},
+        });
+        for key in ["description", "title"] {
+            if let Some(value) = union.get(key) {
+                named[key] = value.clone();
+            }
+        }
+        schemas.insert(name, named);
+    }
+}
+
+/// Every object with declared properties is closed: what the server sends beyond them is
+/// drift, and validation catches it.
+fn close_objects(doc: &mut Value) {
+    walk(doc, &mut |node| {
+        if node.contains_key("properties") && !node.contains_key("additionalProperties") {
+            node.insert("additionalProperties".into(), json!(false));
+        }
+    });
+}
+
+/// A body or header that may be left out is optional, not nullable: `null` is refused.
+fn plain_optional_bodies(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for operation in paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+    {
+        let Some(content) = operation.pointer_mut("/requestBody/content/application~1json") else {
+            continue;
+        };
+        let schema = &mut content["schema"];
+        let Some(variants) = schema.get("oneOf").and_then(Value::as_array) else {
+            continue;
+        };
+        let not_null: Vec<&Value> = variants
+            .iter()
+            .filter(|variant| variant.get("type") != Some(&json!("null")))
+            .collect();
+        if not_null.len() == 1 && variants.len() == 2 {
+            *schema = not_null[0].clone();
+            operation["requestBody"]["required"] = json!(false);
+        }
+    }
+}
+
+fn problem_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/problem+json": {"schema": {"$ref": PROBLEM_REF}}},
+    })
+}
+
+/// Adds `status` with `description`, or adds the description's codes to the status the
+/// operation already documents.
+fn add_status(responses: &mut Map<String, Value>, status: &str, description: &str) {
+    match responses.get_mut(status) {
+        Some(existing) => {
+            let before = existing["description"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            if !before.contains(description) {
+                existing["description"] = json!(if before.is_empty() {
+                    description.to_owned()
+                } else {
+                    format!("{before}; {description}")
+                });
+            }
+            let problem = existing
+                .pointer("/content/application~1problem+json")
+                .is_some();
+            if !problem && status != "304" {
+                *existing = problem_response(existing["description"].as_str().unwrap_or_default());
+            }
+        }
+        None => {
+            let response = if status == "304" {
+                json!({"description": description})
+            } else {
+                problem_response(description)
+            };
+            responses.insert(status.to_owned(), response);
+        }
+    }
+}
+
+/// What the transport layer can answer any operation: bad bodies and queries, missing
+/// tokens, limits, an unchanged read, a database that is down. The security of public
+/// operations is removed, and every other operation names the bearer scheme itself.
+fn document_transport(doc: &mut Value) {
+    if let Some(root) = doc.as_object_mut() {
+        root.remove("security");
+    }
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, operation) in item.iter_mut() {
+            let Some(operation) = operation.as_object_mut() else {
+                continue;
+            };
+            let public = operation.get("security") == Some(&json!([{}]));
+            if public {
+                operation.remove("security");
+            } else {
+                operation.insert("security".into(), json!([{"bearer": []}]));
+            }
+            let has_body = operation.contains_key("requestBody");
+            let has_query = operation
+                .get("parameters")
+                .and_then(Value::as_array)
+                .is_some_and(|parameters| {
+                    parameters
+                        .iter()
+                        .any(|parameter| parameter["in"] == "query")
+                });
+            let responses = operation
+                .entry("responses")
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .expect("responses are an object");
+            if has_body {
+                add_status(responses, "400", "`invalid_json`: the body is not JSON; `expected_json`: send `Content-Type: application/json`; `invalid_body`: the body could not be read");
+                add_status(
+                    responses,
+                    "408",
+                    "`body_timeout`: the body did not arrive within the server's deadline",
+                );
+                add_status(
+                    responses,
+                    "413",
+                    "`payload_too_large`: bodies are limited to 64 KiB",
+                );
+                add_status(
+                    responses,
+                    "415",
+                    "`unsupported_content_encoding`: send bodies uncompressed",
+                );
+                add_status(responses, "422", "`invalid_request`: the JSON does not have this body's shape (a missing or unknown field, a wrong type)");
+            }
+            if has_query {
+                add_status(
+                    responses,
+                    "400",
+                    "`invalid_query`: a query parameter is malformed or out of range",
+                );
+            }
+            if method == "get" {
+                add_status(
+                    responses,
+                    "304",
+                    "Not modified: `If-None-Match` named the current `ETag`; no body",
+                );
+            }
+            if !public {
+                add_status(responses, "401", "`missing_token`, `invalid_token`, `token_expired`, `token_revoked` (after a password change or sign-out everywhere), `unknown_account`");
+            }
+            if path.starts_with("/v1/") {
+                add_status(
+                    responses,
+                    "503",
+                    "`database_unavailable`, `server_busy` (with `Retry-After`)",
+                );
+                add_status(
+                    responses,
+                    "500",
+                    "`internal_error`: the server found its own stored data corrupt; no request causes it",
+                );
+            }
+            if path.contains("{id}") {
+                add_status(responses, "404", "`game_not_found`");
+            }
+        }
+    }
+}
+
+/// Examples for the bodies clients send, each from a real game.
+fn add_request_examples(doc: &mut Value, kinds: &[KindContract]) {
+    let mut create = Map::new();
+    let mut act = Map::new();
+    for kind in kinds {
+        let options = kind
+            .examples
+            .options
+            .last()
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        create.insert(
+            kind.kind.clone(),
+            json!({"summary": format!("A {}-player {} game", kind.min_players, kind.kind), "value": {"kind": kind.kind, "seats": kind.min_players, "options": options}}),
+        );
+        if let Some((seq, action)) = kind.examples.actions.values().next() {
+            act.insert(
+                kind.kind.clone(),
+                json!({"summary": format!("A {} action", kind.kind), "value": {"expected_seq": seq, "action": action}}),
+            );
+        }
+        let schemas = schemas(doc);
+        if let Some(create_schema) = schemas.get_mut(&format!("{}CreateGame", kind.prefix)) {
+            create_schema["examples"] =
+                json!([{"kind": kind.kind, "seats": kind.min_players, "options": options}]);
+        }
+        if let Some(view) = &kind.examples.view {
+            if let Some(view_schema) = schemas.get_mut(&format!("{}View", kind.prefix)) {
+                view_schema["examples"] = json!([view]);
+            }
+        }
+    }
+    let mut set = |pointer: &str, examples: Map<String, Value>| {
+        if let Some(media) = doc.pointer_mut(pointer) {
+            media["examples"] = Value::Object(examples);
+        }
+    };
+    set(
+        "/paths/~1v1~1games/post/requestBody/content/application~1json",
+        create,
+    );
+    set(
+        "/paths/~1v1~1games~1{id}~1actions/post/requestBody/content/application~1json",
+        act,
+    );
+    let mut join = Map::new();
+    join.insert(
+        "lowest".into(),
+        json!({"summary": "Take the lowest open seat", "value": {}}),
+    );
+    join.insert(
+        "seat".into(),
+        json!({"summary": "Take seat 1", "value": {"seat": 1}}),
+    );
+    set(
+        "/paths/~1v1~1games~1{id}~1seats/post/requestBody/content/application~1json",
+        join,
+    );
+}
+
+/// The contract of one hosted kind, with examples from games its engine plays with random
+/// legal moves: the defaults and each boolean option switched on, one seat count each.
+pub fn kind_contract(rules: &dyn GameRules) -> KindContract {
+    let counts = rules.player_counts();
+    KindContract {
+        kind: rules.kind().to_owned(),
+        prefix: crate::api::docs::schema_prefix(rules.kind()),
+        min_players: *counts.start(),
+        max_players: *counts.end(),
+        examples: examples_from_play(rules),
+    }
+}
+
+/// Random games per kind: enough to meet all but the rarest action types (those, such as a
+/// contested Java festival, take their example from the action's documentation).
+const GAMES_FOR_EXAMPLES: usize = 4;
+
+fn examples_from_play(rules: &dyn GameRules) -> ContentExamples {
+    let defaults = rules.default_options();
+    let mut option_sets = vec![defaults.clone()];
+    if let Value::Object(fields) = &defaults {
+        for (name, value) in fields {
+            if value == &Value::Bool(false) {
+                let mut switched = fields.clone();
+                switched.insert(name.clone(), Value::Bool(true));
+                option_sets.push(Value::Object(switched));
+            }
+        }
+    }
+    let counts: Vec<u8> = rules.player_counts().collect();
+    let mut examples = ContentExamples::default();
+    let games = option_sets.len().max(GAMES_FOR_EXAMPLES);
+    for index in 0..games {
+        let seats = counts[index % counts.len()];
+        let options = &option_sets[index % option_sets.len()];
+        if let Ok(options) = rules.normalize_options(options) {
+            play_for_examples(rules, &options, seats, index as u64, &mut examples);
+            if !examples.options.contains(&options) {
+                examples.options.push(options);
+            }
+        }
+    }
+    examples
+}
+
+/// Plays one game with random legal moves (at most 5,000), preferring action types not met
+/// yet, and keeps the first action and event of each type, and the first seat's view at
+/// the end.
+fn play_for_examples(
+    rules: &dyn GameRules,
+    options: &Value,
+    seats: u8,
+    seed: u64,
+    examples: &mut ContentExamples,
+) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let version = rules.newest_rules_version();
+    let schema_version = rules.event_schema_version();
+    let (Ok(opening), Ok(mut table)) = (
+        rules.setup(options, seats, version, None, &mut rng),
+        rules.new_table(options, seats, version),
+    ) else {
+        return;
+    };
+    let mut seq = 0_i64;
+    let mut record = |table: &mut Box<dyn Table>, events: Vec<RecordedEvent>, seq: &mut i64| {
+        for event in events {
+            examples
+                .events
+                .entry(event.event_type.clone())
+                .or_insert_with(|| event.payload.clone());
+            *seq += 1;
+            if table
+                .apply(&event.payload.to_string(), schema_version)
+                .is_err()
+            {
+                return false;
+            }
+        }
+        true
+    };
+    if !record(&mut table, opening, &mut seq) {
+        return;
+    }
+    for _ in 0..5_000 {
+        if table.outcome().is_some() {
+            break;
+        }
+        let to_act = table.to_act();
+        let Some(&seat) = to_act.get(rng.gen_range(0..to_act.len().max(1))) else {
+            break;
+        };
+        let legal = table.legal_actions(seat);
+        if legal.is_empty() {
+            break;
+        }
+        // Actions of a type without an example yet come first, so rare ones are met.
+        let type_of = |action: &Value| {
+            action
+                .get("type")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let unseen: Vec<&Value> = legal
+            .iter()
+            .filter(|action| {
+                type_of(action).is_some_and(|tag| !examples.actions.contains_key(&tag))
+            })
+            .collect();
+        let action = if unseen.is_empty() {
+            legal[rng.gen_range(0..legal.len())].clone()
+        } else {
+            unseen[rng.gen_range(0..unseen.len())].clone()
+        };
+        let Ok((_, events)) = table.decide(seat, &action, &mut rng) else {
+            break;
+        };
+        if let Some(tag) = action.get("type").and_then(Value::as_str) {
+            examples
+                .actions
+                .entry(tag.to_owned())
+                .or_insert_with(|| (seq, action.clone()));
+        }
+        if !record(&mut table, events, &mut seq) {
+            break;
+        }
+    }
+    if examples.view.is_none() {
+        examples.view = Some(table.view(crate::games::engine::Viewer::Seat(0)));
+    }
+}

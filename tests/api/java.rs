@@ -8,7 +8,7 @@ use crate::util::TestApp;
 
 /// Weighs actions by kind so that a random game builds cities, brings developers into
 /// them, holds festivals and ends: otherwise thousands of tile placements drown the rest.
-fn festive(actions: &[Value], view: &Value, rng: &mut ChaCha8Rng) -> usize {
+pub fn festive(actions: &[Value], view: &Value, rng: &mut ChaCha8Rng) -> usize {
     let city_spaces: Vec<&Value> = view["settlements"]
         .as_array()
         .unwrap()

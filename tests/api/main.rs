@@ -2,6 +2,7 @@
 //! every scenario once on SQLite and once on Postgres.
 
 mod accounts;
+mod client;
 mod contract;
 mod driver;
 mod eternal_palace;

@@ -109,7 +109,7 @@ pub struct RulesVersion {
 }
 
 /// One game's rules. Implementations are zero-sized markers; all data lives in `State`.
-pub trait Engine: 'static {
+pub trait Engine: 'static + Debug + Clone {
     /// Options chosen at game creation (e.g. a variant). `{}` must deserialize to the default.
     type Options: Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + ToSchema;
     /// Full state including every secret. Must round-trip through JSON unchanged.
@@ -118,8 +118,8 @@ pub trait Engine: 'static {
     type Action: Serialize + DeserializeOwned + Clone + Debug + PartialEq + ToSchema;
     /// What happened. Carries every random outcome. Must round-trip through JSON unchanged.
     type Event: Serialize + DeserializeOwned + Clone + Debug + PartialEq + ToSchema;
-    /// The state as one viewer may see it.
-    type View: Serialize + ToSchema;
+    /// The state as one viewer may see it; clients read it back with the same type.
+    type View: Serialize + DeserializeOwned + Clone + Debug + ToSchema;
 
     /// Stable identifier used in the API and the database, e.g. `"tikal"`.
     const KIND: &'static str;

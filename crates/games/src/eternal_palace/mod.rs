@@ -58,6 +58,7 @@ pub struct EternalPalaceOptions {
 }
 
 /// The Eternal Palace engine.
+#[derive(Debug, Clone, Copy)]
 pub struct EternalPalace;
 
 impl Engine for EternalPalace {

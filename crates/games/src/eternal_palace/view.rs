@@ -1,6 +1,6 @@
 //! What one viewer may see of the state.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::data::{data, AdvisorCard, BonusData, Goods, LocationKind, Resource, SpaceData};
@@ -11,7 +11,7 @@ use super::state::{token_card, token_owner, unseal, Pending, Phase, Player, Stat
 use crate::engine::{Seat, Viewer};
 
 /// Phase of play.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[schema(as = EternalPalacePhaseView)]
 pub enum PhaseView {
@@ -26,7 +26,7 @@ pub enum PhaseView {
 }
 
 /// A group lying on a location this round.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = EternalPalacePlacedGroupView)]
 pub struct PlacedGroupView {
     pub seat: Seat,
@@ -35,7 +35,7 @@ pub struct PlacedGroupView {
 }
 
 /// A temple / market space and who marked it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = EternalPalaceSpaceView)]
 pub struct SpaceView {
     #[serde(flatten)]
@@ -45,7 +45,7 @@ pub struct SpaceView {
 }
 
 /// Resources gained at a resource location for a number of dice.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = EternalPalaceYieldView)]
 pub struct YieldView {
     pub dice: usize,
@@ -53,7 +53,7 @@ pub struct YieldView {
 }
 
 /// One location of the board.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = EternalPalaceLocationView)]
 pub struct LocationView {
     /// "1".."12", "bridge" or "scrolls" (the name used in actions).
@@ -68,7 +68,7 @@ pub struct LocationView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub track_length: Option<u8>,
     /// Marker position per seat (index = seat), for track locations and the bridge.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub markers: Vec<u8>,
     /// The decoration token is still here.
     pub decoration_available: bool,
@@ -76,7 +76,7 @@ pub struct LocationView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resource: Option<Resource>,
     /// Resource location yields.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub yields: Vec<YieldView>,
     /// Monument: resources in the ring (the price of the next visit).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,15 +85,15 @@ pub struct LocationView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub owner: Option<Seat>,
     /// Temple / market spaces.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spaces: Vec<SpaceView>,
     /// Bridge bonuses in play.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bonuses: Vec<BonusData>,
 }
 
 /// A group of the viewer (before the reveal) or of anybody (after it).
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = EternalPalaceGroupView)]
 pub struct GroupView {
     /// Index used by the `place` action.
@@ -103,7 +103,7 @@ pub struct GroupView {
 }
 
 /// An advisor in front of a player.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = EternalPalaceOwnedAdvisorView)]
 pub struct OwnedAdvisorView {
     pub card: AdvisorCard,
@@ -112,7 +112,7 @@ pub struct OwnedAdvisorView {
 }
 
 /// One seat as the viewer may see it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = EternalPalacePlayerView)]
 pub struct PlayerView {
     pub seat: Seat,
@@ -148,7 +148,7 @@ pub struct PlayerView {
 }
 
 /// A deck card the viewer knows (put back on top by the viewer).
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = EternalPalaceKnownDeckCard)]
 pub struct KnownDeckCard {
     /// 0 = top of the deck.
@@ -157,7 +157,7 @@ pub struct KnownDeckCard {
 }
 
 /// The decision the active seat owes.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = EternalPalacePendingView)]
 pub struct PendingView {
     pub seat: Seat,
@@ -173,7 +173,7 @@ pub struct PendingView {
 }
 
 /// The game as one viewer sees it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct EternalPalaceView {
     pub round: u32,
     /// Rules version 1 only: the game ends after this round at the latest. `null` from rules

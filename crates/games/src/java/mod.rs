@@ -42,6 +42,7 @@ pub use view::JavaView;
 pub struct JavaOptions {}
 
 /// The Java rule engine.
+#[derive(Debug, Clone, Copy)]
 pub struct Java;
 
 impl Engine for Java {

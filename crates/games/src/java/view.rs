@@ -1,6 +1,6 @@
 //! What each viewer sees: `view`, `redact`, `describe` and `secrets`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::action::{CardSource, TileKind};
@@ -13,7 +13,7 @@ use crate::engine::{Seat, Secret, Viewer};
 pub use crate::kit::seats::{colour, describe_final_standing};
 
 /// Which part of the game is running.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[schema(as = JavaPhaseName)]
 #[serde(rename_all = "snake_case")]
 pub enum PhaseName {
@@ -24,7 +24,7 @@ pub enum PhaseName {
 }
 
 /// The state of the game as one viewer may see it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct JavaView {
     pub seats: u8,
     pub phase: PhaseName,
@@ -47,7 +47,7 @@ pub struct JavaView {
 }
 
 /// The running turn.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = JavaTurnView)]
 pub struct TurnView {
     pub number: u32,
@@ -60,7 +60,7 @@ pub struct TurnView {
 }
 
 /// One cell of the map.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = JavaSpaceView)]
 pub struct SpaceView {
     /// Column letter and row number, e.g. "G6" (see docs/vocabulary.md).
@@ -84,7 +84,7 @@ pub struct SpaceView {
 }
 
 /// A palace on the board.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = JavaPalaceView)]
 pub struct PalaceView {
     pub value: u8,
@@ -95,7 +95,7 @@ pub struct PalaceView {
 }
 
 /// A village (no palace) or city (with palace).
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = JavaSettlementView)]
 pub struct SettlementView {
     pub spaces: Vec<String>,
@@ -106,7 +106,7 @@ pub struct SettlementView {
 }
 
 /// Palace tiles left of one value.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = JavaPalaceStockView)]
 pub struct PalaceStockView {
     pub value: u8,
@@ -114,7 +114,7 @@ pub struct PalaceStockView {
 }
 
 /// The common supply.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = JavaSupplyView)]
 pub struct SupplyView {
     pub three_space_tiles: u8,
@@ -127,7 +127,7 @@ pub struct SupplyView {
 }
 
 /// One player's public material (and own cards for that player).
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = JavaPlayerView)]
 pub struct PlayerView {
     pub seat: Seat,
@@ -148,7 +148,7 @@ pub struct PlayerView {
 }
 
 /// A festival's bidding.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = JavaFestivalView)]
 pub struct FestivalView {
     pub palace: String,
@@ -167,7 +167,7 @@ pub struct FestivalView {
 }
 
 /// One festival participant.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = JavaBidderView)]
 pub struct BidderView {
     pub seat: Seat,

@@ -49,6 +49,7 @@ pub struct TikalOptions {
 }
 
 /// The Tikal rule engine.
+#[derive(Debug, Clone, Copy)]
 pub struct Tikal;
 
 impl Engine for Tikal {

@@ -1,6 +1,6 @@
 //! What viewers see: the view, event redaction, log lines and the leak-test needles.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::action::PieceKind;
@@ -12,7 +12,7 @@ use crate::engine::{Outcome, Seat, Secret, Viewer};
 use crate::kit::seats::{colour, describe_final_standing};
 
 /// A terrain hex as printed.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = TikalTileView)]
 pub struct TileView {
     /// Unique id, e.g. "tile-B3".
@@ -28,7 +28,7 @@ pub struct TileView {
 }
 
 /// Figures of one seat on one hex.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = TikalPiecesView)]
 pub struct PiecesView {
     /// Seat (0 Red, 1 Blue, 2 Yellow, 3 Green).
@@ -44,7 +44,7 @@ pub struct PiecesView {
 }
 
 /// A temple's guard.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = TikalGuardView)]
 pub struct GuardView {
     /// Seat (0 Red, 1 Blue, 2 Yellow, 3 Green).
@@ -54,7 +54,7 @@ pub struct GuardView {
 }
 
 /// One explored space.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = TikalSpaceView)]
 pub struct SpaceView {
     /// Space name, e.g. "C3".
@@ -84,7 +84,7 @@ pub struct SpaceView {
 }
 
 /// Open treasures of one kind held by a player.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = TikalTreasureCount)]
 pub struct TreasureCount {
     /// Kind 1-8.
@@ -93,7 +93,7 @@ pub struct TreasureCount {
     pub count: u8,
 }
 
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = TikalPlayerView)]
 pub struct PlayerView {
     /// Seat (0 Red, 1 Blue, 2 Yellow, 3 Green).
@@ -123,7 +123,7 @@ pub struct PlayerView {
 }
 
 /// Undrawn hexes left in one stack.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = TikalStackCount)]
 pub struct StackCount {
     /// Back letter of the stack.
@@ -133,7 +133,7 @@ pub struct StackCount {
 }
 
 /// Square temple tiles left of one number.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = TikalTempleTileCount)]
 pub struct TempleTileCount {
     /// Temple number.
@@ -143,7 +143,7 @@ pub struct TempleTileCount {
 }
 
 /// Use of a per-turn limit on one hex.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = TikalSpaceCountView)]
 pub struct SpaceCountView {
     /// Space, e.g. "C3".
@@ -152,7 +152,7 @@ pub struct SpaceCountView {
     pub count: u8,
 }
 
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = TikalBidView)]
 pub struct BidView {
     /// Seat (0 Red, 1 Blue, 2 Yellow, 3 Green).
@@ -162,7 +162,7 @@ pub struct BidView {
 }
 
 /// Auction variant: the running auction for the next turn of the round.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(as = TikalBiddingView)]
 pub struct BiddingView {
     /// Seat that opened the auction.
@@ -176,7 +176,7 @@ pub struct BiddingView {
 }
 
 /// What a turn is about right now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[schema(as = TikalPhaseName)]
 pub enum PhaseName {
@@ -195,7 +195,7 @@ pub enum PhaseName {
 }
 
 /// The game as one viewer may see it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct TikalView {
     /// Whether the auction variant is played.
     pub auction: bool,

@@ -1,0 +1,323 @@
+//! An async client for the turnpost API, typed with the engines' own types: a Tikal game's
+//! legal actions are `TikalAction`s, its view a `TikalView`, its log `TikalEvent`s.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), turnpost_client::Error> {
+//! use turnpost_client::Client;
+//! use turnpost_games::tikal::{Tikal, TikalOptions};
+//!
+//! let alice = Client::new("http://127.0.0.1:8080").register("alice", "s3cret-pass").await?;
+//! let game = alice.create_game::<Tikal>(2, TikalOptions::default()).await?;
+//! // ... bob joins with `bob.game::<Tikal>(game.id()).join(None)` ...
+//! let legal = game.legal_actions().await?;
+//! game.act(legal.seq, &legal.actions[0]).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! Every error the server sends arrives as [`Error::Problem`] with its stable code.
+
+pub mod models;
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use reqwest::{Method, StatusCode};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+pub use models::*;
+
+/// What went wrong with a call.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The server refused the request; `code` is stable (`stale_seq`, `illegal_action`, ...).
+    #[error("{} {}: {}", .0.status, .0.code, .0.detail)]
+    Problem(Problem),
+    /// The server could not be reached, or the connection broke.
+    #[error("transport: {0}")]
+    Transport(#[from] reqwest::Error),
+    /// The server answered something the contract does not allow.
+    #[error("unexpected answer ({status}): {message}")]
+    Contract { status: u16, message: String },
+}
+
+impl Error {
+    /// The problem's stable code, if the server sent one.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            Error::Problem(problem) => Some(&problem.code),
+            _ => None,
+        }
+    }
+}
+
+/// Sees every raw answer: method, path, status, content type and body (e.g. to check it
+/// against the OpenAPI document, or to log it).
+pub type Inspector = Arc<dyn Fn(&Method, &str, u16, &str, &str) + Send + Sync>;
+
+/// A connection to one server, signed in or not. Cheap to clone.
+#[derive(Clone)]
+pub struct Client {
+    base: String,
+    http: reqwest::Client,
+    token: Option<String>,
+    inspector: Option<Inspector>,
+}
+
+impl Client {
+    /// A client for the server at `base` (e.g. `http://127.0.0.1:8080`), not signed in.
+    pub fn new(base: impl Into<String>) -> Client {
+        Client {
+            base: base.into().trim_end_matches('/').to_owned(),
+            http: reqwest::Client::new(),
+            token: None,
+            inspector: None,
+        }
+    }
+
+    /// The same client, calling `inspector` with every answer it reads.
+    pub fn with_inspector(mut self, inspector: Inspector) -> Client {
+        self.inspector = Some(inspector);
+        self
+    }
+
+    /// The same client, sending `token` as its bearer token.
+    pub fn with_token(mut self, token: impl Into<String>) -> Client {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// The bearer token this client sends, if signed in.
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
+    async fn call<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&(impl Serialize + ?Sized)>,
+        headers: &[(&str, &str)],
+    ) -> Result<T, Error> {
+        let mut request = self
+            .http
+            .request(method.clone(), format!("{}{path}", self.base))
+            .query(query);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await?;
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let text = response.text().await?;
+        if let Some(inspector) = &self.inspector {
+            inspector(&method, path, status.as_u16(), &content_type, &text);
+        }
+        let contract = |message: String| Error::Contract {
+            status: status.as_u16(),
+            message,
+        };
+        if !status.is_success() {
+            return Err(match serde_json::from_str::<Problem>(&text) {
+                Ok(problem) => Error::Problem(problem),
+                Err(error) => contract(format!("not a problem document ({error}): {text}")),
+            });
+        }
+        serde_json::from_str(&text).map_err(|error| contract(format!("{error}: {text}")))
+    }
+
+    /// Creates an account and signs it in.
+    pub async fn register(&self, name: &str, password: &str) -> Result<Client, Error> {
+        let credentials = serde_json::json!({"name": name, "password": password});
+        let _: AccountCreated = self
+            .call(Method::POST, "/v1/accounts", &[], Some(&credentials), &[])
+            .await?;
+        self.sign_in(name, password).await
+    }
+
+    /// A client signed in as `name`.
+    pub async fn sign_in(&self, name: &str, password: &str) -> Result<Client, Error> {
+        let credentials = serde_json::json!({"name": name, "password": password});
+        let issued: TokenIssued = self
+            .call(Method::POST, "/v1/tokens", &[], Some(&credentials), &[])
+            .await?;
+        Ok(self.clone().with_token(issued.token))
+    }
+
+    /// Creates a game of kind `G` with `seats` seats; the caller takes seat 0.
+    pub async fn create_game<G: Game>(
+        &self,
+        seats: u8,
+        options: G::Options,
+    ) -> Result<GameHandle<G>, Error> {
+        let body = CreateGame::<G> {
+            kind: G::KIND,
+            seats,
+            options,
+            seat: None,
+        };
+        let summary: GameSummary<G> = self
+            .call(Method::POST, "/v1/games", &[], Some(&body), &[])
+            .await?;
+        Ok(self.game(&summary.id))
+    }
+
+    /// A game of kind `G` to act on (nothing is fetched yet).
+    pub fn game<G: Game>(&self, id: &str) -> GameHandle<G> {
+        GameHandle {
+            client: self.clone(),
+            id: id.to_owned(),
+            kind: PhantomData,
+        }
+    }
+
+    /// Games the caller sits in, most recently active first (`my_turn`: only those where
+    /// the caller must act).
+    pub async fn my_games(&self, my_turn: bool) -> Result<Vec<AnyGameSummary>, Error> {
+        let query = [
+            ("mine", "true".to_owned()),
+            ("my_turn", my_turn.to_string()),
+        ];
+        let list: GameList = self
+            .call(Method::GET, "/v1/games", &query, None::<&()>, &[])
+            .await?;
+        Ok(list.games)
+    }
+}
+
+/// One game of kind `G`, seen by one client.
+#[derive(Clone)]
+pub struct GameHandle<G: Game> {
+    client: Client,
+    id: String,
+    kind: PhantomData<fn() -> G>,
+}
+
+impl<G: Game> GameHandle<G> {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn path(&self, tail: &str) -> String {
+        format!("/v1/games/{}{tail}", self.id)
+    }
+
+    pub async fn summary(&self) -> Result<GameSummary<G>, Error> {
+        self.client
+            .call(Method::GET, &self.path(""), &[], None::<&()>, &[])
+            .await
+    }
+
+    /// Takes `seat`, or the lowest open seat.
+    pub async fn join(&self, seat: Option<u8>) -> Result<GameSummary<G>, Error> {
+        let body = serde_json::json!({"seat": seat});
+        self.client
+            .call(Method::POST, &self.path("/seats"), &[], Some(&body), &[])
+            .await
+    }
+
+    /// The game now, or right after seq `at`.
+    pub async fn view(&self, at: Option<i64>) -> Result<ViewOut<G>, Error> {
+        let query: Vec<(&str, String)> = at.map(|at| ("at", at.to_string())).into_iter().collect();
+        self.client
+            .call(Method::GET, &self.path("/view"), &query, None::<&()>, &[])
+            .await
+    }
+
+    /// Every action the caller's seat may take now.
+    pub async fn legal_actions(&self) -> Result<LegalActions<G>, Error> {
+        self.legal_actions_filtered(&ActionFilter::default()).await
+    }
+
+    /// The legal actions that pass `filter`.
+    pub async fn legal_actions_filtered(
+        &self,
+        filter: &ActionFilter,
+    ) -> Result<LegalActions<G>, Error> {
+        let query: Vec<(&str, String)> = [
+            ("type", filter.action_type.clone()),
+            ("space", filter.space.clone()),
+            ("tile", filter.tile.clone()),
+        ]
+        .into_iter()
+        .filter_map(|(name, value)| value.map(|value| (name, value)))
+        .collect();
+        self.client
+            .call(
+                Method::GET,
+                &self.path("/legal-actions"),
+                &query,
+                None::<&()>,
+                &[],
+            )
+            .await
+    }
+
+    /// Posts `action`, chosen at seq `expected_seq`.
+    pub async fn act(
+        &self,
+        expected_seq: i64,
+        action: &G::Action,
+    ) -> Result<ActionAccepted<G>, Error> {
+        self.act_once(expected_seq, action, None).await
+    }
+
+    /// Posts `action` with an `Idempotency-Key`: a retry with the same key returns the
+    /// first answer and appends nothing.
+    pub async fn act_once(
+        &self,
+        expected_seq: i64,
+        action: &G::Action,
+        idempotency_key: Option<&str>,
+    ) -> Result<ActionAccepted<G>, Error> {
+        let body = PostAction::<G> {
+            expected_seq,
+            action,
+        };
+        let headers: Vec<(&str, &str)> = idempotency_key
+            .map(|key| ("Idempotency-Key", key))
+            .into_iter()
+            .collect();
+        self.client
+            .call(
+                Method::POST,
+                &self.path("/actions"),
+                &[],
+                Some(&body),
+                &headers,
+            )
+            .await
+    }
+
+    /// The log after seq `after`, as the caller may see it.
+    pub async fn events(&self, after: i64) -> Result<EventLog<G>, Error> {
+        let query = [("after", after.to_string())];
+        self.client
+            .call(Method::GET, &self.path("/events"), &query, None::<&()>, &[])
+            .await
+    }
+
+    /// The whole history (complete once the game is finished).
+    pub async fn export(&self) -> Result<GameExport<G>, Error> {
+        self.client
+            .call(Method::GET, &self.path("/export"), &[], None::<&()>, &[])
+            .await
+    }
+}
+
+/// Whether `status` means the server had nothing new (a conditional read).
+pub fn is_not_modified(status: StatusCode) -> bool {
+    status == StatusCode::NOT_MODIFIED
+}

@@ -1,0 +1,253 @@
+//! The API's JSON bodies, typed with the engines' own actions, events, views and options.
+//!
+//! Every type refuses fields it does not know, so a server that drifts from the contract
+//! fails loudly instead of silently losing data.
+
+use serde::{Deserialize, Serialize};
+
+/// A game kind: its engine names the kind and the types of its actions, events, views
+/// and options (`turnpost_games::tikal::Tikal`, `java::Java`, `eternal_palace::EternalPalace`).
+pub use turnpost_games::engine::Engine as Game;
+
+/// An RFC 9457 problem: every error the API sends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Problem {
+    /// `urn:turnpost:problem:<code>`.
+    #[serde(rename = "type")]
+    pub type_uri: String,
+    pub title: String,
+    pub status: u16,
+    pub detail: String,
+    /// The stable code to branch on, e.g. `stale_seq`.
+    pub code: String,
+    /// For `illegal_action`: the game's rule code.
+    #[serde(default)]
+    pub rule: Option<String>,
+    /// For `stale_seq`: the game's seq now.
+    #[serde(default)]
+    pub current_seq: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountRef {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountCreated {
+    pub id: String,
+    pub name: String,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenIssued {
+    pub token: String,
+    pub token_type: String,
+    pub expires_at: u64,
+    pub account: AccountRef,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    Open,
+    Running,
+    Finished,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatInfo {
+    pub seat: u8,
+    pub account: Option<AccountRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameOutcome {
+    pub scores: Vec<i32>,
+    pub places: Vec<u8>,
+}
+
+/// A game's summary, its options typed by kind.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct GameSummary<G: Game> {
+    pub id: String,
+    pub kind: String,
+    pub rules_version: u32,
+    pub seed_commitment: String,
+    pub options: G::Options,
+    pub status: GameStatus,
+    pub seat_count: u8,
+    pub seats: Vec<SeatInfo>,
+    pub current_seq: i64,
+    pub to_act: Vec<u8>,
+    pub your_seat: Option<u8>,
+    pub your_turn: bool,
+    pub outcome: Option<GameOutcome>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// The game as the caller may see it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct ViewOut<G: Game> {
+    pub game_id: String,
+    pub kind: String,
+    pub seq: i64,
+    pub viewer_seat: Option<u8>,
+    pub to_act: Vec<u8>,
+    pub finished: bool,
+    pub view: G::View,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct LegalActions<G: Game> {
+    pub game_id: String,
+    pub kind: String,
+    pub seq: i64,
+    pub seat: Option<u8>,
+    pub actions: Vec<G::Action>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct EventOut<G: Game> {
+    pub seq: i64,
+    pub time: String,
+    pub seat: Option<u8>,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    pub schema_version: u32,
+    /// The event, with what the caller may not see set to `null`.
+    pub payload: G::Event,
+    /// One line for people.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct ActionAccepted<G: Game> {
+    pub kind: String,
+    pub seq: i64,
+    pub events: Vec<EventOut<G>>,
+    pub view: ViewOut<G>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct EventLog<G: Game> {
+    pub game_id: String,
+    pub kind: String,
+    pub current_seq: i64,
+    pub events: Vec<EventOut<G>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct ExportedAction<G: Game> {
+    pub first_seq: i64,
+    pub last_seq: i64,
+    pub seat: u8,
+    pub action: G::Action,
+}
+
+/// A game's whole history; complete (seed, actions, every secret) once it is finished.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct GameExport<G: Game> {
+    pub format: String,
+    pub format_version: u32,
+    pub game_id: String,
+    pub kind: String,
+    pub rules_version: u32,
+    pub options: G::Options,
+    pub status: GameStatus,
+    pub seats: Vec<SeatInfo>,
+    pub created_at: String,
+    pub complete: bool,
+    pub viewer_seat: Option<u8>,
+    pub seed_commitment: String,
+    pub seed: Option<String>,
+    pub outcome: Option<GameOutcome>,
+    pub events: Vec<EventOut<G>>,
+    pub actions: Option<Vec<ExportedAction<G>>>,
+}
+
+/// The body of `POST /v1/games`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(bound = "")]
+pub struct CreateGame<G: Game> {
+    pub kind: &'static str,
+    pub seats: u8,
+    pub options: G::Options,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seat: Option<u8>,
+}
+
+/// The body of `POST /v1/games/{id}/actions`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(bound = "")]
+pub struct PostAction<'a, G: Game> {
+    pub expected_seq: i64,
+    pub action: &'a G::Action,
+}
+
+/// Legal-action filters: what one click on a space, or one tile kind, can mean.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ActionFilter {
+    pub action_type: Option<String>,
+    pub space: Option<String>,
+    pub tile: Option<String>,
+}
+
+/// A summary of a game of any kind, as lists return them.
+#[derive(Debug, Clone)]
+pub enum AnyGameSummary {
+    Tikal(GameSummary<turnpost_games::tikal::Tikal>),
+    Java(GameSummary<turnpost_games::java::Java>),
+    EternalPalace(GameSummary<turnpost_games::eternal_palace::EternalPalace>),
+}
+
+impl AnyGameSummary {
+    pub fn id(&self) -> &str {
+        match self {
+            AnyGameSummary::Tikal(game) => &game.id,
+            AnyGameSummary::Java(game) => &game.id,
+            AnyGameSummary::EternalPalace(game) => &game.id,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AnyGameSummary {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let kind = value
+            .get("kind")
+            .and_then(|kind| kind.as_str())
+            .unwrap_or_default();
+        let typed = match kind {
+            "tikal" => serde_json::from_value(value).map(AnyGameSummary::Tikal),
+            "java" => serde_json::from_value(value).map(AnyGameSummary::Java),
+            "eternal_palace" => serde_json::from_value(value).map(AnyGameSummary::EternalPalace),
+            other => return Err(D::Error::custom(format!("unknown game kind {other:?}"))),
+        };
+        typed.map_err(D::Error::custom)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameList {
+    pub games: Vec<AnyGameSummary>,
+}

@@ -1,0 +1,126 @@
+//! The Rust client (`crates/client`) plays whole games of every kind, typed with the
+//! engines' own types: every answer it reads is parsed into them (refusing unknown fields)
+//! and checked against the committed spec.
+
+use std::sync::Arc;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
+use turnpost::games::eternal_palace::{EternalPalace, EternalPalaceOptions};
+use turnpost::games::java::{Java, JavaOptions};
+use turnpost::games::tikal::{Tikal, TikalOptions};
+use turnpost_client::{Client, Error, Game, GameStatus};
+
+use crate::on_both_backends;
+use crate::util::TestApp;
+
+/// A client whose every answer is checked against the committed spec.
+fn checked_client(app: &TestApp) -> Client {
+    Client::new(&app.base).with_inspector(Arc::new(|method, path, status, content_type, body| {
+        crate::contract::check(method, path, status, content_type, body)
+    }))
+}
+
+/// Picks one of the legal actions, seeing them and the view as JSON.
+type Chooser = fn(&[Value], &Value, &mut ChaCha8Rng) -> usize;
+
+fn uniform(actions: &[Value], _view: &Value, rng: &mut ChaCha8Rng) -> usize {
+    rng.gen_range(0..actions.len())
+}
+
+/// Plays a whole game of `G` with `seats` players through the typed client and checks what
+/// a client author relies on along the way.
+async fn play_whole_game<G: Game>(
+    app: &TestApp,
+    seats: u8,
+    options: G::Options,
+    choose: Chooser,
+    seed: u64,
+) {
+    let anonymous = checked_client(app);
+    let mut players = Vec::new();
+    for seat in 0..seats {
+        let name = format!("{}-{seat}", G::KIND.replace('_', "-"));
+        players.push(anonymous.register(&name, "s3cret-pass").await.unwrap());
+    }
+    let created = players[0].create_game::<G>(seats, options).await.unwrap();
+    let id = created.id().to_owned();
+    for player in &players[1..] {
+        player.game::<G>(&id).join(None).await.unwrap();
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut posted = 0;
+    let mut summary = players[0].game::<G>(&id).summary().await.unwrap();
+    while summary.status == GameStatus::Running {
+        assert!(posted < 6_000, "the game ends");
+        let seat = summary.to_act[rng.gen_range(0..summary.to_act.len())];
+        let game = players[usize::from(seat)].game::<G>(&id);
+        let legal = game.legal_actions().await.unwrap();
+        assert_eq!(legal.seat, Some(seat));
+        assert!(!legal.actions.is_empty(), "seat {seat} must act and can");
+        let actions: Vec<Value> = legal
+            .actions
+            .iter()
+            .map(|action| serde_json::to_value(action).unwrap())
+            .collect();
+        let view = game.view(None).await.unwrap();
+        let pick = choose(
+            &actions,
+            &serde_json::to_value(&view.view).unwrap(),
+            &mut rng,
+        );
+        let accepted = game.act(legal.seq, &legal.actions[pick]).await.unwrap();
+        assert!(accepted.seq > legal.seq);
+        assert_eq!(
+            accepted.events.last().map(|event| event.seq),
+            Some(accepted.seq)
+        );
+        posted += 1;
+        if posted % 50 == 1 {
+            // A stale seq is a typed problem with the seq to refetch from.
+            let error = game.act(legal.seq, &legal.actions[pick]).await.unwrap_err();
+            match error {
+                Error::Problem(problem) => {
+                    assert_eq!(problem.code, "stale_seq");
+                    assert_eq!(problem.current_seq, Some(accepted.seq));
+                }
+                other => panic!("expected a problem, got {other}"),
+            }
+        }
+        summary = players[0].game::<G>(&id).summary().await.unwrap();
+    }
+    assert_eq!(summary.status, GameStatus::Finished);
+    let outcome = summary.outcome.expect("a finished game has an outcome");
+    assert_eq!(outcome.places.len(), usize::from(seats));
+    let game = players[0].game::<G>(&id);
+    let export = game.export().await.unwrap();
+    assert!(export.complete && export.seed.is_some());
+    assert_eq!(export.actions.as_ref().map(Vec::len), Some(posted));
+    let log = game.events(0).await.unwrap();
+    assert_eq!(log.events.len(), export.events.len());
+    assert_eq!(log.current_seq, summary.current_seq);
+    let early = game.view(Some(1)).await.unwrap();
+    assert_eq!(early.seq, 1);
+    assert!(!early.finished);
+    let listed = players[1].my_games(false).await.unwrap();
+    assert!(listed.iter().any(|game| game.id() == id));
+}
+
+async fn a_whole_tikal_game(app: &TestApp) {
+    play_whole_game::<Tikal>(app, 2, TikalOptions::default(), uniform, 7).await;
+}
+
+async fn a_whole_java_game(app: &TestApp) {
+    play_whole_game::<Java>(app, 2, JavaOptions::default(), crate::java::festive, 3).await;
+}
+
+async fn a_whole_eternal_palace_game(app: &TestApp) {
+    play_whole_game::<EternalPalace>(app, 3, EternalPalaceOptions::default(), uniform, 5).await;
+}
+
+on_both_backends!(
+    a_whole_tikal_game,
+    a_whole_java_game,
+    a_whole_eternal_palace_game
+);

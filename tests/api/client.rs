@@ -124,3 +124,27 @@ on_both_backends!(
     a_whole_java_game,
     a_whole_eternal_palace_game
 );
+
+/// The README's game, compiled from the example file it is copied from.
+#[allow(dead_code)]
+#[path = "../../crates/client/examples/play_tikal.rs"]
+mod readme_example;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_game_plays_to_the_end() {
+    let app = TestApp::start(crate::util::Backend::Sqlite).await;
+    readme_example::play(&app.base).await.unwrap();
+}
+
+/// The client's README shows the example's code exactly.
+#[test]
+fn the_readme_shows_the_example() {
+    let example = include_str!("../../crates/client/examples/play_tikal.rs");
+    let start = example.find("// README begin\n").unwrap() + "// README begin\n".len();
+    let end = example.find("// README end").unwrap();
+    let readme = include_str!("../../crates/client/README.md");
+    assert!(
+        readme.contains(&example[start..end]),
+        "crates/client/README.md must show examples/play_tikal.rs's `play`"
+    );
+}

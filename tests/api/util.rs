@@ -316,7 +316,6 @@ pub struct Response {
 impl Response {
     /// Reads the answer to a `method` request and checks it against the committed spec
     /// (see `contract`); a compressed body is checked for its status only.
-    #[track_caller]
     pub async fn read(method: reqwest::Method, response: reqwest::Response) -> Response {
         let headers = response.headers().clone();
         let path = response.url().path().to_owned();

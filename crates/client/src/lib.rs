@@ -32,7 +32,7 @@ pub use models::*;
 pub enum Error {
     /// The server refused the request; `code` is stable (`stale_seq`, `illegal_action`, ...).
     #[error("{} {}: {}", .0.status, .0.code, .0.detail)]
-    Problem(Problem),
+    Problem(Box<Problem>),
     /// The server could not be reached, or the connection broke.
     #[error("transport: {0}")]
     Transport(#[from] reqwest::Error),
@@ -131,7 +131,7 @@ impl Client {
         };
         if !status.is_success() {
             return Err(match serde_json::from_str::<Problem>(&text) {
-                Ok(problem) => Error::Problem(problem),
+                Ok(problem) => Error::Problem(Box::new(problem)),
                 Err(error) => contract(format!("not a problem document ({error}): {text}")),
             });
         }

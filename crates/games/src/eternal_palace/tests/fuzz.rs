@@ -77,6 +77,7 @@ fn random_action(state: &State, rng: &mut ChaCha8Rng) -> Action {
         4 => Action::ResolveFishMarket {
             returned: rng.gen::<bool>().then(|| some_card(state, rng)),
             discarded: rng.gen::<bool>().then(|| some_card(state, rng)),
+            kept: None,
             hire: rng.gen(),
         },
         5 => Action::HireAdvisor {

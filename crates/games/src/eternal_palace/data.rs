@@ -824,11 +824,7 @@ impl GameData {
     }
 
     /// The bridge's bonuses in play: the printed bridge's, or the tile's.
-    pub fn bridge_bonuses(
-        &self,
-        privileges: bool,
-        tile: bool,
-    ) -> impl Iterator<Item = &BonusData> {
+    pub fn bridge_bonuses(&self, privileges: bool, tile: bool) -> impl Iterator<Item = &BonusData> {
         let bonuses = match self.tile("bridge") {
             Some(t) if tile => &t.bonuses,
             _ => &self.locations[BRIDGE].bonuses,

@@ -373,7 +373,10 @@ fn answer_text(answer: &Answer) -> String {
         Answer::Temple { paid } if paid.is_empty() => "takes 1 wisdom at the temple".into(),
         Answer::Temple { paid } => format!(
             "pays {} for wisdom at the temple",
-            paid.iter().map(|r| r.name()).collect::<Vec<_>>().join(" and ")
+            paid.iter()
+                .map(|r| r.name())
+                .collect::<Vec<_>>()
+                .join(" and ")
         ),
         Answer::MarketTile {
             step,

@@ -711,9 +711,7 @@ pub fn decide(state: &State, seat: Seat, action: &Action, rng: &mut dyn RngCore)
             },
             rng,
         ),
-        Action::StepForResource { resource } => {
-            decide_resource_step(state, seat, *resource, rng)
-        }
+        Action::StepForResource { resource } => decide_resource_step(state, seat, *resource, rng),
     }
 }
 
@@ -1177,11 +1175,12 @@ fn cross_bridge(cx: &mut Ctx, seat: Seat, index: usize, moved: u8) {
                     },
                 })
             }
-            Some(BonusChoice::ResourceStep) if has_any_resource(cx.state(), seat) => cx
-                .emit(Event::ChoiceOffered {
+            Some(BonusChoice::ResourceStep) if has_any_resource(cx.state(), seat) => {
+                cx.emit(Event::ChoiceOffered {
                     seat,
                     choice: Choice::ResourceStep,
-                }),
+                })
+            }
             _ => {}
         }
     }
@@ -2183,9 +2182,9 @@ fn decide_buy_wisdom(
             "pay no resource, one or two",
         ));
     };
-    let cost = paid.iter().fold(Goods::default(), |acc, r| {
-        acc.plus(&Goods::resource(*r, 1))
-    });
+    let cost = paid
+        .iter()
+        .fold(Goods::default(), |acc, r| acc.plus(&Goods::resource(*r, 1)));
     if !state.players[seat as usize].stock.covers(&cost) {
         return Err(err(
             SharedRule::CannotAfford,

@@ -4,6 +4,7 @@
 mod balance;
 mod fuzz;
 mod leaks;
+mod modules;
 mod playouts;
 mod rules_tests;
 mod spec;

@@ -105,7 +105,10 @@ pub fn check_invariants(state: &State) {
     assert!(state.privilege_supply >= 0);
     assert_eq!(state.location_dice.len(), LOCATIONS);
     for (i, dice) in state.location_dice.iter().enumerate() {
-        assert!(state.in_play(i) || dice.is_empty(), "dice on a location not in play");
+        assert!(
+            state.in_play(i) || dice.is_empty(),
+            "dice on a location not in play"
+        );
     }
     check_module_invariants(state);
     // somebody must act until the end
@@ -370,7 +373,10 @@ pub fn module_batch(module: Module, seats: u8, seeds: std::ops::Range<u64>) -> u
     let mut score = 0i64;
     for seed in seeds {
         let summary = playout_with(3, module.options(seed), seats, seed, 97, &mut |_, _| {});
-        assert!(summary.ended_by_layers, "seed {seed}: ended without 8 layers");
+        assert!(
+            summary.ended_by_layers,
+            "seed {seed}: ended without 8 layers"
+        );
         games += 1;
         rounds += u64::from(summary.rounds);
         longest = longest.max(summary.rounds);
@@ -389,11 +395,14 @@ pub fn module_batch(module: Module, seats: u8, seeds: std::ops::Range<u64>) -> u
 /// seed, tile subsets varying with the seed).
 fn run_modules(seats: u8) {
     for module in Module::ALL {
-        assert_eq!(module_batch(module, seats, 0..MODULE_SEEDS), MODULE_SEEDS as usize);
+        assert_eq!(
+            module_batch(module, seats, 0..MODULE_SEEDS),
+            MODULE_SEEDS as usize
+        );
     }
 }
 
-const MODULE_SEEDS: u64 = 250;
+const MODULE_SEEDS: u64 = 160;
 
 #[test]
 fn module_playouts_two_players() {
@@ -424,9 +433,14 @@ fn v3_without_modules_plays_like_v2() {
             let mut logs: Vec<Vec<Event>> = Vec::new();
             for version in [2, 3] {
                 let mut log = Vec::new();
-                playout_under(version, seats, seed % 2 == 0, seed, 1000, &mut |_, events| {
-                    log.extend_from_slice(events)
-                });
+                playout_under(
+                    version,
+                    seats,
+                    seed % 2 == 0,
+                    seed,
+                    1000,
+                    &mut |_, events| log.extend_from_slice(events),
+                );
                 logs.push(log);
             }
             assert_eq!(logs[0], logs[1], "seats {seats}, seed {seed}");

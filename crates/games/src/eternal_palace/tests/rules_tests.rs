@@ -144,7 +144,11 @@ fn actions_parse_from_tagged_json_and_reject_unknown_fields() {
 #[test]
 fn data_file_entries_name_their_source_and_are_consistent() {
     let d = data();
-    assert_eq!(d.locations.len(), 16, "14 printed and the two module locations");
+    assert_eq!(
+        d.locations.len(),
+        16,
+        "14 printed and the two module locations"
+    );
     assert_eq!(d.locations[BRIDGE].key, "bridge");
     // public facts: location 9 gives 1 kaolin for 2 dice, 3 for 3 dice
     let pit = &d.locations[index("9")];

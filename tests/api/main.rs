@@ -4,6 +4,7 @@
 mod accounts;
 mod driver;
 mod eternal_palace;
+mod eternal_palace_modules;
 mod fold_cache;
 mod hardening;
 mod histories;

@@ -644,22 +644,41 @@ pub fn kind_contract(rules: &dyn GameRules) -> KindContract {
     }
 }
 
+/// The kind's defaults, then each boolean option switched on and each list of choices with
+/// every choice taken (a kind's modules), read from its options schema.
+fn option_sets(rules: &dyn GameRules) -> Vec<Value> {
+    let schema = serde_json::to_value(rules.options_schema()).unwrap_or_default();
+    let prefix = crate::api::docs::schema_prefix(rules.kind());
+    let named: BTreeMap<String, Value> = rules
+        .schemas(&prefix)
+        .into_iter()
+        .map(|(name, schema)| (name, serde_json::to_value(schema).unwrap_or_default()))
+        .collect();
+    let mut sets = vec![rules.default_options()];
+    for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+        let items = &property["items"];
+        let choices = match items.get("$ref").and_then(Value::as_str) {
+            Some(reference) => named
+                .get(reference.trim_start_matches("#/components/schemas/"))
+                .and_then(|schema| schema.get("enum").cloned()),
+            None => items.get("enum").cloned(),
+        };
+        let value = match (property["type"].as_str(), choices) {
+            (Some("boolean"), _) => Value::Bool(true),
+            (Some("array"), Some(choices)) => choices,
+            _ => continue,
+        };
+        sets.push(json!({ name.as_str(): value }));
+    }
+    sets
+}
+
 /// Random games per kind: enough to meet all but the rarest action types (those, such as a
 /// contested Java festival, take their example from the action's documentation).
 const GAMES_FOR_EXAMPLES: usize = 4;
 
 fn examples_from_play(rules: &dyn GameRules) -> ContentExamples {
-    let defaults = rules.default_options();
-    let mut option_sets = vec![defaults.clone()];
-    if let Value::Object(fields) = &defaults {
-        for (name, value) in fields {
-            if value == &Value::Bool(false) {
-                let mut switched = fields.clone();
-                switched.insert(name.clone(), Value::Bool(true));
-                option_sets.push(Value::Object(switched));
-            }
-        }
-    }
+    let option_sets = option_sets(rules);
     let counts: Vec<u8> = rules.player_counts().collect();
     let mut examples = ContentExamples::default();
     let games = option_sets.len().max(GAMES_FOR_EXAMPLES);

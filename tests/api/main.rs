@@ -6,6 +6,7 @@ mod client;
 mod contract;
 mod driver;
 mod eternal_palace;
+mod eternal_palace_modules;
 mod fold_cache;
 mod hardening;
 mod histories;

@@ -107,6 +107,10 @@ pub enum Action {
         returned: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         discarded: Option<String>,
+        /// Fish Market tile only, with 3 or more cards: the card kept for hiring (all others
+        /// but the returned one are discarded; `discarded` is not given).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kept: Option<String>,
         /// Hire the remaining card (paying its cost and the fish sign).
         hire: bool,
     },
@@ -130,4 +134,39 @@ pub enum Action {
     /// Rules version 2, at the reveal: the group (index into your revealed groups, 2 or more
     /// dice) that the group artist named in the pending choice rewards.
     ChooseArtistGroup { group: u8 },
+    /// Labyrinth: follow the red arrow to this station, e.g.
+    /// `{"type":"follow_path","station":"willow"}`.
+    FollowPath { station: String },
+    /// River market: give `resource` to fulfil the free demand field `field` (0 = top) and
+    /// put a marker there, e.g. `{"type":"fulfil_demand","field":1,"resource":"kaolin"}`.
+    FulfilDemand { field: u8, resource: Resource },
+    /// Fish Market tile, after the first card: pay `fish` fish (1 or more) to draw as many
+    /// more cards, once.
+    DrawAdvisors { fish: u8 },
+    /// Academy tile: take all the wisdom in the academy's reserve.
+    TakeReserve,
+    /// Temple tile: pay these resources (none, one or two, any kinds) for 1 / 3 / 6 wisdom.
+    BuyWisdom { paid: Vec<Resource> },
+    /// Palace Market tile: exactly as many different items as offered: `step` pays that
+    /// resource for a step at its location (4, 6, 9, 11), `palace` a palace step, `bundle`
+    /// 2 wisdom, 2 fish and that resource, `advisor` an open advisor for free, `privilege`
+    /// a privilege token (privileges module).
+    ChooseMarketTile {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        step: Option<Resource>,
+        #[serde(default)]
+        palace: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bundle: Option<Resource>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        advisor: Option<String>,
+        #[serde(default)]
+        privilege: bool,
+    },
+    /// Eternal Bridge tile bonus: pay `resource` for a step at its location, or `null` to
+    /// decline.
+    StepForResource {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resource: Option<Resource>,
+    },
 }

@@ -69,5 +69,22 @@ rule_codes! {
         NothingChosen = "nothing_chosen",
         /// A group artist rewards a group of two or more dice only.
         NotAnArtistGroup = "not_an_artist_group",
+        /// Labyrinth: the seat's marker is on the exit; no arrow leads on.
+        LabyrinthComplete = "labyrinth_complete",
+        /// Labyrinth: no red arrow the seat can pay for leads from its station there.
+        NoSuchPath = "no_such_path",
+        /// River market: the seat cannot fulfil the demand of any free field.
+        NoDemandToFulfil = "no_demand_to_fulfil",
+        /// River market: there is no demand field with that number in play.
+        NoSuchField = "no_such_field",
+        /// River market: a marker already lies on that demand field.
+        FieldTaken = "field_taken",
+        /// River market: the field asks for another resource.
+        DemandNotMet = "demand_not_met",
+        /// Fish Market tile: more cards are drawn once, for 1 or more fish, at most as many
+        /// as the deck and discard pile hold.
+        InvalidDraw = "invalid_draw",
+        /// Temple tile: pay no resource, one or two.
+        NoSuchOffer = "no_such_offer",
     }
 }

@@ -328,6 +328,10 @@ pub enum LocationKind {
     Market,
     Bridge,
     Scrolls,
+    /// Labyrinth module: a single die; the marker follows an arrow to the next station.
+    Labyrinth,
+    /// River market module: a single die; fulfil a demand of the open card.
+    RiverMarket,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -378,6 +382,9 @@ pub enum BonusChoice {
     Resource,
     /// One open advisor from the display, for free.
     Advisor,
+    /// Eternal Bridge tile: pay one resource for a step on that resource's location track
+    /// (may be declined).
+    ResourceStep,
 }
 
 /// A bonus printed on a space of the Eternal Bridge.
@@ -400,6 +407,10 @@ pub struct BonusData {
     pub source: Source,
 }
 
+fn yes() -> bool {
+    true
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LocationData {
@@ -407,6 +418,12 @@ pub struct LocationData {
     pub name: String,
     pub kind: LocationKind,
     pub source: Source,
+    /// Set when the location exists only with that module.
+    #[serde(default)]
+    pub module: Option<String>,
+    /// Whether the location has a painting layer (the module locations have none).
+    #[serde(default = "yes")]
+    pub layer: bool,
     #[serde(default)]
     pub track: Option<TrackData>,
     #[serde(default)]
@@ -562,6 +579,151 @@ impl AdvisorCard {
     }
 }
 
+/// A station of the labyrinth.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = EternalPalaceStationData)]
+pub struct StationData {
+    /// Station id, e.g. "entrance", "middle".
+    pub id: String,
+    pub name: String,
+    /// Goods a marker takes on arriving here.
+    pub gain: Goods,
+    /// The middle station, where the decoration token lies.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub middle: bool,
+    /// Where this station comes from.
+    pub source: Source,
+}
+
+/// A red arrow of the labyrinth: from one station to the next, with the fish shown on the way.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = EternalPalaceArrowData)]
+pub struct ArrowData {
+    pub from: String,
+    pub to: String,
+    /// Fish paid on the way.
+    pub fish: i32,
+    /// Where this arrow comes from.
+    pub source: Source,
+}
+
+/// A location tile (short rules "Locations"): replaces the action of location `key`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TileData {
+    pub key: String,
+    pub name: String,
+    pub source: Source,
+    /// Eternal Bridge tile: its bonuses.
+    #[serde(default)]
+    pub bonuses: Vec<BonusData>,
+}
+
+/// A demand card of the river market.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = EternalPalaceDemandCard)]
+pub struct DemandCard {
+    /// Card id, e.g. "d07".
+    pub id: String,
+    /// What every marker on the card earns its owner when the card is full.
+    pub reward: Goods,
+    /// What every player without a marker on the card then loses, as far as possible (a
+    /// palace entry moves the marker back).
+    pub penalty: Goods,
+    /// Where this card comes from.
+    pub source: Source,
+}
+
+/// A composition card.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = EternalPalaceCompositionCard)]
+pub struct CompositionCard {
+    /// Card id, e.g. "c05".
+    pub id: String,
+    /// The three locations whose painting layers complete the card.
+    pub layers: Vec<String>,
+    /// Imperial seals the card gives (1 VP each at the end).
+    pub seals: i32,
+    /// Goods the card gives at once.
+    pub gain: Goods,
+    /// Where this card comes from.
+    pub source: Source,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RiverMarketData {
+    pub source: Source,
+    /// The resources each demand field accepts, top field first.
+    pub fields: Vec<Vec<Resource>>,
+    pub fields_by_players: Vec<usize>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompositionsData {
+    pub source: Source,
+    pub open_by_players: Vec<usize>,
+    pub seal_points: i32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FishMarketTileData {
+    pub source: Source,
+    pub draw: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AcademyTileData {
+    pub source: Source,
+    pub reserve_per_hire: i32,
+    pub reserve_start: i32,
+    pub reserve_start_source: Source,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TempleOffer {
+    pub resources: usize,
+    pub wisdom: i32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TempleTileData {
+    pub source: Source,
+    pub offers: Vec<TempleOffer>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarketTileData {
+    pub source: Source,
+    pub items_by_dice: Vec<ItemsByDice>,
+    pub step_cost: i32,
+    pub palace: Goods,
+    pub bundle: Goods,
+    pub bundle_resources: i32,
+    pub bundle_resources_source: Source,
+    pub privilege_source: Source,
+}
+
+impl MarketTileData {
+    pub fn items_for(&self, dice: usize) -> usize {
+        self.items_by_dice
+            .iter()
+            .find(|i| i.dice_min <= dice && dice <= i.dice_max)
+            .map(|i| i.count)
+            .unwrap_or(0)
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameData {
@@ -580,6 +742,27 @@ pub struct GameData {
     pub scrolls: ScrollsData,
     pub privileges: PrivilegeData,
     pub artist_group_rewards: ArtistGroupRewards,
+    pub river_market: RiverMarketData,
+    pub compositions: CompositionsData,
+    pub fish_market_tile: FishMarketTileData,
+    pub academy_tile: AcademyTileData,
+    pub temple_tile: TempleTileData,
+    pub market_tile: MarketTileData,
+    /// From `locations.txt`: the labyrinth's stations.
+    #[serde(skip)]
+    pub stations: Vec<StationData>,
+    /// From `locations.txt`: the labyrinth's arrows.
+    #[serde(skip)]
+    pub arrows: Vec<ArrowData>,
+    /// From `locations.txt`: the location tiles.
+    #[serde(skip)]
+    pub tiles: Vec<TileData>,
+    /// From `cards.txt`: the river market's demand cards.
+    #[serde(skip)]
+    pub demands: Vec<DemandCard>,
+    /// From `cards.txt`: the composition cards.
+    #[serde(skip)]
+    pub composition_cards: Vec<CompositionCard>,
     /// From `locations.txt`.
     #[serde(skip)]
     pub locations: Vec<LocationData>,
@@ -595,8 +778,14 @@ pub struct GameData {
 pub const BRIDGE: usize = 12;
 /// Index of the Imperial Scrolls in `locations`.
 pub const SCROLLS: usize = 13;
-/// Number of locations (1..12, bridge, scrolls).
-pub const LOCATIONS: usize = 14;
+/// Index of the labyrinth (module) in `locations`.
+pub const LABYRINTH: usize = 14;
+/// Index of the river market (module) in `locations`.
+pub const RIVER_MARKET: usize = 15;
+/// Number of locations (1..12, bridge, scrolls, labyrinth, river market).
+pub const LOCATIONS: usize = 16;
+/// The labyrinth's station where markers start.
+pub const ENTRANCE: &str = "entrance";
 /// The privileges module's name in the data file.
 pub const PRIVILEGES: &str = "privileges";
 
@@ -634,11 +823,46 @@ impl GameData {
             .filter(move |i| i.module.is_none() || privileges)
     }
 
-    pub fn bridge_bonuses(&self, privileges: bool) -> impl Iterator<Item = &BonusData> {
-        self.locations[BRIDGE]
-            .bonuses
+    /// The bridge's bonuses in play: the printed bridge's, or the tile's.
+    pub fn bridge_bonuses(&self, privileges: bool, tile: bool) -> impl Iterator<Item = &BonusData> {
+        let bonuses = match self.tile("bridge") {
+            Some(t) if tile => &t.bonuses,
+            _ => &self.locations[BRIDGE].bonuses,
+        };
+        bonuses
             .iter()
             .filter(move |b| b.module.is_none() || privileges)
+    }
+
+    pub fn tile(&self, key: &str) -> Option<&TileData> {
+        self.tiles.iter().find(|t| t.key == key)
+    }
+
+    pub fn station(&self, id: &str) -> Option<&StationData> {
+        self.stations.iter().find(|s| s.id == id)
+    }
+
+    /// The arrows leaving station `from`.
+    pub fn arrows_from<'a>(&'a self, from: &'a str) -> impl Iterator<Item = &'a ArrowData> {
+        self.arrows.iter().filter(move |a| a.from == from)
+    }
+
+    pub fn demand(&self, id: &str) -> Option<&DemandCard> {
+        self.demands.iter().find(|c| c.id == id)
+    }
+
+    pub fn composition(&self, id: &str) -> Option<&CompositionCard> {
+        self.composition_cards.iter().find(|c| c.id == id)
+    }
+
+    /// Demand fields in play with this many players.
+    pub fn demand_fields(&self, seats: u8) -> usize {
+        self.river_market
+            .fields_by_players
+            .get(seats as usize)
+            .copied()
+            .unwrap_or(0)
+            .min(self.river_market.fields.len())
     }
 
     /// Minimal wisdom to turn pip `from` into pip `to` (steps of one pip, or 1<->6 swaps).
@@ -662,6 +886,9 @@ struct Setting(String, serde_json::Value);
 #[serde(rename_all = "snake_case")]
 enum LocationRecord {
     Location(LocationData),
+    Station(StationData),
+    Arrow(ArrowData),
+    Tile(TileData),
 }
 
 /// A line of `cards.txt`.
@@ -670,6 +897,8 @@ enum LocationRecord {
 enum CardRecord {
     MarketItem(MarketItemData),
     Advisor(AdvisorCard),
+    Demand(DemandCard),
+    Composition(CompositionCard),
 }
 
 fn parse() -> GameData {
@@ -680,14 +909,20 @@ fn parse() -> GameData {
             .collect();
     let mut data: GameData = serde_json::from_value(serde_json::Value::Object(settings))
         .unwrap_or_else(|e| panic!("data/eternal_palace/settings.txt is invalid: {e}"));
-    data.locations = embedded::<LocationRecord>("locations.txt", LOCATIONS_TXT)
-        .into_iter()
-        .map(|LocationRecord::Location(location)| location)
-        .collect();
+    for record in embedded::<LocationRecord>("locations.txt", LOCATIONS_TXT) {
+        match record {
+            LocationRecord::Location(location) => data.locations.push(location),
+            LocationRecord::Station(station) => data.stations.push(station),
+            LocationRecord::Arrow(arrow) => data.arrows.push(arrow),
+            LocationRecord::Tile(tile) => data.tiles.push(tile),
+        }
+    }
     for card in embedded::<CardRecord>("cards.txt", CARDS_TXT) {
         match card {
             CardRecord::MarketItem(item) => data.market_items.push(item),
             CardRecord::Advisor(advisor) => data.advisors.push(advisor),
+            CardRecord::Demand(demand) => data.demands.push(demand),
+            CardRecord::Composition(card) => data.composition_cards.push(card),
         }
     }
     data

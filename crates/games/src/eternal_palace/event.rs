@@ -31,6 +31,20 @@ pub enum Reason {
     Advisor,
     /// A diplomat of another player gave this.
     Diplomacy,
+    /// Labyrinth module: fish on the way, goods of a station.
+    Labyrinth,
+    /// River market module: a demand fulfilled.
+    RiverMarket,
+    /// River market module: the reward for a marker on a full card.
+    DemandReward,
+    /// River market module: the penalty for having no marker on a full card.
+    DemandPenalty,
+    /// Compositions module: a card's reward.
+    Composition,
+    /// Fish Market tile: fish paid to draw more cards.
+    FishMarket,
+    /// Academy tile: the wisdom reserve taken.
+    Academy,
 }
 
 /// Where a hired advisor came from.
@@ -41,6 +55,10 @@ pub enum HireSource {
     FishMarket,
     Academy,
     Bridge,
+    /// Academy tile: the card's cost only, no wisdom.
+    AcademyTile,
+    /// Palace Market tile: a free open advisor.
+    PalaceMarket,
 }
 
 /// A choice that waits for the active seat.
@@ -60,6 +78,59 @@ pub enum Choice {
     /// revealed groups, each of 2 or more dice) the group artist `card` rewards, because
     /// its groups would give different rewards: answer with `choose_artist_group`.
     ArtistGroup { card: String, groups: Vec<u8> },
+    /// Labyrinth: follow one of the red arrows to these stations (the ones whose fish the
+    /// seat can pay): answer with `follow_path`.
+    Path { stations: Vec<String> },
+    /// River market: fulfil the demand of a free field: answer with `fulfil_demand`.
+    Demand,
+    /// Academy tile: take the `reserve` wisdom or hire an open advisor for its cost: answer
+    /// with `take_reserve` or `hire_advisor`.
+    AcademyTile { reserve: i32 },
+    /// Temple tile: 1 wisdom, or pay 1 / 2 resources for 3 / 6 wisdom: answer with
+    /// `buy_wisdom`.
+    TempleTile,
+    /// Palace Market tile: `count` different items: answer with `choose_market_tile`.
+    MarketTile { count: u8 },
+    /// Eternal Bridge tile: pay a resource for a step at its location, or not: answer with
+    /// `step_for_resource`.
+    ResourceStep,
+}
+
+/// What a seat answered to a choice of a module or tile (the event `choice_answered`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[schema(as = EternalPalaceAnswer)]
+pub enum Answer {
+    /// Labyrinth: the arrow to this station.
+    Path { station: String },
+    /// River market: the demand field and the resource given.
+    Demand { field: u8, resource: Resource },
+    /// Academy tile: the reserve taken.
+    Reserve { wisdom: i32 },
+    /// Temple tile: the resources paid (none for 1 wisdom).
+    Temple { paid: Vec<Resource> },
+    /// Palace Market tile: the items taken.
+    MarketTile {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        step: Option<Resource>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        palace: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bundle: Option<Resource>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        advisor: Option<String>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        privilege: bool,
+    },
+    /// Eternal Bridge tile: the resource paid for a step, or none.
+    ResourceStep {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resource: Option<Resource>,
+    },
+}
+
+fn is_zero(value: &i32) -> bool {
+    *value == 0
 }
 
 /// One line of the final scoring.
@@ -79,6 +150,10 @@ pub struct ScoreSheet {
     pub sequence: i32,
     /// Imperial seals from the palace track (3 for first, 1 for second).
     pub seals: i32,
+    /// Compositions module: VP for the imperial seals of the composition cards taken
+    /// (omitted when 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub composition_seals: i32,
     /// Sum of the above.
     pub total: i32,
     /// Place (1 = winner); equal places are shared.
@@ -218,6 +293,37 @@ pub enum Event {
     RoundEnded { round: u32 },
     /// A seat got one of its dice back from the palace.
     PalaceDieReleased { seat: Seat },
+    /// River market module: the demand deck was shuffled (at set-up, and again from the
+    /// used cards when it runs out). Entries are hidden tokens "demand:{id}"; `null` for
+    /// everybody but the omniscient export.
+    DemandDeckShuffled {
+        #[serde(default)]
+        deck: Option<Vec<String>>,
+    },
+    /// River market module: the top demand card was revealed; its fields are free.
+    DemandRevealed { card: String },
+    /// River market module: a seat put a marker on a demand field.
+    DemandFulfilled { seat: Seat, field: u8 },
+    /// River market module: the full card was paid out; markers return and the card is
+    /// put aside.
+    DemandSettled { card: String },
+    /// Labyrinth module: a seat's marker moved along an arrow to `to`.
+    LabyrinthMoved { seat: Seat, to: String },
+    /// Compositions module: these cards lie face up.
+    CompositionsDealt { cards: Vec<String> },
+    /// Compositions module: the seat was first to hold the card's layers and takes it.
+    CompositionClaimed { seat: Seat, card: String },
+    /// Academy tile: the wisdom now in the academy's reserve.
+    AcademyReserveSet { wisdom: i32 },
+    /// Fish Market tile: more cards drawn for fish, seen only by the drawer (hidden tokens).
+    ExtraAdvisorsDrawn {
+        seat: Seat,
+        count: u8,
+        #[serde(default)]
+        cards: Option<Vec<String>>,
+    },
+    /// The seat answered a choice of a module or tile; what follows carries it out.
+    ChoiceAnswered { seat: Seat, answer: Answer },
     /// Final scoring.
     GameFinished {
         /// Final score per seat, indexed by seat.

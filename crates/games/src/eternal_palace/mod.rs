@@ -45,16 +45,110 @@ pub use state::State;
 pub use view::EternalPalaceView;
 
 use data::{data, Goods};
-use event::{Choice, HireSource, Reason};
+use event::{Answer, Choice, HireSource, Reason};
 use state::{token_card, token_owner, Pending};
 
-/// Options chosen when the game is created.
+/// One of the five location tiles (short rules "Locations"): an alternative side for a
+/// location of the board, replacing its action.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = EternalPalaceLocationTile)]
+pub enum LocationTile {
+    /// Fish Market (1): draw 1 advisor, pay any fish once for as many more.
+    FishMarket,
+    /// Academy of Wisdom (2): take the academy's wisdom reserve, or hire an open advisor for
+    /// its cost and add 1 wisdom to the reserve.
+    Academy,
+    /// Temple of Wisdom (7): 1 wisdom, or 1 / 2 resources for 3 / 6 wisdom.
+    Temple,
+    /// Palace Market (12): 1 / 2 / 3 different items for 2 / 3 / 4+ dice.
+    PalaceMarket,
+    /// Eternal Bridge: other bonuses along the way.
+    EternalBridge,
+}
+
+impl LocationTile {
+    pub const ALL: [LocationTile; 5] = [
+        LocationTile::FishMarket,
+        LocationTile::Academy,
+        LocationTile::Temple,
+        LocationTile::PalaceMarket,
+        LocationTile::EternalBridge,
+    ];
+
+    /// The key of the location the tile lies on.
+    pub fn key(self) -> &'static str {
+        match self {
+            LocationTile::FishMarket => "1",
+            LocationTile::Academy => "2",
+            LocationTile::Temple => "7",
+            LocationTile::PalaceMarket => "12",
+            LocationTile::EternalBridge => "bridge",
+        }
+    }
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// Options chosen when the game is created. The modules and tiles need rules version 3;
+/// at most one of `labyrinth`, `river_market` and `compositions` may be chosen. Options left
+/// at their default are omitted when the options are shown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct EternalPalaceOptions {
     /// Play with the privileges module (privilege tokens change the turn order; 4 more
     /// advisors; the Palace Market and the bridge's third space hand out tokens).
+    #[schema(example = true)]
     pub privileges: bool,
+    /// Labyrinth module (rules version 3): a new location visited with a single die; the
+    /// marker follows an arrow to the next station, paying the fish on the way and taking the
+    /// station's goods. Not combinable with `river_market` or `compositions`.
+    #[serde(skip_serializing_if = "is_false")]
+    #[schema(example = true)]
+    pub labyrinth: bool,
+    /// River market module (Fluss-Markt, rules version 3): a new location visited with a
+    /// single die, where players fulfil the demands of a card from a secret deck of 12; a
+    /// full card rewards every marker on it and penalises every player without one. Not
+    /// combinable with `labyrinth` or `compositions`.
+    #[serde(skip_serializing_if = "is_false")]
+    #[schema(example = true)]
+    pub river_market: bool,
+    /// Compositions module (rules version 3): as many open composition cards as players; the
+    /// first to hold the painting layers of a card's three locations takes its reward
+    /// (imperial seals are 1 VP at the end). Not combinable with `labyrinth` or
+    /// `river_market`.
+    #[serde(skip_serializing_if = "is_false")]
+    #[schema(example = true)]
+    pub compositions: bool,
+    /// Location tiles in play (rules version 3), any subset of the five, each at most once;
+    /// combinable with everything.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(example = json!(["fish_market", "eternal_bridge"]))]
+    pub location_tiles: Vec<LocationTile>,
+}
+
+impl EternalPalaceOptions {
+    /// The base game with or without privileges (what rules versions 1 and 2 offer).
+    pub fn base(privileges: bool) -> Self {
+        EternalPalaceOptions {
+            privileges,
+            ..Default::default()
+        }
+    }
+
+    /// Whether a module or tile of rules version 3 is chosen.
+    pub fn uses_version_3(&self) -> bool {
+        self.labyrinth || self.river_market || self.compositions || !self.location_tiles.is_empty()
+    }
+
+    /// Whether the tile for location `key` is chosen.
+    pub fn tile(&self, key: &str) -> bool {
+        self.location_tiles.iter().any(|t| t.key() == key)
+    }
 }
 
 /// The Eternal Palace engine.
@@ -81,6 +175,13 @@ impl Engine for EternalPalace {
             date: "2026-11-24",
             changes: "Only 8 painting layers end the game (no 15-round limit); a group \
                       artist's owner chooses which group it rewards.",
+        },
+        RulesVersion {
+            version: 3,
+            date: "2026-11-24",
+            changes: "The expansion modules labyrinth, river market (Fluss-Markt) and \
+                      compositions (at most one per game) and the five location tiles are \
+                      available as options; games without them play as in version 2.",
         },
     ];
     /// Version 2 added `game_set_up`'s optional `seed_commitment`.
@@ -144,10 +245,15 @@ impl Engine for EternalPalace {
     fn redact(event: &Event, viewer: Viewer) -> Event {
         let mut event = event.clone();
         match &mut event {
-            Event::GameSetUp { deck, .. } | Event::DeckReshuffled { deck }
+            Event::GameSetUp { deck, .. }
+            | Event::DeckReshuffled { deck }
+            | Event::DemandDeckShuffled { deck }
                 if !viewer.is_omniscient() =>
             {
                 *deck = None;
+            }
+            Event::ExtraAdvisorsDrawn { seat, cards, .. } if !viewer.sees_secrets_of(*seat) => {
+                *cards = None;
             }
             Event::DiceGrouped { seat, sealed } if !viewer.sees_secrets_of(*seat) => *sealed = None,
             Event::AdvisorsDrawn { seat, cards, .. } if !viewer.sees_secrets_of(*seat) => {
@@ -173,8 +279,14 @@ impl Engine for EternalPalace {
                 needle: format!("\"{token}\""),
             });
         }
+        for token in &state.demand_deck {
+            out.push(Secret {
+                owner: None,
+                needle: format!("\"{token}\""),
+            });
+        }
         for pending in &state.pending {
-            if let Pending::FishMarket { seat, cards } = pending {
+            if let Pending::FishMarket { seat, cards, .. } = pending {
                 for token in cards {
                     out.push(Secret {
                         owner: Some(*seat),
@@ -236,6 +348,64 @@ fn reason_text(reason: Reason) -> &'static str {
         Reason::Hire => "for hiring",
         Reason::Advisor => "from an advisor",
         Reason::Diplomacy => "from a diplomat",
+        Reason::Labyrinth => "in the labyrinth",
+        Reason::RiverMarket => "to fulfil a demand at the river market",
+        Reason::DemandReward => "as the river market's reward",
+        Reason::DemandPenalty => "as the river market's penalty",
+        Reason::Composition => "for a composition",
+        Reason::FishMarket => "to draw more advisors",
+        Reason::Academy => "from the academy's reserve",
+    }
+}
+
+fn station_name(id: &str) -> String {
+    data()
+        .station(id)
+        .map_or_else(|| id.to_string(), |s| s.name.clone())
+}
+
+fn answer_text(answer: &Answer) -> String {
+    match answer {
+        Answer::Path { station } => format!("takes the way to {}", station_name(station)),
+        Answer::Demand { field, resource } => {
+            format!("gives {} for demand field {field}", resource.name())
+        }
+        Answer::Reserve { wisdom } => format!("takes the academy's reserve of {wisdom} wisdom"),
+        Answer::Temple { paid } if paid.is_empty() => "takes 1 wisdom at the temple".into(),
+        Answer::Temple { paid } => format!(
+            "pays {} for wisdom at the temple",
+            paid.iter()
+                .map(|r| r.name())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ),
+        Answer::MarketTile {
+            step,
+            palace,
+            bundle,
+            advisor,
+            privilege,
+        } => {
+            let mut parts = Vec::new();
+            if let Some(r) = step {
+                parts.push(format!("a step for {}", r.name()));
+            }
+            if *palace {
+                parts.push("a palace step".to_string());
+            }
+            if let Some(r) = bundle {
+                parts.push(format!("wisdom, fish and {}", r.name()));
+            }
+            if let Some(c) = advisor {
+                parts.push(card_name(c));
+            }
+            if *privilege {
+                parts.push("a privilege".to_string());
+            }
+            format!("takes {} at the Palace Market", parts.join(", "))
+        }
+        Answer::ResourceStep { resource: Some(r) } => format!("pays {} for a step", r.name()),
+        Answer::ResourceStep { resource: None } => "takes no step for a resource".to_string(),
     }
 }
 
@@ -381,6 +551,14 @@ fn describe(state: &State, event: &Event) -> String {
                 Choice::ArtistGroup { card, .. } => {
                     format!("chooses the group that {} rewards", card_name(card))
                 }
+                Choice::Path { .. } => "chooses a way through the labyrinth".to_string(),
+                Choice::Demand => "chooses a demand to fulfil".to_string(),
+                Choice::AcademyTile { reserve } => {
+                    format!("takes the reserve of {reserve} wisdom or hires an advisor")
+                }
+                Choice::TempleTile => "chooses what to buy at the temple".to_string(),
+                Choice::MarketTile { count } => format!("chooses {count} market items"),
+                Choice::ResourceStep => "may pay a resource for a step".to_string(),
             };
             format!("{} {what}", colour(*seat))
         }
@@ -479,6 +657,45 @@ fn describe(state: &State, event: &Event) -> String {
         }
         Event::GameFinished { scores, places, .. } => {
             crate::kit::seats::describe_final_standing(scores, places)
+        }
+        Event::DemandDeckShuffled { .. } => {
+            "The river market's demand cards are shuffled face down".to_string()
+        }
+        Event::DemandRevealed { card } => format!("Demand card {card} is revealed"),
+        Event::DemandFulfilled { seat, field } => {
+            format!("{} puts a marker on demand field {field}", colour(*seat))
+        }
+        Event::DemandSettled { card } => {
+            format!("Demand card {card} is full: markers return")
+        }
+        Event::LabyrinthMoved { seat, to } => format!(
+            "{} moves to {} in the labyrinth",
+            colour(*seat),
+            station_name(to)
+        ),
+        Event::CompositionsDealt { cards } => {
+            format!("Composition cards on display: {}", cards.join(", "))
+        }
+        Event::CompositionClaimed { seat, card } => {
+            format!("{} completes composition {card}", colour(*seat))
+        }
+        Event::AcademyReserveSet { wisdom } => {
+            format!("The academy's reserve now holds {wisdom} wisdom")
+        }
+        Event::ExtraAdvisorsDrawn { seat, count, cards } => match cards {
+            Some(cards) => format!(
+                "{} draws {} more",
+                colour(*seat),
+                cards
+                    .iter()
+                    .map(|t| card_name(token_card(t)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => format!("{} draws {count} more advisor(s)", colour(*seat)),
+        },
+        Event::ChoiceAnswered { seat, answer } => {
+            format!("{} {}", colour(*seat), answer_text(answer))
         }
     }
 }

@@ -10,10 +10,11 @@ use super::codes::EternalPalaceRule;
 use super::data::{
     data, AdvisorEffect, BonusChoice, Goods, HireSign, LocationKind, Resource, SCROLLS,
 };
-use super::event::{Choice, Event, HireSource, Reason};
+use super::event::{Answer, Choice, Event, HireSource, Reason};
 use super::scoring::final_scores;
 use super::state::{
-    deck_token, held_token, known_token, seal, token_card, unseal, Pending, Phase, State,
+    deck_token, demand_token, held_token, known_token, seal, token_card, unseal, Pending, Phase,
+    State,
 };
 use super::EternalPalace;
 use super::EternalPalaceOptions;
@@ -40,6 +41,7 @@ pub fn setup(
     rng: &mut dyn RngCore,
 ) -> Decision {
     check_player_count(EternalPalace::NAME, EternalPalace::player_counts(), seats)?;
+    check_options(options, rules_version)?;
     let d = data();
     let mut cx = Ctx::new(&State::new(options, seats, rules_version));
     let mut order: Vec<Seat> = (0..seats).collect();
@@ -53,9 +55,92 @@ pub fn setup(
         deck: Some(deck.iter().map(|c| deck_token(c)).collect()),
         seed_commitment: seed_commitment.map(str::to_owned),
     });
+    // The modules shuffle only when chosen, so games without them draw from `rng` exactly
+    // as before.
+    if options.river_market {
+        let mut demands: Vec<String> = d.demands.iter().map(|c| c.id.clone()).collect();
+        demands.shuffle(rng);
+        cx.emit(Event::DemandDeckShuffled {
+            deck: Some(demands.iter().map(|c| demand_token(c)).collect()),
+        });
+        reveal_demand(&mut cx, rng);
+    }
+    if options.compositions {
+        let mut cards: Vec<String> = d.composition_cards.iter().map(|c| c.id.clone()).collect();
+        cards.shuffle(rng);
+        let open = d
+            .compositions
+            .open_by_players
+            .get(seats as usize)
+            .copied()
+            .unwrap_or(0);
+        cards.truncate(open);
+        cx.emit(Event::CompositionsDealt { cards });
+    }
     deal_display(&mut cx, rng);
     start_round(&mut cx, 1, rng);
     Ok(cx.into_events())
+}
+
+/// The first rules version with the modules and location tiles.
+pub const MODULES_FROM_VERSION: u32 = 3;
+
+/// Options the short rules allow together, under a rules version that has them.
+pub fn check_options(options: &EternalPalaceOptions, rules_version: u32) -> Result<(), RuleError> {
+    if options.uses_version_3() && rules_version < MODULES_FROM_VERSION {
+        return Err(err(
+            SharedRule::InvalidOptions,
+            format!(
+                "the modules labyrinth, river_market and compositions and the location tiles \
+                 need rules version {MODULES_FROM_VERSION}; this game is on version \
+                 {rules_version}"
+            ),
+        ));
+    }
+    let chosen: Vec<&str> = [
+        (options.labyrinth, "labyrinth"),
+        (options.river_market, "river_market"),
+        (options.compositions, "compositions"),
+    ]
+    .into_iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, name)| name)
+    .collect();
+    if chosen.len() > 1 {
+        return Err(err(
+            SharedRule::InvalidOptions,
+            format!(
+                "labyrinth, river_market and compositions cannot be combined (chosen: {}); \
+                 choose at most one of them (each combines with privileges and the tiles)",
+                chosen.join(", ")
+            ),
+        ));
+    }
+    for (i, tile) in options.location_tiles.iter().enumerate() {
+        if options.location_tiles[..i].contains(tile) {
+            return Err(err(
+                SharedRule::InvalidOptions,
+                format!("location_tiles names {} twice", tile.key()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// River market: reveals the next demand card, shuffling the used ones into a new deck when
+/// the deck is empty.
+fn reveal_demand(cx: &mut Ctx, rng: &mut dyn RngCore) {
+    if cx.state().demand_deck.is_empty() && !cx.state().demand_discard.is_empty() {
+        let mut fresh = cx.state().demand_discard.clone();
+        fresh.shuffle(rng);
+        cx.emit(Event::DemandDeckShuffled {
+            deck: Some(fresh.iter().map(|c| demand_token(c)).collect()),
+        });
+    }
+    if let Some(top) = cx.state().demand_deck.first() {
+        let card = token_card(top).to_string();
+        cx.emit(Event::DemandRevealed { card });
+    }
 }
 
 /// Makes sure the deck holds at least `needed` cards if the discard pile allows: the
@@ -581,13 +666,17 @@ pub fn decide(state: &State, seat: Seat, action: &Action, rng: &mut dyn RngCore)
         Action::ResolveFishMarket {
             returned,
             discarded,
+            kept,
             hire,
         } => decide_fish_market(
             state,
             seat,
-            returned.as_deref(),
-            discarded.as_deref(),
-            *hire,
+            FishMarketChoice {
+                returned: returned.as_deref(),
+                discarded: discarded.as_deref(),
+                kept: kept.as_deref(),
+                hire: *hire,
+            },
             rng,
         ),
         Action::HireAdvisor { card } => decide_hire(state, seat, card.as_deref(), rng),
@@ -597,6 +686,32 @@ pub fn decide(state: &State, seat: Seat, action: &Action, rng: &mut dyn RngCore)
             decide_scrolls(state, seat, *goods, *resource, rng)
         }
         Action::ChooseArtistGroup { group } => decide_artist_group(state, seat, *group),
+        Action::FollowPath { station } => decide_follow_path(state, seat, station, rng),
+        Action::FulfilDemand { field, resource } => {
+            decide_fulfil_demand(state, seat, *field, *resource, rng)
+        }
+        Action::DrawAdvisors { fish } => decide_draw_advisors(state, seat, *fish, rng),
+        Action::TakeReserve => decide_take_reserve(state, seat, rng),
+        Action::BuyWisdom { paid } => decide_buy_wisdom(state, seat, paid, rng),
+        Action::ChooseMarketTile {
+            step,
+            palace,
+            bundle,
+            advisor,
+            privilege,
+        } => decide_market_tile(
+            state,
+            seat,
+            MarketTileChoice {
+                step: *step,
+                palace: *palace,
+                bundle: *bundle,
+                advisor: advisor.clone(),
+                privilege: *privilege,
+            },
+            rng,
+        ),
+        Action::StepForResource { resource } => decide_resource_step(state, seat, *resource, rng),
     }
 }
 
@@ -734,6 +849,21 @@ fn pips_and_wisdom(
             }
             Ok((vec![v], d.pip_cost(*pip, v)))
         }
+        LocationKind::Labyrinth | LocationKind::RiverMarket => {
+            if value.is_some() {
+                return Err(err(
+                    EternalPalaceRule::UnexpectedValue,
+                    "a value is given only at the bridge",
+                ));
+            }
+            if dice.len() != 1 {
+                return Err(err(
+                    EternalPalaceRule::SingleDieOnly,
+                    format!("the {} takes a single die only", spot.name),
+                ));
+            }
+            Ok((dice.to_vec(), 0))
+        }
         _ => {
             if value.is_some() {
                 return Err(err(
@@ -774,10 +904,14 @@ pub fn check_place(
             "that group is already placed",
         ));
     }
-    let Some(index) = d.location_index(location) else {
+    let Some(index) = d
+        .location_index(location)
+        .filter(|index| state.in_play(*index))
+    else {
         return Err(err(
             EternalPalaceRule::NoSuchLocation,
-            "locations are \"1\"..\"12\", \"bridge\" and \"scrolls\"",
+            "locations are \"1\"..\"12\", \"bridge\", \"scrolls\" and the chosen module's \
+             \"labyrinth\" or \"river_market\"",
         ));
     };
     let spot = &d.locations[index];
@@ -797,6 +931,28 @@ pub fn check_place(
         return Err(err(
             EternalPalaceRule::NotEnoughFish,
             format!("that needs {fish} fish"),
+        ));
+    }
+    if spot.kind == LocationKind::Labyrinth {
+        let station = &p.station;
+        if d.arrows_from(station).next().is_none() {
+            return Err(err(
+                EternalPalaceRule::LabyrinthComplete,
+                "your marker has already left the labyrinth",
+            ));
+        }
+        let left = p.stock.fish - fish;
+        if !d.arrows_from(station).any(|a| a.fish <= left) {
+            return Err(err(
+                EternalPalaceRule::NotEnoughFish,
+                "no way out of your station is paid for with the fish you would have left",
+            ));
+        }
+    }
+    if spot.kind == LocationKind::RiverMarket && fulfillable_fields(state, seat).is_empty() {
+        return Err(err(
+            EternalPalaceRule::NoDemandToFulfil,
+            "you cannot fulfil the demand of any free field of the river market",
         ));
     }
     if spot.kind == LocationKind::Monument {
@@ -843,13 +999,19 @@ fn decide_place(
         wisdom: placement.wisdom,
         fish: placement.fish,
     });
+    let tile = state.tile(&spot.key);
     match spot.kind {
-        LocationKind::FishMarket => visit_fish_market(&mut cx, seat, index, rng),
+        LocationKind::FishMarket => visit_fish_market(&mut cx, seat, index, tile, rng),
+        LocationKind::Academy if tile => visit_academy_tile(&mut cx, seat, index),
         LocationKind::Academy => visit_academy(&mut cx, seat, index),
         LocationKind::Resource => visit_resource_location(&mut cx, seat, index, dice),
         LocationKind::Monument => visit_monument(&mut cx, seat, index),
+        LocationKind::Temple if tile => visit_temple_tile(&mut cx, seat, index, dice),
         LocationKind::Temple => visit_temple(&mut cx, seat, index, dice),
+        LocationKind::Market if tile => visit_market_tile(&mut cx, seat, index, dice),
         LocationKind::Market => visit_market(&mut cx, seat, index, dice),
+        LocationKind::Labyrinth => visit_labyrinth(&mut cx, seat),
+        LocationKind::RiverMarket => visit_river_market(&mut cx, seat, index),
         LocationKind::Bridge => cross_bridge(
             &mut cx,
             seat,
@@ -862,10 +1024,14 @@ fn decide_place(
     Ok(cx.into_events())
 }
 
-fn visit_fish_market(cx: &mut Ctx, seat: Seat, index: usize, rng: &mut dyn RngCore) {
+fn visit_fish_market(cx: &mut Ctx, seat: Seat, index: usize, tile: bool, rng: &mut dyn RngCore) {
     let d = data();
     step_track(cx, seat, index);
-    let draw = d.fish_market.draw;
+    let draw = if tile {
+        d.fish_market_tile.draw
+    } else {
+        d.fish_market.draw
+    };
     ensure_deck(cx, draw, rng);
     let n = draw.min(cx.state().deck.len());
     if n > 0 {
@@ -990,7 +1156,7 @@ fn cross_bridge(cx: &mut Ctx, seat: Seat, index: usize, moved: u8) {
         to,
     });
     let bonuses: Vec<_> = d
-        .bridge_bonuses(cx.state().privileges)
+        .bridge_bonuses(cx.state().privileges, cx.state().tile("bridge"))
         .filter(|b| b.space > from && b.space <= to)
         .cloned()
         .collect();
@@ -1007,6 +1173,12 @@ fn cross_bridge(cx: &mut Ctx, seat: Seat, index: usize, moved: u8) {
                     choice: Choice::Hire {
                         source: HireSource::Bridge,
                     },
+                })
+            }
+            Some(BonusChoice::ResourceStep) if has_any_resource(cx.state(), seat) => {
+                cx.emit(Event::ChoiceOffered {
+                    seat,
+                    choice: Choice::ResourceStep,
                 })
             }
             _ => {}
@@ -1061,6 +1233,11 @@ fn step_track(cx: &mut Ctx, seat: Seat, index: usize) {
 fn take_layer(cx: &mut Ctx, seat: Seat, index: usize) {
     let d = data();
     let spot = &d.locations[index];
+    if !spot.layer {
+        // the river market's last field: the decoration only
+        take_decoration(cx, seat, &spot.key);
+        return;
+    }
     if cx.state().players[seat as usize].layers.contains(&spot.key) {
         return;
     }
@@ -1068,11 +1245,39 @@ fn take_layer(cx: &mut Ctx, seat: Seat, index: usize) {
         seat,
         layer: spot.key.clone(),
     });
-    if spot.kind != LocationKind::Monument && cx.state().decorations.contains(&spot.key) {
+    if spot.kind != LocationKind::Monument {
+        take_decoration(cx, seat, &spot.key);
+    }
+    if cx.state().compositions {
+        claim_compositions(cx, seat);
+    }
+}
+
+fn take_decoration(cx: &mut Ctx, seat: Seat, key: &str) {
+    if cx.state().decorations.iter().any(|k| k == key) {
         cx.emit(Event::DecorationTaken {
             seat,
-            location: spot.key.clone(),
+            location: key.to_string(),
         });
+    }
+}
+
+/// Compositions: "Der erste Spieler, der alle Bildebenen der auf der Karte gezeigten 3 Orte
+/// besitzt, erhält die unten gezeigte Belohnung. Die Karte geht aus dem Spiel."
+fn claim_compositions(cx: &mut Ctx, seat: Seat) {
+    let d = data();
+    for card in cx.state().composition_cards.clone() {
+        let Some(info) = d.composition(&card) else {
+            continue;
+        };
+        let layers = &cx.state().players[seat as usize].layers;
+        if info.layers.iter().all(|l| layers.contains(l)) {
+            cx.emit(Event::CompositionClaimed {
+                seat,
+                card: card.clone(),
+            });
+            gain_goods(cx, seat, info.gain, Reason::Composition);
+        }
     }
 }
 
@@ -1124,7 +1329,8 @@ pub fn hire_cost(card: &str, source: HireSource) -> Option<(Goods, Goods)> {
     let mut pay = card.cost;
     let mut gain = Goods::default();
     match source {
-        HireSource::Bridge => return Some((Goods::default(), gain)),
+        HireSource::Bridge | HireSource::PalaceMarket => return Some((Goods::default(), gain)),
+        HireSource::AcademyTile => {}
         HireSource::FishMarket => match card.hire {
             HireSign::Gain => gain.fish = d.fish_market.hire_fish,
             HireSign::Pay => pay.fish += d.fish_market.hire_fish,
@@ -1187,12 +1393,18 @@ fn front_pending(state: &State, seat: Seat) -> Result<&Pending, RuleError> {
     }
 }
 
+/// What `resolve_fish_market` names.
+pub struct FishMarketChoice<'a> {
+    pub returned: Option<&'a str>,
+    pub discarded: Option<&'a str>,
+    pub kept: Option<&'a str>,
+    pub hire: bool,
+}
+
 fn decide_fish_market(
     state: &State,
     seat: Seat,
-    returned: Option<&str>,
-    discarded: Option<&str>,
-    hire_it: bool,
+    choice: FishMarketChoice,
     rng: &mut dyn RngCore,
 ) -> Decision {
     let Pending::FishMarket { cards, .. } = front_pending(state, seat)? else {
@@ -1201,6 +1413,21 @@ fn decide_fish_market(
             "the pending choice is not the fish market",
         ));
     };
+    if state.tile("1") {
+        return decide_fish_market_tile(state, seat, cards, choice, rng);
+    }
+    let FishMarketChoice {
+        returned,
+        discarded,
+        kept,
+        hire: hire_it,
+    } = choice;
+    if kept.is_some() {
+        return Err(err(
+            EternalPalaceRule::InvalidFishMarketChoice,
+            "name the kept card only at the Fish Market tile",
+        ));
+    }
     let ids: Vec<&str> = cards.iter().map(|t| token_card(t)).collect();
     let need_return = ids.len() >= 2;
     let need_discard = ids.len() >= 3;
@@ -1248,17 +1475,30 @@ fn decide_fish_market(
 }
 
 fn decide_hire(state: &State, seat: Seat, card: Option<&str>, rng: &mut dyn RngCore) -> Decision {
-    let Pending::Offered {
-        choice: Choice::Hire { source },
-        ..
-    } = front_pending(state, seat)?
-    else {
-        return Err(err(
-            EternalPalaceRule::WrongChoice,
-            "the pending choice is not hiring",
-        ));
+    let source = match front_pending(state, seat)? {
+        Pending::Offered {
+            choice: Choice::Hire { source },
+            ..
+        } => *source,
+        Pending::Offered {
+            choice: Choice::AcademyTile { .. },
+            ..
+        } => {
+            if card.is_none() {
+                return Err(err(
+                    EternalPalaceRule::NothingChosen,
+                    "at the Academy tile take the reserve or name an advisor to hire",
+                ));
+            }
+            HireSource::AcademyTile
+        }
+        _ => {
+            return Err(err(
+                EternalPalaceRule::WrongChoice,
+                "the pending choice is not hiring",
+            ))
+        }
     };
-    let source = *source;
     if let Some(card) = card {
         if !state.display.iter().any(|c| c == card) {
             return Err(err(
@@ -1282,6 +1522,11 @@ fn decide_hire(state: &State, seat: Seat, card: Option<&str>, rng: &mut dyn RngC
     });
     if let Some(card) = card {
         hire(&mut cx, seat, card, source);
+    }
+    if source == HireSource::AcademyTile {
+        // "lege ferner 1 Weisheit aus dem Vorrat in die Reserve"
+        let wisdom = cx.state().academy_reserve + data().academy_tile.reserve_per_hire;
+        cx.emit(Event::AcademyReserveSet { wisdom });
     }
     finish_turn(&mut cx, rng);
     Ok(cx.into_events())
@@ -1486,5 +1731,642 @@ fn decide_use_advisor(state: &State, seat: Seat, card: &str, target: Option<Seat
         }
     }
     gain_goods(&mut cx, seat, get, Reason::Advisor);
+    Ok(cx.into_events())
+}
+
+// ---------------------------------------------------------------- modules and tiles
+
+fn has_any_resource(state: &State, seat: Seat) -> bool {
+    let step = data().market_tile.step_cost;
+    state
+        .player(seat)
+        .is_some_and(|p| Resource::ALL.iter().any(|r| p.stock.get(*r) >= step))
+}
+
+/// The resource location (4, 6, 9, 11) of `resource`.
+fn resource_location(resource: Resource) -> Option<usize> {
+    data()
+        .locations
+        .iter()
+        .position(|l| l.kind == LocationKind::Resource && l.resource == Some(resource))
+}
+
+/// Pays the step cost in `resource` and steps once on that resource's location track.
+fn step_for_resource(cx: &mut Ctx, seat: Seat, resource: Resource, reason: Reason) {
+    let cost = data().market_tile.step_cost;
+    pay_goods(cx, seat, Goods::resource(resource, cost), reason);
+    if let Some(index) = resource_location(resource) {
+        step_track(cx, seat, index);
+    }
+}
+
+/// Labyrinth: the stations the arrows from the seat's station lead to, whose fish the seat
+/// can pay now.
+pub fn affordable_paths(state: &State, seat: Seat) -> Vec<String> {
+    let Some(p) = state.player(seat) else {
+        return Vec::new();
+    };
+    data()
+        .arrows_from(&p.station)
+        .filter(|a| a.fish <= p.stock.fish)
+        .map(|a| a.to.clone())
+        .collect()
+}
+
+/// "Das Labyrinth kann mit einem einzelnen Würfel besucht werden. Der Marker zieht einem
+/// roten Pfeil folgend zur nächsten Station."
+fn visit_labyrinth(cx: &mut Ctx, seat: Seat) {
+    let paths = affordable_paths(cx.state(), seat);
+    match paths.as_slice() {
+        [] => {}
+        [only] => {
+            let only = only.clone();
+            move_in_labyrinth(cx, seat, &only);
+        }
+        _ => cx.emit(Event::ChoiceOffered {
+            seat,
+            choice: Choice::Path { stations: paths },
+        }),
+    }
+}
+
+/// "Zahle die auf dem Weg gezeigten Fische und erhalte das auf der Station gezeigte Gut."
+fn move_in_labyrinth(cx: &mut Ctx, seat: Seat, to: &str) {
+    let d = data();
+    let from = cx.state().players[seat as usize].station.clone();
+    let Some(arrow) = d.arrows_from(&from).find(|a| a.to == to) else {
+        return;
+    };
+    pay_goods(
+        cx,
+        seat,
+        Goods {
+            fish: arrow.fish,
+            ..Goods::default()
+        },
+        Reason::Labyrinth,
+    );
+    cx.emit(Event::LabyrinthMoved {
+        seat,
+        to: to.to_string(),
+    });
+    if let Some(station) = d.station(to) {
+        gain_goods(cx, seat, station.gain, Reason::Labyrinth);
+        if station.middle {
+            take_decoration(cx, seat, &d.locations[super::data::LABYRINTH].key);
+        }
+    }
+}
+
+fn decide_follow_path(state: &State, seat: Seat, station: &str, rng: &mut dyn RngCore) -> Decision {
+    let Pending::Offered {
+        choice: Choice::Path { stations },
+        ..
+    } = front_pending(state, seat)?
+    else {
+        return Err(err(
+            EternalPalaceRule::WrongChoice,
+            "the pending choice is not the labyrinth",
+        ));
+    };
+    if !stations.iter().any(|s| s == station) {
+        return Err(err(
+            EternalPalaceRule::NoSuchPath,
+            "no red arrow you can pay for leads from your station there",
+        ));
+    }
+    let mut cx = Ctx::new(state);
+    cx.emit(Event::ChoiceAnswered {
+        seat,
+        answer: Answer::Path {
+            station: station.to_string(),
+        },
+    });
+    move_in_labyrinth(&mut cx, seat, station);
+    finish_turn(&mut cx, rng);
+    Ok(cx.into_events())
+}
+
+/// River market: every (free field, resource) the seat can give now.
+pub fn fulfillable_fields(state: &State, seat: Seat) -> Vec<(u8, Resource)> {
+    let Some(p) = state.player(seat) else {
+        return Vec::new();
+    };
+    if state.demand_card.is_none() {
+        return Vec::new();
+    }
+    let fields = &data().river_market.fields;
+    let mut out = Vec::new();
+    for (i, taken) in state.demand_fields.iter().enumerate() {
+        if taken.is_some() {
+            continue;
+        }
+        for r in fields.get(i).into_iter().flatten() {
+            if p.stock.get(*r) >= 1 {
+                out.push((i as u8, *r));
+            }
+        }
+    }
+    out
+}
+
+fn visit_river_market(cx: &mut Ctx, seat: Seat, index: usize) {
+    step_track(cx, seat, index);
+    cx.emit(Event::ChoiceOffered {
+        seat,
+        choice: Choice::Demand,
+    });
+}
+
+/// "Erfülle die Nachfrage eines noch freien Feldes (gib das Gezeigte ab) und lege einen
+/// Marker auf das Feld."
+fn decide_fulfil_demand(
+    state: &State,
+    seat: Seat,
+    field: u8,
+    resource: Resource,
+    rng: &mut dyn RngCore,
+) -> Decision {
+    let Pending::Offered {
+        choice: Choice::Demand,
+        ..
+    } = front_pending(state, seat)?
+    else {
+        return Err(err(
+            EternalPalaceRule::WrongChoice,
+            "the pending choice is not the river market",
+        ));
+    };
+    let Some(taken) = state.demand_fields.get(field as usize) else {
+        return Err(err(
+            EternalPalaceRule::NoSuchField,
+            format!(
+                "the demand fields in play are 0 to {}",
+                state.demand_fields.len().saturating_sub(1)
+            ),
+        ));
+    };
+    if taken.is_some() {
+        return Err(err(
+            EternalPalaceRule::FieldTaken,
+            "a marker already lies on that field",
+        ));
+    }
+    let accepted = &data().river_market.fields[field as usize];
+    if !accepted.contains(&resource) {
+        return Err(err(
+            EternalPalaceRule::DemandNotMet,
+            format!(
+                "that field asks for {}",
+                accepted
+                    .iter()
+                    .map(|r| r.name())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+        ));
+    }
+    if state.players[seat as usize].stock.get(resource) < 1 {
+        return Err(err(
+            SharedRule::CannotAfford,
+            format!("you have no {}", resource.name()),
+        ));
+    }
+    let mut cx = Ctx::new(state);
+    cx.emit(Event::ChoiceAnswered {
+        seat,
+        answer: Answer::Demand { field, resource },
+    });
+    pay_goods(
+        &mut cx,
+        seat,
+        Goods::resource(resource, 1),
+        Reason::RiverMarket,
+    );
+    cx.emit(Event::DemandFulfilled { seat, field });
+    if cx.state().demand_fields.iter().all(Option::is_some) {
+        settle_demand(&mut cx, rng);
+    }
+    finish_turn(&mut cx, rng);
+    Ok(cx.into_events())
+}
+
+/// "Sind alle verfügbaren Nachfragefelder belegt, erhalte für jeden Deiner Marker die
+/// gezeigte Belohnung. Jeder Spieler ohne Marker auf der Karte muss die gezeigte Strafe
+/// hinnehmen, also soweit möglich Dinge abgeben oder gar im Palast rückwärts ziehen. Danach
+/// gehen die Marker an die Spieler zurück und eine neue Karte wird aufgedeckt."
+fn settle_demand(cx: &mut Ctx, rng: &mut dyn RngCore) {
+    let Some(card) = cx.state().demand_card.clone() else {
+        return;
+    };
+    let Some(info) = data().demand(&card) else {
+        return;
+    };
+    let owners: Vec<Seat> = cx.state().demand_fields.iter().flatten().copied().collect();
+    for seat in &owners {
+        gain_goods(cx, *seat, info.reward, Reason::DemandReward);
+    }
+    for seat in (0..cx.state().seats).filter(|s| !owners.contains(s)) {
+        let p = &cx.state().players[seat as usize];
+        let s = p.stock;
+        let pen = info.penalty;
+        let loss = Goods {
+            fish: pen.fish.min(s.fish),
+            wisdom: pen.wisdom.min(s.wisdom),
+            wood: pen.wood.min(s.wood),
+            stone: pen.stone.min(s.stone),
+            kaolin: pen.kaolin.min(s.kaolin),
+            bronze: pen.bronze.min(s.bronze),
+            palace: pen.palace.min(i32::from(p.palace)),
+            privilege: pen.privilege.min(s.privilege),
+        };
+        pay_goods(cx, seat, loss, Reason::DemandPenalty);
+    }
+    cx.emit(Event::DemandSettled { card });
+    reveal_demand(cx, rng);
+}
+
+fn decide_draw_advisors(state: &State, seat: Seat, fish: u8, rng: &mut dyn RngCore) -> Decision {
+    let Pending::FishMarket { draw_more, .. } = front_pending(state, seat)? else {
+        return Err(err(
+            EternalPalaceRule::WrongChoice,
+            "the pending choice is not the fish market",
+        ));
+    };
+    if !*draw_more {
+        return Err(err(
+            EternalPalaceRule::InvalidDraw,
+            "more cards are drawn only at the Fish Market tile, once, before deciding",
+        ));
+    }
+    let available = state.deck.len() + state.discard.len();
+    if fish == 0 || usize::from(fish) > available {
+        return Err(err(
+            EternalPalaceRule::InvalidDraw,
+            format!("pay 1 to {available} fish (one per card left to draw)"),
+        ));
+    }
+    if i32::from(fish) > state.players[seat as usize].stock.fish {
+        return Err(err(
+            EternalPalaceRule::NotEnoughFish,
+            format!("that needs {fish} fish"),
+        ));
+    }
+    let mut cx = Ctx::new(state);
+    pay_goods(
+        &mut cx,
+        seat,
+        Goods {
+            fish: i32::from(fish),
+            ..Goods::default()
+        },
+        Reason::FishMarket,
+    );
+    ensure_deck(&mut cx, usize::from(fish), rng);
+    let n = usize::from(fish).min(cx.state().deck.len());
+    let cards = cx.state().deck[..n]
+        .iter()
+        .map(|t| held_token(seat, token_card(t)))
+        .collect();
+    cx.emit(Event::ExtraAdvisorsDrawn {
+        seat,
+        count: n as u8,
+        cards: Some(cards),
+    });
+    Ok(cx.into_events())
+}
+
+/// Fish Market tile: "Entscheide: 1 behalten, 1 oben verdeckt auf den Stapel zurück und
+/// Rest abwerfen." With 1 card it is kept; with 2 one is returned and the other kept; with
+/// 3 or more `returned` and `kept` are named and the rest is discarded.
+fn decide_fish_market_tile(
+    state: &State,
+    seat: Seat,
+    cards: &[String],
+    choice: FishMarketChoice,
+    rng: &mut dyn RngCore,
+) -> Decision {
+    let ids: Vec<&str> = cards.iter().map(|t| token_card(t)).collect();
+    let need_return = ids.len() >= 2;
+    let need_kept = ids.len() >= 3;
+    if choice.returned.is_some() != need_return
+        || choice.kept.is_some() != need_kept
+        || choice.discarded.is_some()
+    {
+        return Err(err(
+            EternalPalaceRule::InvalidFishMarketChoice,
+            "at the Fish Market tile name the returned card with 2 or more cards and the kept \
+             one with 3 or more; the rest is discarded",
+        ));
+    }
+    let mut rest: Vec<&str> = ids.clone();
+    for chosen in [choice.returned, choice.kept].into_iter().flatten() {
+        let Some(pos) = rest.iter().position(|c| *c == chosen) else {
+            return Err(err(
+                EternalPalaceRule::NotDrawn,
+                "name different cards among the ones you drew",
+            ));
+        };
+        rest.remove(pos);
+    }
+    let kept = match choice.kept {
+        Some(k) => k.to_string(),
+        None => match rest.pop() {
+            Some(k) => k.to_string(),
+            None => return Err(err(EternalPalaceRule::NotDrawn, "no card left to hire")),
+        },
+    };
+    if choice.hire && !can_hire(state, seat, &kept, HireSource::FishMarket) {
+        return Err(err(
+            SharedRule::CannotAfford,
+            "you cannot pay for the kept card",
+        ));
+    }
+    let mut discards: Vec<String> = rest.iter().map(|c| c.to_string()).collect();
+    if !choice.hire {
+        discards.push(kept.clone());
+    }
+    let mut cx = Ctx::new(state);
+    cx.emit(Event::FishMarketResolved {
+        seat,
+        returned: choice.returned.map(|c| known_token(seat, c)),
+        discarded: discards,
+        hired: choice.hire.then(|| kept.clone()),
+    });
+    if choice.hire {
+        hire(&mut cx, seat, &kept, HireSource::FishMarket);
+    }
+    finish_turn(&mut cx, rng);
+    Ok(cx.into_events())
+}
+
+/// Academy tile: "Nimm alle in der Reserve der Akademie gesammelte Weisheit oder stelle 1
+/// offenliegenden Berater ein und bezahle seine Kosten, lege ferner 1 Weisheit aus dem
+/// Vorrat in die Reserve."
+fn visit_academy_tile(cx: &mut Ctx, seat: Seat, index: usize) {
+    step_track(cx, seat, index);
+    let reserve = cx.state().academy_reserve;
+    cx.emit(Event::ChoiceOffered {
+        seat,
+        choice: Choice::AcademyTile { reserve },
+    });
+}
+
+fn decide_take_reserve(state: &State, seat: Seat, rng: &mut dyn RngCore) -> Decision {
+    let Pending::Offered {
+        choice: Choice::AcademyTile { .. },
+        ..
+    } = front_pending(state, seat)?
+    else {
+        return Err(err(
+            EternalPalaceRule::WrongChoice,
+            "the pending choice is not the Academy tile",
+        ));
+    };
+    let wisdom = state.academy_reserve;
+    let mut cx = Ctx::new(state);
+    cx.emit(Event::ChoiceAnswered {
+        seat,
+        answer: Answer::Reserve { wisdom },
+    });
+    if wisdom > 0 {
+        gain_goods(
+            &mut cx,
+            seat,
+            Goods {
+                wisdom,
+                ..Goods::default()
+            },
+            Reason::Academy,
+        );
+        cx.emit(Event::AcademyReserveSet { wisdom: 0 });
+    }
+    finish_turn(&mut cx, rng);
+    Ok(cx.into_events())
+}
+
+/// Temple tile: the space is marked as on the printed temple (for the layer), then the seat
+/// chooses what to buy.
+fn visit_temple_tile(cx: &mut Ctx, seat: Seat, index: usize, dice: usize) {
+    mark_space(cx, seat, index, dice);
+    cx.emit(Event::ChoiceOffered {
+        seat,
+        choice: Choice::TempleTile,
+    });
+}
+
+fn decide_buy_wisdom(
+    state: &State,
+    seat: Seat,
+    paid: &[Resource],
+    rng: &mut dyn RngCore,
+) -> Decision {
+    let Pending::Offered {
+        choice: Choice::TempleTile,
+        ..
+    } = front_pending(state, seat)?
+    else {
+        return Err(err(
+            EternalPalaceRule::WrongChoice,
+            "the pending choice is not the Temple tile",
+        ));
+    };
+    let Some(offer) = data()
+        .temple_tile
+        .offers
+        .iter()
+        .find(|o| o.resources == paid.len())
+    else {
+        return Err(err(
+            EternalPalaceRule::NoSuchOffer,
+            "pay no resource, one or two",
+        ));
+    };
+    let cost = paid
+        .iter()
+        .fold(Goods::default(), |acc, r| acc.plus(&Goods::resource(*r, 1)));
+    if !state.players[seat as usize].stock.covers(&cost) {
+        return Err(err(
+            SharedRule::CannotAfford,
+            "you do not have those resources",
+        ));
+    }
+    let mut sorted = paid.to_vec();
+    sorted.sort_unstable();
+    let mut cx = Ctx::new(state);
+    cx.emit(Event::ChoiceAnswered {
+        seat,
+        answer: Answer::Temple { paid: sorted },
+    });
+    let delta = Goods {
+        wisdom: offer.wisdom,
+        ..Goods::default()
+    }
+    .plus(&cost.negated());
+    cx.emit(Event::GoodsChanged {
+        seat,
+        delta,
+        reason: Reason::Temple,
+    });
+    finish_turn(&mut cx, rng);
+    Ok(cx.into_events())
+}
+
+/// What `choose_market_tile` names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarketTileChoice {
+    pub step: Option<Resource>,
+    pub palace: bool,
+    pub bundle: Option<Resource>,
+    pub advisor: Option<String>,
+    pub privilege: bool,
+}
+
+impl MarketTileChoice {
+    pub fn count(&self) -> usize {
+        usize::from(self.step.is_some())
+            + usize::from(self.palace)
+            + usize::from(self.bundle.is_some())
+            + usize::from(self.advisor.is_some())
+            + usize::from(self.privilege)
+    }
+}
+
+/// Palace Market tile: which kinds of items the seat can take now: (step, advisor,
+/// privilege); the palace step and the bundle are always on offer.
+pub fn market_tile_kinds(state: &State, seat: Seat) -> (bool, bool, bool) {
+    (
+        has_any_resource(state, seat),
+        !state.display.is_empty(),
+        state.privileges && state.privilege_supply > 0,
+    )
+}
+
+fn visit_market_tile(cx: &mut Ctx, seat: Seat, index: usize, dice: usize) {
+    mark_space(cx, seat, index, dice);
+    let (step, advisor, privilege) = market_tile_kinds(cx.state(), seat);
+    let available = 2 + usize::from(step) + usize::from(advisor) + usize::from(privilege);
+    let count = data().market_tile.items_for(dice).min(available);
+    if count > 0 {
+        cx.emit(Event::ChoiceOffered {
+            seat,
+            choice: Choice::MarketTile { count: count as u8 },
+        });
+    }
+}
+
+fn decide_market_tile(
+    state: &State,
+    seat: Seat,
+    choice: MarketTileChoice,
+    rng: &mut dyn RngCore,
+) -> Decision {
+    let Pending::Offered {
+        choice: Choice::MarketTile { count },
+        ..
+    } = front_pending(state, seat)?
+    else {
+        return Err(err(
+            EternalPalaceRule::WrongChoice,
+            "the pending choice is not the Palace Market tile",
+        ));
+    };
+    if choice.count() != usize::from(*count) {
+        return Err(err(
+            EternalPalaceRule::WrongItemCount,
+            format!("take exactly {count} different items"),
+        ));
+    }
+    let d = data();
+    let stock = state.players[seat as usize].stock;
+    if let Some(r) = choice.step {
+        if stock.get(r) < d.market_tile.step_cost {
+            return Err(err(
+                SharedRule::CannotAfford,
+                format!("you have no {} to pay for the step", r.name()),
+            ));
+        }
+    }
+    if let Some(card) = &choice.advisor {
+        if !state.display.contains(card) {
+            return Err(err(
+                EternalPalaceRule::NotInDisplay,
+                "that advisor is not on display",
+            ));
+        }
+    }
+    if choice.privilege && !(state.privileges && state.privilege_supply > 0) {
+        return Err(err(
+            EternalPalaceRule::ItemUnavailable,
+            "no privilege token is on offer",
+        ));
+    }
+    let mut cx = Ctx::new(state);
+    cx.emit(Event::ChoiceAnswered {
+        seat,
+        answer: Answer::MarketTile {
+            step: choice.step,
+            palace: choice.palace,
+            bundle: choice.bundle,
+            advisor: choice.advisor.clone(),
+            privilege: choice.privilege,
+        },
+    });
+    if let Some(r) = choice.step {
+        step_for_resource(&mut cx, seat, r, Reason::Market);
+    }
+    let mut gain = Goods::default();
+    if choice.palace {
+        gain = gain.plus(&d.market_tile.palace);
+    }
+    if let Some(r) = choice.bundle {
+        gain = gain
+            .plus(&d.market_tile.bundle)
+            .plus(&Goods::resource(r, d.market_tile.bundle_resources));
+    }
+    if choice.privilege {
+        gain.privilege += 1;
+    }
+    gain_goods(&mut cx, seat, gain, Reason::Market);
+    if let Some(card) = &choice.advisor {
+        hire(&mut cx, seat, card, HireSource::PalaceMarket);
+    }
+    finish_turn(&mut cx, rng);
+    Ok(cx.into_events())
+}
+
+fn decide_resource_step(
+    state: &State,
+    seat: Seat,
+    resource: Option<Resource>,
+    rng: &mut dyn RngCore,
+) -> Decision {
+    let Pending::Offered {
+        choice: Choice::ResourceStep,
+        ..
+    } = front_pending(state, seat)?
+    else {
+        return Err(err(
+            EternalPalaceRule::WrongChoice,
+            "the pending choice is not a step for a resource",
+        ));
+    };
+    if let Some(r) = resource {
+        if state.players[seat as usize].stock.get(r) < data().market_tile.step_cost {
+            return Err(err(
+                SharedRule::CannotAfford,
+                format!("you have no {} to pay for the step", r.name()),
+            ));
+        }
+    }
+    let mut cx = Ctx::new(state);
+    cx.emit(Event::ChoiceAnswered {
+        seat,
+        answer: Answer::ResourceStep { resource },
+    });
+    if let Some(r) = resource {
+        step_for_resource(&mut cx, seat, r, Reason::Bridge);
+    }
+    finish_turn(&mut cx, rng);
     Ok(cx.into_events())
 }

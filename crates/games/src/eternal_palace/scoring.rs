@@ -73,6 +73,12 @@ pub fn final_scores(state: &State) -> (Vec<ScoreSheet>, Option<Seat>) {
                 0
             };
             let layers = p.layers.len() as i32;
+            let composition_seals: i32 = p
+                .compositions
+                .iter()
+                .filter_map(|c| d.composition(c))
+                .map(|c| c.seals * d.compositions.seal_points)
+                .sum();
             ScoreSheet {
                 seat,
                 layers,
@@ -81,7 +87,14 @@ pub fn final_scores(state: &State) -> (Vec<ScoreSheet>, Option<Seat>) {
                 completion,
                 sequence: sequence_points,
                 seals,
-                total: layers + p.decorations + monuments + completion + sequence_points + seals,
+                composition_seals,
+                total: layers
+                    + p.decorations
+                    + monuments
+                    + completion
+                    + sequence_points
+                    + seals
+                    + composition_seals,
                 place: 0,
             }
         })

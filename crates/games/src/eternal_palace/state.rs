@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::data::{data, Goods, LocationKind, LOCATIONS};
+use super::data::{data, Goods, LocationKind, ENTRANCE, LOCATIONS};
 use super::event::{Choice, Event, ScoreSheet};
 use super::EternalPalaceOptions;
 use crate::engine::Seat;
@@ -58,6 +58,10 @@ pub struct Player {
     pub marks: Vec<String>,
     /// Privilege played this round (privileges module).
     pub privilege_played: bool,
+    /// Labyrinth module: the station of the seat's marker.
+    pub station: String,
+    /// Compositions module: the cards taken, in order.
+    pub compositions: Vec<String>,
 }
 
 /// A group lying on a location this round.
@@ -71,8 +75,14 @@ pub struct PlacedGroup {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Pending {
-    /// Fish market: drawn cards (hidden tokens "held{seat}:{id}").
-    FishMarket { seat: Seat, cards: Vec<String> },
+    /// Fish market: drawn cards (hidden tokens "held{seat}:{id}"). `draw_more`: Fish
+    /// Market tile, the seat may still pay fish to draw more.
+    FishMarket {
+        seat: Seat,
+        cards: Vec<String>,
+        #[serde(default)]
+        draw_more: bool,
+    },
     /// Any other choice.
     Offered { seat: Seat, choice: Choice },
 }
@@ -126,6 +136,30 @@ pub struct State {
     /// Final scoring, once finished.
     pub result: Option<Vec<ScoreSheet>>,
     pub sequence_winner: Option<Seat>,
+    /// Labyrinth module in play.
+    pub labyrinth: bool,
+    /// River market module in play.
+    pub river_market: bool,
+    /// Compositions module in play.
+    pub compositions: bool,
+    /// Keys of the locations whose tile is in play.
+    pub tiles: Vec<String>,
+    /// Academy tile: wisdom in the academy's reserve.
+    pub academy_reserve: i32,
+    /// River market: demand deck, top first, as hidden tokens "demand:{id}".
+    pub demand_deck: Vec<String>,
+    /// River market: demand cards used up (ids), oldest first.
+    pub demand_discard: Vec<String>,
+    /// River market: the open demand card.
+    pub demand_card: Option<String>,
+    /// River market: the marker on each demand field in play (top first).
+    pub demand_fields: Vec<Option<Seat>>,
+    /// Compositions: the open cards not yet taken.
+    pub composition_cards: Vec<String>,
+}
+
+pub fn demand_token(card: &str) -> String {
+    format!("demand:{card}")
 }
 
 pub fn deck_token(card: &str) -> String {
@@ -171,6 +205,16 @@ pub fn unseal(sealed: &str) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// Whether a location of `module` (none: the base game) is on the board with `options`.
+fn module_chosen(options: &EternalPalaceOptions, module: Option<&str>) -> bool {
+    match module {
+        None => true,
+        Some("labyrinth") => options.labyrinth,
+        Some("river_market") => options.river_market,
+        _ => false,
+    }
+}
+
 impl State {
     pub fn new(options: &EternalPalaceOptions, seats: u8, rules_version: u32) -> State {
         let d = data();
@@ -206,7 +250,14 @@ impl State {
             palace_arrival: 0,
             marks: Vec::new(),
             privilege_played: false,
+            station: ENTRANCE.to_string(),
+            compositions: Vec::new(),
         };
+        let tiles: Vec<String> = options
+            .location_tiles
+            .iter()
+            .map(|t| t.key().to_string())
+            .collect();
         let rings = d
             .locations
             .iter()
@@ -231,6 +282,7 @@ impl State {
                 .locations
                 .iter()
                 .filter(|l| l.decoration.is_some())
+                .filter(|l| module_chosen(options, l.module.as_deref()))
                 .map(|l| l.key.clone())
                 .collect(),
             deck: Vec::new(),
@@ -248,7 +300,37 @@ impl State {
             palace_clock: seats as u32,
             result: None,
             sequence_winner: None,
+            labyrinth: options.labyrinth,
+            river_market: options.river_market,
+            compositions: options.compositions,
+            academy_reserve: if options.tile("2") {
+                d.academy_tile.reserve_start
+            } else {
+                0
+            },
+            tiles,
+            demand_deck: Vec::new(),
+            demand_discard: Vec::new(),
+            demand_card: None,
+            demand_fields: Vec::new(),
+            composition_cards: Vec::new(),
         }
+    }
+
+    /// Whether the location at `index` is on the board in this game (module locations only
+    /// with their module).
+    pub fn in_play(&self, index: usize) -> bool {
+        match data().locations.get(index).map(|l| l.module.as_deref()) {
+            Some(None) => true,
+            Some(Some("labyrinth")) => self.labyrinth,
+            Some(Some("river_market")) => self.river_market,
+            _ => false,
+        }
+    }
+
+    /// Whether the tile of location `key` is in play.
+    pub fn tile(&self, key: &str) -> bool {
+        self.tiles.iter().any(|t| t == key)
     }
 
     pub fn player(&self, seat: Seat) -> Option<&Player> {
@@ -340,6 +422,54 @@ impl State {
             Event::GameFinished {
                 sheets, sequence, ..
             } => self.game_finished(sheets, *sequence),
+            Event::DemandDeckShuffled { deck } => {
+                self.demand_deck = deck.clone().unwrap_or_default();
+                self.demand_discard.clear();
+            }
+            Event::DemandRevealed { card } => {
+                if !self.demand_deck.is_empty() {
+                    self.demand_deck.remove(0);
+                }
+                self.demand_card = Some(card.clone());
+                self.demand_fields = vec![None; data().demand_fields(self.seats)];
+            }
+            Event::DemandFulfilled { seat, field } => {
+                if let Some(slot) = self.demand_fields.get_mut(*field as usize) {
+                    *slot = Some(*seat);
+                }
+            }
+            Event::DemandSettled { card } => {
+                self.demand_fields.iter_mut().for_each(|f| *f = None);
+                self.demand_card = None;
+                self.demand_discard.push(card.clone());
+            }
+            Event::LabyrinthMoved { seat, to } => {
+                if let Some(p) = self.player_mut(*seat) {
+                    p.station = to.clone();
+                }
+            }
+            Event::CompositionsDealt { cards } => self.composition_cards = cards.clone(),
+            Event::CompositionClaimed { seat, card } => {
+                self.composition_cards.retain(|c| c != card);
+                if let Some(p) = self.player_mut(*seat) {
+                    p.compositions.push(card.clone());
+                }
+            }
+            Event::AcademyReserveSet { wisdom } => self.academy_reserve = *wisdom,
+            Event::ExtraAdvisorsDrawn { count, cards, .. } => {
+                let n = usize::from(*count).min(self.deck.len());
+                self.deck.drain(..n);
+                if let Some(Pending::FishMarket {
+                    cards: held,
+                    draw_more,
+                    ..
+                }) = self.pending.first_mut()
+                {
+                    held.extend(cards.iter().flatten().cloned());
+                    *draw_more = false;
+                }
+            }
+            Event::ChoiceAnswered { .. } => self.resolve_pending(),
         }
     }
 
@@ -507,9 +637,11 @@ impl State {
     fn advisors_drawn(&mut self, seat: Seat, count: u8, cards: Option<&[String]>) {
         let n = usize::from(count).min(self.deck.len());
         self.deck.drain(..n);
+        let draw_more = self.tile("1");
         self.pending.push(Pending::FishMarket {
             seat,
             cards: cards.map(<[String]>::to_vec).unwrap_or_default(),
+            draw_more,
         });
     }
 

@@ -3,7 +3,10 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::data::{data, AdvisorCard, BonusData, Goods, LocationKind, Resource, SpaceData};
+use super::data::{
+    data, AdvisorCard, ArrowData, BonusData, CompositionCard, DemandCard, Goods, LocationKind,
+    Resource, SpaceData, StationData,
+};
 use super::event::{Choice, ScoreSheet};
 use super::legal::to_act;
 use super::scoring::final_scores;
@@ -87,9 +90,49 @@ pub struct LocationView {
     /// Temple / market spaces.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spaces: Vec<SpaceView>,
-    /// Bridge bonuses in play.
+    /// Bridge bonuses in play (the tile's when the Eternal Bridge tile is in play).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bonuses: Vec<BonusData>,
+    /// The location tile lies on this location (its action replaces the printed one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tile: bool,
+}
+
+/// Labyrinth module: the plan and where the markers stand.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[schema(as = EternalPalaceLabyrinthView)]
+pub struct LabyrinthView {
+    pub stations: Vec<StationData>,
+    /// The red arrows, with the fish paid on the way.
+    pub arrows: Vec<ArrowData>,
+    /// Each seat's station (index = seat).
+    pub markers: Vec<String>,
+}
+
+/// River market module: one demand field of the open card.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[schema(as = EternalPalaceDemandFieldView)]
+pub struct DemandFieldView {
+    /// 0 = top.
+    pub field: u8,
+    /// The resources the field accepts (one of them).
+    pub resources: Vec<Resource>,
+    /// The seat whose marker lies here.
+    pub marker: Option<Seat>,
+}
+
+/// River market module: the open card, its fields and the deck's size (its order is secret).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[schema(as = EternalPalaceRiverMarketView)]
+pub struct RiverMarketView {
+    /// The open demand card.
+    pub card: Option<DemandCard>,
+    /// The demand fields in play (2 with 2-3 players, 3 with 4-5).
+    pub fields: Vec<DemandFieldView>,
+    /// Face-down cards left.
+    pub deck_size: usize,
+    /// Cards used up since the last shuffle (ids), oldest first.
+    pub used: Vec<String>,
 }
 
 /// A group of the viewer (before the reveal) or of anybody (after it).
@@ -145,6 +188,12 @@ pub struct PlayerView {
     pub marks: Vec<String>,
     /// Privilege played this round.
     pub privilege_played: bool,
+    /// Labyrinth module: the station of the seat's marker.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub station: Option<String>,
+    /// Compositions module: the cards the seat took.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compositions: Vec<String>,
 }
 
 /// A deck card the viewer knows (put back on top by the viewer).
@@ -170,6 +219,9 @@ pub struct PendingView {
     /// Fish market: the drawn cards, only for the seat that drew them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drawn: Option<Vec<AdvisorCard>>,
+    /// Fish Market tile: the seat may still pay fish to draw more (`draw_advisors`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub may_draw_more: bool,
 }
 
 /// The game as one viewer sees it.
@@ -210,6 +262,21 @@ pub struct EternalPalaceView {
     pub sequence: Option<Seat>,
     /// Final scoring.
     pub result: Option<Vec<ScoreSheet>>,
+    /// Location keys whose tile is in play (rules version 3).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub location_tiles: Vec<String>,
+    /// Academy tile: the wisdom in the academy's reserve.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub academy_reserve: Option<i32>,
+    /// Labyrinth module.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub labyrinth: Option<LabyrinthView>,
+    /// River market module.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub river_market: Option<RiverMarketView>,
+    /// Compositions module: the open cards not yet taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compositions: Option<Vec<CompositionCard>>,
 }
 
 fn card(id: &str) -> Option<AdvisorCard> {
@@ -245,6 +312,39 @@ pub fn view(state: &State, viewer: Viewer) -> EternalPalaceView {
         completion: state.completion,
         sequence: state.sequence_winner,
         result: state.result.clone(),
+        location_tiles: state.tiles.clone(),
+        academy_reserve: state.tile("2").then_some(state.academy_reserve),
+        labyrinth: state.labyrinth.then(|| LabyrinthView {
+            stations: d.stations.clone(),
+            arrows: d.arrows.clone(),
+            markers: state.players.iter().map(|p| p.station.clone()).collect(),
+        }),
+        river_market: state.river_market.then(|| RiverMarketView {
+            card: state
+                .demand_card
+                .as_deref()
+                .and_then(|c| d.demand(c))
+                .cloned(),
+            fields: state
+                .demand_fields
+                .iter()
+                .enumerate()
+                .map(|(i, marker)| DemandFieldView {
+                    field: i as u8,
+                    resources: d.river_market.fields.get(i).cloned().unwrap_or_default(),
+                    marker: *marker,
+                })
+                .collect(),
+            deck_size: state.demand_deck.len(),
+            used: state.demand_discard.clone(),
+        }),
+        compositions: state.compositions.then(|| {
+            state
+                .composition_cards
+                .iter()
+                .filter_map(|c| d.composition(c).cloned())
+                .collect()
+        }),
     }
 }
 
@@ -254,6 +354,7 @@ fn locations_view(state: &State) -> Vec<LocationView> {
     d.locations
         .iter()
         .enumerate()
+        .filter(|(i, _)| state.in_play(*i))
         .map(|(i, l)| LocationView {
             key: l.key.clone(),
             name: l.name.clone(),
@@ -299,10 +400,13 @@ fn locations_view(state: &State) -> Vec<LocationView> {
                 })
                 .collect(),
             bonuses: if l.kind == LocationKind::Bridge {
-                d.bridge_bonuses(state.privileges).cloned().collect()
+                d.bridge_bonuses(state.privileges, state.tile("bridge"))
+                    .cloned()
+                    .collect()
             } else {
                 Vec::new()
             },
+            tile: state.tile(&l.key),
         })
         .collect()
 }
@@ -351,6 +455,8 @@ fn players_view(state: &State, viewer: Viewer) -> Vec<PlayerView> {
                 palace_arrival: p.palace_arrival,
                 marks: p.marks.clone(),
                 privilege_played: p.privilege_played,
+                station: state.labyrinth.then(|| p.station.clone()),
+                compositions: p.compositions.clone(),
             }
         })
         .collect()
@@ -404,19 +510,25 @@ fn known_deck_cards(state: &State, viewer: Viewer) -> Vec<KnownDeckCard> {
 
 fn pending_view(state: &State, viewer: Viewer) -> Option<PendingView> {
     state.pending.first().map(|p| match p {
-        Pending::FishMarket { seat, cards } => PendingView {
+        Pending::FishMarket {
+            seat,
+            cards,
+            draw_more,
+        } => PendingView {
             seat: *seat,
             choice: None,
             fish_market_cards: Some(cards.len()),
             drawn: viewer
                 .sees_secrets_of(*seat)
                 .then(|| cards.iter().filter_map(|t| card(token_card(t))).collect()),
+            may_draw_more: *draw_more,
         },
         Pending::Offered { seat, choice } => PendingView {
             seat: *seat,
             choice: Some(choice.clone()),
             fish_market_cards: None,
             drawn: None,
+            may_draw_more: false,
         },
     })
 }

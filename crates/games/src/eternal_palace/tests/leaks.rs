@@ -4,7 +4,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::playouts::playout_under;
+use super::playouts::{playout_under, playout_with, Module};
 use super::{act, start};
 use crate::engine::{Engine, Viewer};
 use crate::eternal_palace::action::Action;
@@ -157,4 +157,114 @@ fn deck_order_is_hidden_from_everybody_but_the_export() {
         Event::GameSetUp { deck: Some(_), .. } => {}
         other => panic!("export lost the deck: {other:?}"),
     }
+}
+
+/// Rules version 3: no view, legal action or redacted event of games with the modules and
+/// tiles leaks a secret, the demand deck's order above all; and those games reach every new
+/// kind of event and answer.
+#[test]
+fn module_games_leak_nothing_and_reach_every_new_event() {
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut answers = std::collections::BTreeSet::new();
+    let mut demand_needles = 0usize;
+    for module in Module::ALL {
+        for seats in 2..=5u8 {
+            for seed in 0..6u64 {
+                playout_with(
+                    3,
+                    module.options(seed + 3),
+                    seats,
+                    7000 + seed,
+                    1000,
+                    &mut |state, events| {
+                        assert_no_leaks::<EternalPalace>(state, events, seats);
+                        demand_needles += EternalPalace::secrets(state)
+                            .iter()
+                            .filter(|s| s.needle.starts_with("\"demand:"))
+                            .count();
+                        for e in events {
+                            let json = serde_json::to_value(e).expect("event json");
+                            kinds.insert(json["type"].as_str().unwrap_or("").to_string());
+                            if let Some(kind) = json["answer"]["kind"].as_str() {
+                                answers.insert(kind.to_string());
+                            }
+                        }
+                    },
+                );
+            }
+        }
+    }
+    assert!(demand_needles > 0, "the demand deck was looked for");
+    for kind in [
+        "demand_deck_shuffled",
+        "demand_revealed",
+        "demand_fulfilled",
+        "demand_settled",
+        "labyrinth_moved",
+        "compositions_dealt",
+        "composition_claimed",
+        "academy_reserve_set",
+        "extra_advisors_drawn",
+        "choice_answered",
+    ] {
+        assert!(kinds.contains(kind), "{kind} never occurred: {kinds:?}");
+    }
+    assert_eq!(
+        answers.len(),
+        6,
+        "every kind of answer occurred: {answers:?}"
+    );
+}
+
+/// River market: "Nachfrage-Karten mischen, Stapel verdeckt auf Ort, oberste Karte
+/// aufdecken." The shuffled order reaches only the omniscient export; the open card is
+/// public.
+#[test]
+fn demand_deck_order_is_hidden_until_revealed() {
+    let options = crate::eternal_palace::EternalPalaceOptions {
+        river_market: true,
+        ..Default::default()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let events = EternalPalace::setup(&options, 4, 3, None, &mut rng).expect("setup");
+    let shuffled = events
+        .iter()
+        .find(|e| matches!(e, Event::DemandDeckShuffled { .. }))
+        .expect("the deck is shuffled at set-up");
+    let Event::DemandDeckShuffled { deck: Some(deck) } = shuffled else {
+        panic!("the set-up event holds the order");
+    };
+    assert_eq!(deck.len(), 12);
+    for viewer in [Viewer::Seat(0), Viewer::Seat(3), Viewer::Spectator] {
+        match EternalPalace::redact(shuffled, viewer) {
+            Event::DemandDeckShuffled { deck: None } => {}
+            other => panic!("deck order not redacted: {other:?}"),
+        }
+    }
+    match EternalPalace::redact(shuffled, Viewer::Omniscient) {
+        Event::DemandDeckShuffled { deck: Some(d) } => assert_eq!(&d, deck),
+        other => panic!("export lost the order: {other:?}"),
+    }
+    let revealed = events
+        .iter()
+        .find_map(|e| match e {
+            Event::DemandRevealed { card } => Some(card.clone()),
+            _ => None,
+        })
+        .expect("top card revealed");
+    assert_eq!(deck[0], format!("demand:{revealed}"));
+    let mut state = EternalPalace::initial_state(&options, 4, 3);
+    for e in &events {
+        EternalPalace::evolve(&mut state, e);
+    }
+    let view = serde_json::to_string(&EternalPalace::view(&state, Viewer::Seat(1))).unwrap();
+    assert!(
+        view.contains(&format!("\"id\":\"{revealed}\"")),
+        "open card shown"
+    );
+    for token in &state.demand_deck {
+        assert!(!view.contains(token.as_str()));
+    }
+    assert_eq!(state.demand_deck.len(), 11);
+    assert_no_leaks::<EternalPalace>(&state, &events, 4);
 }

@@ -4,6 +4,7 @@
 mod balance;
 mod fuzz;
 mod leaks;
+mod modules;
 mod playouts;
 mod rules_tests;
 mod spec;
@@ -35,7 +36,7 @@ pub fn start_under(
     privileges: bool,
     seed: u64,
 ) -> (State, Vec<Event>, ChaCha8Rng) {
-    let options = EternalPalaceOptions { privileges };
+    let options = EternalPalaceOptions::base(privileges);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let events =
         EternalPalace::setup(&options, seats, rules_version, None, &mut rng).expect("setup");

@@ -8,7 +8,7 @@ use crate::engine::{Engine, Seat};
 use crate::eternal_palace::action::Action;
 use crate::eternal_palace::data::{data, LOCATIONS};
 use crate::eternal_palace::state::{token_card, Pending, Phase, State};
-use crate::eternal_palace::{EternalPalace, EternalPalaceOptions, Event};
+use crate::eternal_palace::{EternalPalace, EternalPalaceOptions, Event, LocationTile};
 use crate::kit::playout::Playout;
 
 /// Everything that must hold between any two decisions.
@@ -90,7 +90,8 @@ pub fn check_invariants(state: &State) {
     let decorations = d
         .locations
         .iter()
-        .filter(|l| l.decoration.is_some())
+        .enumerate()
+        .filter(|(i, l)| l.decoration.is_some() && state.in_play(*i))
         .count() as i32;
     let taken: i32 = state.players.iter().map(|p| p.decorations).sum();
     assert_eq!(state.decorations.len() as i32 + taken, decorations);
@@ -103,9 +104,77 @@ pub fn check_invariants(state: &State) {
     assert_eq!(held + state.privilege_supply, total, "privileges conserved");
     assert!(state.privilege_supply >= 0);
     assert_eq!(state.location_dice.len(), LOCATIONS);
+    for (i, dice) in state.location_dice.iter().enumerate() {
+        assert!(
+            state.in_play(i) || dice.is_empty(),
+            "dice on a location not in play"
+        );
+    }
+    check_module_invariants(state);
     // somebody must act until the end
     let acting = EternalPalace::to_act(state);
     assert_eq!(acting.is_empty(), state.phase == Phase::Finished);
+}
+
+/// The modules' material is conserved and their bookkeeping is consistent.
+fn check_module_invariants(state: &State) {
+    let d = data();
+    // river market: every demand card is in the deck, open or used, exactly once
+    let mut demands: Vec<String> = state
+        .demand_deck
+        .iter()
+        .map(|t| token_card(t).to_string())
+        .collect();
+    demands.extend(state.demand_discard.iter().cloned());
+    demands.extend(state.demand_card.iter().cloned());
+    demands.sort();
+    if state.river_market {
+        let mut all: Vec<String> = d.demands.iter().map(|c| c.id.clone()).collect();
+        all.sort();
+        assert_eq!(demands, all, "demand cards conserved");
+        assert!(state.demand_card.is_some(), "a demand card is always open");
+        assert_eq!(state.demand_fields.len(), d.demand_fields(state.seats));
+        assert!(
+            state.demand_fields.iter().any(Option::is_none),
+            "a full card is settled at once"
+        );
+        assert!(state.demand_deck.iter().all(|t| t.starts_with("demand:")));
+    } else {
+        assert!(demands.is_empty() && state.demand_fields.is_empty());
+    }
+    // compositions: open + taken = dealt; a card is taken by the first seat holding its
+    // layers, so no open card is complete for anybody
+    let taken: Vec<&String> = state.players.iter().flat_map(|p| &p.compositions).collect();
+    if state.compositions {
+        let dealt = d.compositions.open_by_players[state.seats as usize];
+        assert_eq!(state.composition_cards.len() + taken.len(), dealt);
+        for (seat, p) in state.players.iter().enumerate() {
+            for card in &p.compositions {
+                let info = d.composition(card).expect("card");
+                assert!(info.layers.iter().all(|l| p.layers.contains(l)), "{seat}");
+            }
+            for card in &state.composition_cards {
+                let info = d.composition(card).expect("card");
+                assert!(
+                    !info.layers.iter().all(|l| p.layers.contains(l)),
+                    "seat {seat} holds the layers of open card {card}"
+                );
+            }
+        }
+    } else {
+        assert!(taken.is_empty() && state.composition_cards.is_empty());
+    }
+    // labyrinth: every marker stands on a station
+    for p in &state.players {
+        assert!(d.station(&p.station).is_some(), "station {}", p.station);
+        if !state.labyrinth {
+            assert_eq!(p.station, crate::eternal_palace::data::ENTRANCE);
+        }
+    }
+    assert!(state.academy_reserve >= 0);
+    if !state.tile("2") {
+        assert_eq!(state.academy_reserve, 0);
+    }
 }
 
 /// Longest legal-action list seen (reported, to size client expectations).
@@ -146,7 +215,26 @@ pub fn playout_under(
     check_every: usize,
     hook: &mut dyn FnMut(&State, &[Event]),
 ) -> Summary {
-    let runner = Playout::<EternalPalace>::new(EternalPalaceOptions { privileges }, seats)
+    playout_with(
+        rules_version,
+        EternalPalaceOptions::base(privileges),
+        seats,
+        seed,
+        check_every,
+        hook,
+    )
+}
+
+/// As [`playout_under`], with any options.
+pub fn playout_with(
+    rules_version: u32,
+    options: EternalPalaceOptions,
+    seats: u8,
+    seed: u64,
+    check_every: usize,
+    hook: &mut dyn FnMut(&State, &[Event]),
+) -> Summary {
+    let runner = Playout::<EternalPalace>::new(options, seats)
         .rules_version(rules_version)
         .fold_every(check_every);
     let strategy = |_: &State, _: Seat, legal: &[Action], rng: &mut ChaCha8Rng| {
@@ -232,6 +320,168 @@ fn run(seats: u8) {
         let new = batch(2, seats, privileges, 0..200);
         assert_eq!(new.games, 200);
     }
+}
+
+/// The modules and tiles of rules version 3, each played alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Module {
+    Labyrinth,
+    RiverMarket,
+    Compositions,
+    /// All five location tiles.
+    Tiles,
+}
+
+impl Module {
+    pub const ALL: [Module; 4] = [
+        Module::Labyrinth,
+        Module::RiverMarket,
+        Module::Compositions,
+        Module::Tiles,
+    ];
+
+    /// The options of a game of this module for `seed`: privileges on even seeds, and a
+    /// subset of the tiles picked by the seed with the three modules (every tile with
+    /// `Tiles`).
+    pub fn options(self, seed: u64) -> EternalPalaceOptions {
+        let mut options = EternalPalaceOptions::base(seed % 2 == 0);
+        let subset: Vec<LocationTile> = LocationTile::ALL
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| (seed >> (i + 1)) & 1 == 1)
+            .map(|(_, t)| t)
+            .collect();
+        match self {
+            Module::Labyrinth => options.labyrinth = true,
+            Module::RiverMarket => options.river_market = true,
+            Module::Compositions => options.compositions = true,
+            Module::Tiles => options.location_tiles = LocationTile::ALL.to_vec(),
+        }
+        if self != Module::Tiles {
+            options.location_tiles = subset;
+        }
+        options
+    }
+}
+
+/// Rules version 3 games of `module` with `seats` players over `seeds`: each ends by 8
+/// layers, with the invariants, fold and round-trip checks of every playout.
+pub fn module_batch(module: Module, seats: u8, seeds: std::ops::Range<u64>) -> usize {
+    let mut games = 0;
+    let mut rounds = 0u64;
+    let mut longest = 0;
+    let mut score = 0i64;
+    for seed in seeds {
+        let summary = playout_with(3, module.options(seed), seats, seed, 97, &mut |_, _| {});
+        assert!(
+            summary.ended_by_layers,
+            "seed {seed}: ended without 8 layers"
+        );
+        games += 1;
+        rounds += u64::from(summary.rounds);
+        longest = longest.max(summary.rounds);
+        score += i64::from(summary.winner_score);
+    }
+    eprintln!(
+        "rules v3 {module:?}, {seats} players: {games} games, average {:.1} rounds, longest \
+         {longest}, winner {:.1} VP, longest legal list so far {}",
+        rounds as f64 / games as f64,
+        score as f64 / games as f64,
+        MAX_LEGAL.load(std::sync::atomic::Ordering::Relaxed)
+    );
+    games
+}
+
+/// Every module with every seat count, a few hundred seeds each (privileges on every other
+/// seed, tile subsets varying with the seed).
+fn run_modules(seats: u8) {
+    for module in Module::ALL {
+        assert_eq!(
+            module_batch(module, seats, 0..MODULE_SEEDS),
+            MODULE_SEEDS as usize
+        );
+    }
+}
+
+const MODULE_SEEDS: u64 = 160;
+
+#[test]
+fn module_playouts_two_players() {
+    run_modules(2);
+}
+
+#[test]
+fn module_playouts_three_players() {
+    run_modules(3);
+}
+
+#[test]
+fn module_playouts_four_players() {
+    run_modules(4);
+}
+
+#[test]
+fn module_playouts_five_players() {
+    run_modules(5);
+}
+
+/// Rules version 3 without any module or tile plays exactly as version 2: the same seeds
+/// give the same event logs.
+#[test]
+fn v3_without_modules_plays_like_v2() {
+    for seats in 2..=5u8 {
+        for seed in 0..20u64 {
+            let mut logs: Vec<Vec<Event>> = Vec::new();
+            for version in [2, 3] {
+                let mut log = Vec::new();
+                playout_under(
+                    version,
+                    seats,
+                    seed % 2 == 0,
+                    seed,
+                    1000,
+                    &mut |_, events| log.extend_from_slice(events),
+                );
+                logs.push(log);
+            }
+            assert_eq!(logs[0], logs[1], "seats {seats}, seed {seed}");
+        }
+    }
+}
+
+/// The heavy check: 10,000 games for every seat count of one module. Run with
+/// `cargo test --profile test -p turnpost-games -- --ignored heavy_module_playouts`
+/// (the four modules run in parallel).
+fn heavy(module: Module) {
+    let mut total = 0;
+    for seats in 2..=5u8 {
+        total += module_batch(module, seats, 200_000..210_000);
+    }
+    assert_eq!(total, 40_000);
+}
+
+#[test]
+#[ignore = "40,000 whole games; run by hand"]
+fn heavy_module_playouts_labyrinth() {
+    heavy(Module::Labyrinth);
+}
+
+#[test]
+#[ignore = "40,000 whole games; run by hand"]
+fn heavy_module_playouts_river_market() {
+    heavy(Module::RiverMarket);
+}
+
+#[test]
+#[ignore = "40,000 whole games; run by hand"]
+fn heavy_module_playouts_compositions() {
+    heavy(Module::Compositions);
+}
+
+#[test]
+#[ignore = "40,000 whole games; run by hand"]
+fn heavy_module_playouts_tiles() {
+    heavy(Module::Tiles);
 }
 
 #[test]

@@ -122,8 +122,8 @@ fn error_unsupported_player_count() {
 #[test]
 fn options_default_from_empty_object() {
     let o: EternalPalaceOptions = serde_json::from_str("{}").expect("options");
-    assert_eq!(o, EternalPalaceOptions { privileges: false });
-    assert!(serde_json::from_str::<EternalPalaceOptions>(r#"{"labyrinth":true}"#).is_err());
+    assert_eq!(o, EternalPalaceOptions::base(false));
+    assert!(serde_json::from_str::<EternalPalaceOptions>(r#"{"catacombs":true}"#).is_err());
 }
 
 #[test]
@@ -144,7 +144,11 @@ fn actions_parse_from_tagged_json_and_reject_unknown_fields() {
 #[test]
 fn data_file_entries_name_their_source_and_are_consistent() {
     let d = data();
-    assert_eq!(d.locations.len(), 14);
+    assert_eq!(
+        d.locations.len(),
+        16,
+        "14 printed and the two module locations"
+    );
     assert_eq!(d.locations[BRIDGE].key, "bridge");
     // public facts: location 9 gives 1 kaolin for 2 dice, 3 for 3 dice
     let pit = &d.locations[index("9")];
@@ -381,6 +385,7 @@ fn ksr_fish_market_draw_three_return_one_discard_one_hire_third() {
     let action = Action::ResolveFishMarket {
         returned: Some("a11".into()),
         discarded: Some("a25".into()),
+        kept: None,
         hire: true,
     };
     assert!(EternalPalace::legal_actions(&state, 0).contains(&action));
@@ -423,6 +428,7 @@ fn ksr_fish_market_without_hiring_discards_the_third() {
         Action::ResolveFishMarket {
             returned: Some(drawn[0].clone()),
             discarded: Some(drawn[1].clone()),
+            kept: None,
             hire: false,
         },
         &mut rng(),
@@ -443,18 +449,21 @@ fn error_fish_market_choices() {
     let missing = Action::ResolveFishMarket {
         returned: Some(drawn[0].clone()),
         discarded: None,
+        kept: None,
         hire: false,
     };
     assert_eq!(refused(&state, 0, missing), "invalid_fish_market_choice");
     let same = Action::ResolveFishMarket {
         returned: Some(drawn[0].clone()),
         discarded: Some(drawn[0].clone()),
+        kept: None,
         hire: false,
     };
     assert_eq!(refused(&state, 0, same), "not_drawn");
     let other = Action::ResolveFishMarket {
         returned: Some("zz99".into()),
         discarded: Some(drawn[0].clone()),
+        kept: None,
         hire: false,
     };
     assert_eq!(refused(&state, 0, other), "not_drawn");
@@ -462,6 +471,7 @@ fn error_fish_market_choices() {
     let hire = Action::ResolveFishMarket {
         returned: Some(drawn[0].clone()),
         discarded: Some(drawn[1].clone()),
+        kept: None,
         hire: true,
     };
     assert_eq!(refused(&state, 0, hire), "cannot_afford");

@@ -80,6 +80,8 @@ fn the_data_files_hold_every_component() {
         .filter(|location| location.number().is_some())
         .count();
     assert_eq!(numbered, 12, "locations 1 to 12");
+    assert_eq!(d.locations[14].kind, LocationKind::Labyrinth);
+    assert_eq!(d.locations[15].kind, LocationKind::RiverMarket);
     assert_eq!(d.locations[12].kind, LocationKind::Bridge);
     assert_eq!(d.locations[13].kind, LocationKind::Scrolls);
     assert_eq!(

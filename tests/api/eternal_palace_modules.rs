@@ -1,0 +1,185 @@
+//! Eternal Palace rules version 3 over HTTP: one whole game per expansion module
+//! (labyrinth, river market, compositions) and one with all five location tiles, each
+//! replayed from its seed and checked for leaked secrets (the advisor deck, groupings and
+//! the river market's demand deck); and the refusal of modules that do not combine.
+
+use serde_json::{json, Value};
+
+use crate::driver::{assert_replays_from_seed, uniform, GameDriver};
+use crate::on_both_backends;
+use crate::util::{Player, TestApp};
+
+async fn players(app: &TestApp, count: usize) -> (Vec<Player>, Player) {
+    let names = ["red", "blue", "green", "yellow", "purple"];
+    let mut players = Vec::new();
+    for name in &names[..count] {
+        players.push(app.register(name).await);
+    }
+    let spectator = app.register("watcher").await;
+    (players, spectator)
+}
+
+/// Plays a whole game with `options` and checks what every module game must show: it
+/// finished under rules version 3 with those options, replays from its seed, leaked nothing,
+/// and its log holds each of `event_types`.
+async fn play_module_game(
+    app: &TestApp,
+    seats: usize,
+    options: Value,
+    seed: u64,
+    event_types: &[&str],
+) -> Value {
+    let (players, spectator) = players(app, seats).await;
+    let id = app
+        .new_game("eternal_palace", options.clone(), &players)
+        .await;
+    let mut driver = GameDriver::new(app, &players, &spectator);
+    let finished = driver.play(&id, seed, uniform, 10, 8_000).await;
+    assert_eq!(finished.summary["status"], "finished");
+    assert_eq!(
+        finished.summary["outcome"]["scores"]
+            .as_array()
+            .unwrap()
+            .len(),
+        seats
+    );
+    let export = finished.export.clone();
+    assert_eq!(export["options"], options);
+    assert_eq!(export["rules_version"], 3);
+    let types: Vec<&str> = export["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|event| event["payload"]["type"].as_str())
+        .collect();
+    for wanted in event_types {
+        assert!(types.contains(wanted), "no {wanted} event in the game");
+    }
+    assert_replays_from_seed(&export);
+    let checked = driver.assert_no_secret_leaked(&finished);
+    assert!(checked > 100, "the leak check had secrets to look for");
+    export
+}
+
+async fn a_labyrinth_game_with_privileges(app: &TestApp) {
+    play_module_game(
+        app,
+        4,
+        json!({"privileges": true, "labyrinth": true}),
+        31,
+        &["game_set_up", "dice_placed"],
+    )
+    .await;
+}
+
+async fn a_river_market_game(app: &TestApp) {
+    let export = play_module_game(
+        app,
+        4,
+        json!({"privileges": false, "river_market": true}),
+        32,
+        &["demand_deck_shuffled", "demand_revealed"],
+    )
+    .await;
+    // the omniscient export holds the shuffled order; no viewer's log did (checked above)
+    let shuffled = export["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|event| event["payload"]["type"] == "demand_deck_shuffled")
+        .unwrap();
+    assert_eq!(
+        shuffled["payload"]["deck"].as_array().map(Vec::len),
+        Some(12)
+    );
+}
+
+async fn a_compositions_game_with_privileges(app: &TestApp) {
+    play_module_game(
+        app,
+        3,
+        json!({"privileges": true, "compositions": true}),
+        33,
+        &["compositions_dealt"],
+    )
+    .await;
+}
+
+async fn a_game_with_all_five_location_tiles(app: &TestApp) {
+    play_module_game(
+        app,
+        3,
+        json!({
+            "privileges": true,
+            "location_tiles": ["fish_market", "academy", "temple", "palace_market", "eternal_bridge"]
+        }),
+        34,
+        &["game_set_up"],
+    )
+    .await;
+}
+
+/// "Labyrinth, Fluss-Markt und Kompositionen können nicht miteinander kombiniert werden":
+/// creating such a game is refused with 422 `invalid_options`; one module with privileges
+/// and tiles is fine, and the game kinds list rules version 3.
+async fn modules_that_do_not_combine_are_refused(app: &TestApp) {
+    let (players, _) = players(app, 2).await;
+    for options in [
+        json!({"labyrinth": true, "river_market": true}),
+        json!({"labyrinth": true, "compositions": true}),
+        json!({"river_market": true, "compositions": true, "privileges": true}),
+    ] {
+        let problem = app
+            .post(
+                &players[0],
+                "/v1/games",
+                &json!({"kind": "eternal_palace", "seats": 2, "options": options}),
+            )
+            .await
+            .expect_problem(422, "invalid_options");
+        assert!(
+            problem["detail"]
+                .as_str()
+                .unwrap()
+                .contains("cannot be combined"),
+            "{problem}"
+        );
+    }
+    let problem = app
+        .post(
+            &players[0],
+            "/v1/games",
+            &json!({"kind": "eternal_palace", "seats": 2,
+                    "options": {"location_tiles": ["temple", "temple"]}}),
+        )
+        .await
+        .expect_problem(422, "invalid_options");
+    assert!(problem["detail"].as_str().unwrap().contains("twice"));
+    app.post(
+        &players[0],
+        "/v1/games",
+        &json!({"kind": "eternal_palace", "seats": 2,
+                "options": {"compositions": true, "privileges": true,
+                            "location_tiles": ["academy"]}}),
+    )
+    .await
+    .expect_status(201);
+    let kinds = app
+        .get(&players[0], "/v1/game-kinds")
+        .await
+        .expect_status(200)
+        .json();
+    let text = kinds.to_string();
+    assert!(
+        text.contains("2026-11-24") && text.contains("labyrinth"),
+        "{text}"
+    );
+}
+
+on_both_backends!(
+    a_labyrinth_game_with_privileges,
+    a_river_market_game,
+    a_compositions_game_with_privileges,
+    a_game_with_all_five_location_tiles,
+    modules_that_do_not_combine_are_refused
+);

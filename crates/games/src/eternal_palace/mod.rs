@@ -1,5 +1,7 @@
 //! Eternal Palace (Steven Aramini, Alley Cat Games 2022): base game and the privileges
-//! module, for 2 to 5 players.
+//! module, for 2 to 5 players; from rules version 3 also the expansion modules labyrinth,
+//! river market and compositions (one per game) and the five location tiles, each only when
+//! chosen in the options (a version 3 game without them plays as version 2).
 //!
 //! A round: everybody's dice are rolled (in `decide`/`setup`, written into `DiceRolled`),
 //! the turn order follows the ascending pip sums, then every seat groups its dice in secret

@@ -9,6 +9,7 @@ pub mod erased;
 pub mod eternal_palace;
 pub mod java;
 pub mod kit;
+pub mod pictures;
 pub mod replay;
 pub mod tikal;
 

@@ -12,7 +12,7 @@ use crate::kit::data::records;
 use crate::kit::hex::{parse_space_name, space_name, Layout};
 
 /// Tikal's board: flat-top hexes in columns, odd columns half a hex lower.
-const LAYOUT: Layout = Layout::FlatTopOddColumnsLow;
+pub const LAYOUT: Layout = Layout::FlatTopOddColumnsLow;
 
 const TILES_TXT: &str = include_str!("../../../../data/tikal/tiles.txt");
 const BOARD_TXT: &str = include_str!("../../../../data/tikal/board.txt");

@@ -1,0 +1,267 @@
+//! SVG pictures of a game as one viewer may see it: the board with every space named, the
+//! pieces in seat colours, a side panel with the seats, scores and whose turn it is, and the
+//! last action highlighted.
+//!
+//! A picture is drawn only from a view that the engine already redacted for the viewer (and
+//! from the board data every engine reads), so it can never show more than the view does.
+//! Output is deterministic (stable order, fixed number formatting) so that golden files in
+//! `tests/pictures/` catch every change of a picture.
+
+mod eternal_palace;
+mod java;
+pub mod svg;
+mod tikal;
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::engine::Seat;
+use svg::{seat_fill, wrap, Point, Svg, TextStyle};
+
+/// What the picture shows besides the view itself.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BoardContext {
+    /// The seq the view is at.
+    pub seq: i64,
+    /// Account name per seat (index = seat); `None` for an open seat.
+    pub seat_names: Vec<Option<String>>,
+    /// Seats that must act at this seq.
+    pub to_act: Vec<u8>,
+    pub finished: bool,
+    /// The viewer's seat, `None` for a spectator.
+    pub viewer_seat: Option<u8>,
+    /// The events that led to this seq (those of the last action, or the opening events), as
+    /// the viewer may see them (already redacted: hidden fields are null). Spaces/locations
+    /// they name are highlighted.
+    pub last_events: Vec<Value>,
+    /// One line for people describing the last event, e.g. "Red uncovers the temple at C3
+    /// to 5".
+    pub last_text: Option<String>,
+}
+
+/// Why no picture could be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum PictureError {
+    #[error("no game kind {0:?} has pictures")]
+    UnknownKind(String),
+    #[error("the view is not a {kind} view: {message}")]
+    BadView { kind: &'static str, message: String },
+}
+
+/// The picture of `view` (the JSON of the kind's `View` exactly as the API's `view` field
+/// carries it, already redacted for the viewer) as a standalone SVG document.
+pub fn board_svg(kind: &str, view: &Value, context: &BoardContext) -> Result<String, PictureError> {
+    match kind {
+        "tikal" => Ok(tikal::picture(&read_view("tikal", view)?, context)),
+        "java" => Ok(java::picture(&read_view("java", view)?, context)),
+        "eternal_palace" => Ok(eternal_palace::picture(
+            &read_view("eternal_palace", view)?,
+            context,
+        )),
+        other => Err(PictureError::UnknownKind(other.to_owned())),
+    }
+}
+
+fn read_view<T: serde::de::DeserializeOwned>(
+    kind: &'static str,
+    view: &Value,
+) -> Result<T, PictureError> {
+    T::deserialize(view).map_err(|error| PictureError::BadView {
+        kind,
+        message: error.to_string(),
+    })
+}
+
+/// Every string in the payloads of the last events (at any depth, keys excluded): the spaces
+/// and locations they name are what the last action touched.
+fn named_in(events: &[Value]) -> BTreeSet<String> {
+    fn collect(value: &Value, into: &mut BTreeSet<String>) {
+        match value {
+            Value::String(text) => {
+                into.insert(text.clone());
+            }
+            Value::Array(items) => items.iter().for_each(|item| collect(item, into)),
+            Value::Object(fields) => fields
+                .iter()
+                .filter(|(key, _)| key.as_str() != "type")
+                .for_each(|(_, field)| collect(field, into)),
+            _ => {}
+        }
+    }
+    let mut names = BTreeSet::new();
+    events.iter().for_each(|event| collect(event, &mut names));
+    names
+}
+
+/// One seat's entry in the side panel.
+struct SeatSummary {
+    seat: Seat,
+    score: i32,
+    /// Short lines of the seat's other public numbers.
+    lines: Vec<String>,
+}
+
+/// Width of the side panel.
+const PANEL_WIDTH: f64 = 330.0;
+/// Characters of small text that fit on one panel line.
+const PANEL_CHARS: usize = 52;
+
+/// Draws the side panel at `x` (top at `top`): the game and seq, each seat with its name,
+/// colour, score and whether it must act, then the game's own `facts`, the places once
+/// finished and the last action. Returns the y below it.
+fn side_panel(
+    svg: &mut Svg,
+    x: f64,
+    top: f64,
+    game: &str,
+    context: &BoardContext,
+    seats: &[SeatSummary],
+    places: Option<&[u8]>,
+    facts: &[String],
+) -> f64 {
+    let mut y = top + 22.0;
+    svg.text(
+        Point::new(x, y),
+        TextStyle::new(18.0).bold(),
+        &format!("{game} \u{b7} seq {}", context.seq),
+    );
+    y += 18.0;
+    let status = if context.finished {
+        "Finished".to_owned()
+    } else if context.to_act.is_empty() {
+        "Nobody to act".to_owned()
+    } else {
+        let names: Vec<&str> = context
+            .to_act
+            .iter()
+            .map(|&seat| crate::kit::seats::colour(seat))
+            .collect();
+        format!("To act: {}", names.join(", "))
+    };
+    svg.text(Point::new(x, y), TextStyle::new(13.0).bold(), &status);
+    y += 8.0;
+    for summary in seats {
+        y = seat_block(svg, x, y, context, summary, places);
+    }
+    y += 8.0;
+    for fact in facts {
+        for line in wrap(fact, PANEL_CHARS) {
+            y += 15.0;
+            svg.text(Point::new(x, y), TextStyle::new(12.0), &line);
+        }
+    }
+    if let Some(text) = context.last_text.as_deref().filter(|text| !text.is_empty()) {
+        y += 22.0;
+        svg.text(
+            Point::new(x, y),
+            TextStyle::new(12.0).bold().fill(svg::HIGHLIGHT),
+            "Last action",
+        );
+        for line in wrap(text, PANEL_CHARS) {
+            y += 15.0;
+            svg.text(Point::new(x, y), TextStyle::new(12.0), &line);
+        }
+    }
+    y + 12.0
+}
+
+/// One seat in the side panel; returns the y below it.
+fn seat_block(
+    svg: &mut Svg,
+    x: f64,
+    top: f64,
+    context: &BoardContext,
+    summary: &SeatSummary,
+    places: Option<&[u8]>,
+) -> f64 {
+    let seat = summary.seat;
+    let to_act = context.to_act.contains(&seat) && !context.finished;
+    let height = 34.0 + 14.0 * summary.lines.len() as f64;
+    let (fill, stroke, stroke_width) = if to_act {
+        ("#fff3c4", "#202020", 2.5)
+    } else {
+        ("#ffffff", "#b0a890", 1.0)
+    };
+    svg.open_group(&format!("seat seat-{seat}"));
+    svg.rect(
+        x,
+        top + 6.0,
+        PANEL_WIDTH - 20.0,
+        height,
+        fill,
+        stroke,
+        stroke_width,
+    );
+    svg.rect(x, top + 6.0, 8.0, height, seat_fill(seat), "none", 0.0);
+    let name = context
+        .seat_names
+        .get(usize::from(seat))
+        .cloned()
+        .flatten()
+        .unwrap_or_else(|| "(open seat)".to_owned());
+    let mut title = format!(
+        "{} \u{b7} {}",
+        crate::kit::seats::colour(seat),
+        svg::clip(&name, 22)
+    );
+    if context.viewer_seat == Some(seat) {
+        title.push_str(" (you)");
+    }
+    svg.text(
+        Point::new(x + 16.0, top + 24.0),
+        TextStyle::new(14.0).bold(),
+        &title,
+    );
+    let score = match places.and_then(|places| places.get(usize::from(seat))) {
+        Some(place) => format!("{} pts \u{b7} place {place}", summary.score),
+        None => format!("{} pts", summary.score),
+    };
+    svg.text(
+        Point::new(x + PANEL_WIDTH - 28.0, top + 24.0),
+        TextStyle::new(14.0).bold().end(),
+        &score,
+    );
+    if to_act {
+        svg.text(
+            Point::new(x + PANEL_WIDTH - 28.0, top + 38.0),
+            TextStyle::new(11.0).bold().end().fill("#b00000"),
+            "\u{25b6} TO ACT",
+        );
+    }
+    for (index, line) in summary.lines.iter().enumerate() {
+        svg.text(
+            Point::new(x + 16.0, top + 38.0 + 14.0 * index as f64),
+            TextStyle::new(11.0).fill("#404040"),
+            &svg::clip(line, 44),
+        );
+    }
+    svg.close_group();
+    top + height + 6.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_kinds_and_bad_views_are_errors() {
+        let context = BoardContext::default();
+        assert!(matches!(
+            board_svg("chess", &json!({}), &context),
+            Err(PictureError::UnknownKind(_))
+        ));
+        assert!(matches!(
+            board_svg("tikal", &json!({"board": 3}), &context),
+            Err(PictureError::BadView { .. })
+        ));
+    }
+
+    #[test]
+    fn every_string_of_the_last_events_is_named_but_not_the_type() {
+        let events = [json!({"type": "tile_placed", "space": "C3", "to": ["D4"], "n": 2})];
+        let names: Vec<String> = named_in(&events).into_iter().collect();
+        assert_eq!(names, ["C3", "D4"]);
+    }
+}

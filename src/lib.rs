@@ -5,6 +5,7 @@
 //! - [`service`]: what the API does with a game: fold its log, decide, append.
 //! - [`api`]: the HTTP handlers and the OpenAPI document.
 //! - [`verify`]: offline verification of a finished game's export (`turnpost verify`).
+//! - [`web`]: the web page (plain HTML and JavaScript over the public API).
 //! - [`auth`], [`config`], [`error`], [`server`], [`private_files`]: the plumbing around them.
 
 pub mod api;
@@ -17,3 +18,4 @@ pub mod server;
 pub mod service;
 pub mod store;
 pub mod verify;
+pub mod web;

@@ -69,6 +69,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     })?;
     let rate_limits = web::Data::new(config.rate_limits());
     let fold_cache = web::Data::new(FoldCache::new(config.fold_cache_games));
+    let changes = web::Data::new(crate::service::changes::GameChanges::default());
     let metrics = web::Data::new(Metrics::new()?);
     let body_deadline = web::Data::new(BodyDeadline(Duration::from_secs(
         config.body_timeout_seconds,
@@ -92,6 +93,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .app_data(body_deadline.clone())
             .app_data(rate_limits.clone())
             .app_data(fold_cache.clone())
+            .app_data(changes.clone())
             .app_data(metrics.clone())
             .wrap(from_fn(guard_request_body))
             .wrap(from_fn(etag_for_reads))

@@ -76,6 +76,7 @@ const PROBLEM_REF: &str = "#/components/schemas/Problem";
 pub fn shape(doc: &mut Value, kinds: &[KindContract]) {
     bound_integers(doc);
     flatten_compositions(doc);
+    add_servers_and_license(doc);
     specialise_envelopes(doc, kinds);
     name_tagged_variants(doc, kinds);
     close_objects(doc);
@@ -113,7 +114,7 @@ fn walk(value: &mut Value, visit: &mut impl FnMut(&mut Map<String, Value>)) {
 }
 
 /// Rust's unsigned and small integers as standard formats with their exact bounds (utoipa
-/// names them `uint8` etc., which generators do not know and validators do not check).
+/// names them `u-int8` etc., which generators do not know and validators do not check).
 fn bound_integers(doc: &mut Value) {
     let small = json!({"type": "integer", "format": "int32", "minimum": 0, "maximum": 255});
     if let Some(schemas) = doc
@@ -129,12 +130,12 @@ fn bound_integers(doc: &mut Value) {
         }
         let bounds: Option<(&str, i64, Option<i64>)> =
             match node.get("format").and_then(Value::as_str) {
-                Some("uint8") => Some(("int32", 0, Some(255))),
+                Some("uint8" | "u-int8") => Some(("int32", 0, Some(255))),
                 Some("int8") => Some(("int32", -128, Some(127))),
-                Some("uint16") => Some(("int32", 0, Some(65_535))),
+                Some("uint16" | "u-int16") => Some(("int32", 0, Some(65_535))),
                 Some("int16") => Some(("int32", -32_768, Some(32_767))),
-                Some("uint32") => Some(("int64", 0, Some(4_294_967_295))),
-                Some("uint64") => Some(("int64", 0, None)),
+                Some("uint32" | "u-int32") => Some(("int64", 0, Some(4_294_967_295))),
+                Some("uint64" | "u-int64") => Some(("int64", 0, None)),
                 _ => None,
             };
         if let Some((format, minimum, maximum)) = bounds {
@@ -151,6 +152,7 @@ fn bound_integers(doc: &mut Value) {
 /// closed: a closed part of an `allOf` would refuse the other parts' properties.
 fn flatten_compositions(doc: &mut Value) {
     let components = schemas(doc).clone();
+    let mut merged = Vec::new();
     let resolve = |part: &Value| -> Option<Map<String, Value>> {
         let part = match part.get("$ref").and_then(Value::as_str) {
             Some(reference) => {
@@ -168,6 +170,16 @@ fn flatten_compositions(doc: &mut Value) {
         let Some(resolved) = parts.iter().map(&resolve).collect::<Option<Vec<_>>>() else {
             return;
         };
+        merged.extend(
+            parts
+                .iter()
+                .filter_map(|part| part.get("$ref").and_then(Value::as_str))
+                .map(|reference| {
+                    reference
+                        .trim_start_matches("#/components/schemas/")
+                        .to_owned()
+                }),
+        );
         let mut properties = Map::new();
         let mut required: Vec<Value> = Vec::new();
         let mut description = None;
@@ -197,6 +209,23 @@ fn flatten_compositions(doc: &mut Value) {
         node.insert("required".into(), Value::Array(required));
         node.insert("properties".into(), Value::Object(properties));
     });
+    // A schema that only served as a part of a composition now lives on in the merged
+    // objects; left alone it would be an unused component.
+    let text = doc.to_string();
+    let components = schemas(doc);
+    for name in merged {
+        let reference = format!("\"{}\"", schema_ref(&name));
+        if !text.contains(&reference) {
+            components.remove(&name);
+        }
+    }
+}
+
+/// Where clients find the server (the document's own origin, so the Swagger UI a server
+/// serves calls that server), and the license by its SPDX identifier.
+fn add_servers_and_license(doc: &mut Value) {
+    doc["servers"] = json!([{"url": "/", "description": "The server that serves this document"}]);
+    doc["info"]["license"] = json!({"name": "MIT", "identifier": "MIT"});
 }
 
 /// Whether `node` is the bare object utoipa writes for a `serde_json::Value`.

@@ -2,12 +2,14 @@
 //! task and map the result to JSON. Every error leaves as problem+json.
 
 pub mod accounts;
+pub mod board;
 pub mod contract;
 pub mod docs;
 pub mod games;
 pub mod health;
 pub mod histories;
 pub mod kinds;
+pub mod live;
 pub mod metrics;
 pub mod models;
 pub mod play;
@@ -59,8 +61,14 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(play::get_legal_actions)
         .service(play::post_action)
         .service(play::list_events)
+        .service(live::stream_events)
         .service(play::export_game)
         .service(transcript::get_transcript)
+        .service(board::get_board)
+        .service(crate::web::home)
+        .service(crate::web::game_page)
+        .service(crate::web::script)
+        .service(crate::web::style)
         .service(histories::get_player)
         .service(histories::bulk_export)
         .default_service(web::to(route_not_found));

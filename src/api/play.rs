@@ -153,6 +153,7 @@ pub struct PostAction {
 pub async fn post_action(
     db: web::Data<Db>,
     metrics: web::Data<super::metrics::Metrics>,
+    changes: web::Data<crate::service::changes::GameChanges>,
     cache: web::Data<FoldCache>,
     user: AuthUser,
     path: web::Path<String>,
@@ -169,9 +170,11 @@ pub async fn post_action(
         action: body.action,
         idempotency_key,
     };
+    let game = id.clone();
     let accepted = blocking(move || play::act(&db, &cache, &id, &user, &action_request)).await?;
     if accepted.appended {
         metrics.actions_appended.inc();
+        changes.published(&game, accepted.seq);
     }
     Ok(HttpResponse::Ok().json(ActionAccepted::from(accepted)))
 }
@@ -197,6 +200,10 @@ pub struct EventsQuery {
     /// Only events after this seq (default 0: the whole log).
     #[param(minimum = 0, example = 12)]
     pub after: Option<i64>,
+    /// Long poll: when nothing is past `after` yet, wait up to this many seconds (at most
+    /// 60) for the next append by any instance before answering, possibly with no events.
+    #[param(minimum = 0, maximum = 60, example = 30)]
+    pub wait: Option<u64>,
 }
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -220,12 +227,30 @@ pub struct EventLog {
 #[route("/v1/games/{id}/events", method = "GET", method = "HEAD")]
 pub async fn list_events(
     db: web::Data<Db>,
+    changes: web::Data<crate::service::changes::GameChanges>,
     user: AuthUser,
     path: web::Path<String>,
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    let after = query.into_inner().after.unwrap_or(0);
+    let query = query.into_inner();
+    let after = query.after.unwrap_or(0);
+    if let Some(wait) = query.wait.filter(|seconds| *seconds > 0) {
+        if wait > super::live::MAX_WAIT_SECONDS {
+            return Err(ApiError::bad_request(
+                "invalid_query",
+                "`wait` is at most 60 seconds",
+            ));
+        }
+        super::live::wait_past(
+            &db,
+            &changes,
+            &id,
+            after,
+            std::time::Duration::from_secs(wait),
+        )
+        .await?;
+    }
     let game_id = id.clone();
     let page = blocking(move || play::events(&db, &id, &user, after)).await?;
     Ok(HttpResponse::Ok().json(EventLog {

@@ -102,6 +102,18 @@ fn require_started(game: &LoadedGame) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// `at`, or the current seq when it is absent, if the log has reached it.
+fn seq_within(at: Option<i64>, current_seq: i64) -> Result<i64, ApiError> {
+    let seq = at.unwrap_or(current_seq);
+    if !(0..=current_seq).contains(&seq) {
+        return Err(ApiError::unprocessable(
+            "seq_out_of_range",
+            format!("`at` must be between 0 and {current_seq}"),
+        ));
+    }
+    Ok(seq)
+}
+
 /// The view at `at` (default: now).
 pub fn view(
     db: &Db,
@@ -113,14 +125,7 @@ pub fn view(
     db.read(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         require_started(&game)?;
-        let current_seq = game.game.current_seq;
-        let seq = at.unwrap_or(current_seq);
-        if !(0..=current_seq).contains(&seq) {
-            return Err(ApiError::unprocessable(
-                "seq_out_of_range",
-                format!("`at` must be between 0 and {current_seq}"),
-            ));
-        }
+        let seq = seq_within(at, game.game.current_seq)?;
         let table = game.state_at(conn, cache, seq)?;
         Ok(view_at(&game, table.as_ref(), seq, game.viewer_for(user)))
     })
@@ -515,4 +520,60 @@ fn recorded_actions(rows: Vec<ActionRow>) -> Result<Vec<RecordedAction>, ApiErro
             })
         })
         .collect()
+}
+
+/// The game at one seq for a picture: the view, the events of the action that led there
+/// (or the opening events), both as the viewer may see them, and who sits where.
+pub struct BoardAt {
+    pub view: ViewAt,
+    pub last_events: Vec<DescribedEvent>,
+    pub seat_names: Vec<Option<String>>,
+}
+
+/// The board at `at` (default: now) as `user` may see it.
+pub fn board(
+    db: &Db,
+    cache: &FoldCache,
+    game_id: &str,
+    user: &AuthUser,
+    at: Option<i64>,
+) -> Result<BoardAt, ApiError> {
+    db.read(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        require_started(&game)?;
+        let seq = seq_within(at, game.game.current_seq)?;
+        let first = store::load_actions(conn, &game.game.id)?
+            .iter()
+            .find(|action| action.first_seq <= seq && seq <= action.last_seq)
+            .map_or(1, |action| action.first_seq)
+            .min(seq.max(1));
+        let mut table = game.state_at(conn, cache, first - 1)?;
+        let events = store::load_events_between(conn, &game.game.id, first - 1, seq)?;
+        let viewer = game.viewer_for(user);
+        let last_events = describe_events(table.as_mut(), &events, viewer)?;
+        let view = view_at(&game, table.as_ref(), seq, viewer);
+        let seat_names = (0..game.game.seat_count)
+            .map(|seat| {
+                game.seats
+                    .iter()
+                    .find(|taken| taken.seat == seat)
+                    .map(|taken| taken.account_name.clone())
+            })
+            .collect();
+        Ok(BoardAt {
+            view,
+            last_events,
+            seat_names,
+        })
+    })
+}
+
+/// A game's seq and status now (what a waiter re-reads to notice appends made by any
+/// instance).
+pub fn progress(db: &Db, game_id: &str) -> Result<(i64, GameStatus), ApiError> {
+    db.read(|conn| {
+        let game =
+            store::find_game(conn, game_id)?.ok_or_else(|| ApiError::game_not_found(game_id))?;
+        Ok((game.current_seq, game.status))
+    })
 }

@@ -2,6 +2,7 @@
 //! every scenario once on SQLite and once on Postgres.
 
 mod accounts;
+mod browser;
 mod client;
 mod contract;
 mod driver;
@@ -11,6 +12,7 @@ mod fold_cache;
 mod hardening;
 mod histories;
 mod java;
+mod live;
 mod lobby;
 mod openapi;
 mod play_errors;

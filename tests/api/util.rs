@@ -71,7 +71,9 @@ pub struct TestApp {
     client: reqwest::Client,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
-    data_dir_handle: tempfile::TempDir,
+    data_dir: std::path::PathBuf,
+    /// Owned by the first instance on a database; a second instance shares its folder.
+    data_dir_handle: Option<tempfile::TempDir>,
     database_url: String,
     _postgres: Option<PgDatabase>,
 }
@@ -116,36 +118,46 @@ impl TestApp {
             ..Config::defaults()
         };
         adjust(&mut config);
-        let (sender, receiver) = std::sync::mpsc::channel();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            actix_web::rt::System::new().block_on(async move {
-                match turnpost::server::start(&config) {
-                    Ok(running) => {
-                        let handle = running.server.handle();
-                        actix_web::rt::spawn(running.server);
-                        let _ = sender.send(Ok(running.address));
-                        let _ = stopped.await;
-                        handle.stop(false).await;
-                    }
-                    Err(error) => {
-                        let _ = sender.send(Err(error.to_string()));
-                    }
-                }
-            });
-        });
-        let address = receiver
-            .recv()
-            .expect("server thread answers")
-            .unwrap_or_else(|error| panic!("server failed to start: {error}"));
+        let (address, stop, thread) = spawn_server(config);
         TestApp {
             base: format!("http://{address}"),
             client: reqwest::Client::new(),
             stop: Some(stop),
             thread: Some(thread),
-            data_dir_handle: data_dir,
+            data_dir: data_dir.path().to_path_buf(),
+            data_dir_handle: Some(data_dir),
             database_url,
             _postgres: postgres,
+        }
+    }
+
+    /// Another server instance on the same database and token secret, as a second replica
+    /// behind a load balancer would be.
+    pub async fn second_instance(&self) -> TestApp {
+        let config = Config {
+            bind: "127.0.0.1:0".into(),
+            data_dir: self.data_dir.clone(),
+            database_url: Some(self.database_url.clone()),
+            jwt_secret: None,
+            log: "warn".into(),
+            workers: Some(2),
+            sign_ins_per_minute_per_address: 100_000,
+            registrations_per_hour_per_address: 100_000,
+            games_per_hour_per_account: 100_000,
+            bulk_exports_per_hour_per_account: 100_000,
+            open_games_per_account: 10_000,
+            ..Config::defaults()
+        };
+        let (address, stop, thread) = spawn_server(config);
+        TestApp {
+            base: format!("http://{address}"),
+            client: reqwest::Client::new(),
+            stop: Some(stop),
+            thread: Some(thread),
+            data_dir: self.data_dir.clone(),
+            data_dir_handle: None,
+            database_url: self.database_url.clone(),
+            _postgres: None,
         }
     }
 
@@ -210,7 +222,7 @@ impl TestApp {
 
     /// Where the server keeps its generated JWT secret.
     pub fn data_dir(&self) -> &std::path::Path {
-        self.data_dir_handle.path()
+        &self.data_dir
     }
 
     /// Posts `body` as it is, with the given content type.
@@ -287,6 +299,39 @@ impl TestApp {
         }
         id
     }
+}
+
+/// Runs the server on its own thread and actix system; returns its address and how to stop it.
+fn spawn_server(
+    config: Config,
+) -> (
+    std::net::SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    std::thread::JoinHandle<()>,
+) {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            match turnpost::server::start(&config) {
+                Ok(running) => {
+                    let handle = running.server.handle();
+                    actix_web::rt::spawn(running.server);
+                    let _ = sender.send(Ok(running.address));
+                    let _ = stopped.await;
+                    handle.stop(false).await;
+                }
+                Err(error) => {
+                    let _ = sender.send(Err(error.to_string()));
+                }
+            }
+        });
+    });
+    let address = receiver
+        .recv()
+        .expect("server thread answers")
+        .unwrap_or_else(|error| panic!("server failed to start: {error}"));
+    (address, stop, thread)
 }
 
 impl Drop for TestApp {

@@ -70,7 +70,9 @@ pub enum JavaAction {
     PlaceTile {
         tile: TileKind,
         space: String,
+        /// Sixth-turns clockwise, 0-5 (default 0).
         #[serde(default)]
+        #[schema(maximum = 5)]
         rotation: u8,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cost: Option<u8>,

@@ -36,6 +36,7 @@ pub enum TikalAction {
         /// Empty space to lay the hex on, e.g. "C4".
         space: String,
         /// Sixth-turns clockwise from the printed orientation, 0-5.
+        #[schema(maximum = 5)]
         rotation: u8,
     },
     /// 1 AP: bring a figure from the supply into the base camp or one of your camps.
@@ -79,8 +80,10 @@ pub enum TikalAction {
         /// Seat of the other player.
         target: Seat,
         /// Treasure kind (1-8) taken from the other player.
+        #[schema(minimum = 1, maximum = 8)]
         take: u8,
         /// Treasure kind (1-8) given to the other player.
+        #[schema(minimum = 1, maximum = 8)]
         give: u8,
     },
     /// 5 AP: build one of your camps on a jungle hex or an emptied treasure hex.

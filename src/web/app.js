@@ -1,0 +1,266 @@
+// turnpost's web page: plain JavaScript over the public API, no build step. It signs in,
+// lists your games, shows a game's board (the server's SVG), steps through its history and
+// plays by choosing among the legal actions, or by clicking a space first.
+'use strict';
+
+const TOKEN_KEY = 'turnpost.token';
+const NAME_KEY = 'turnpost.name';
+const $ = (id) => document.getElementById(id);
+
+async function api(method, path, body) {
+  const headers = {};
+  const token = localStorage.getItem(TOKEN_KEY);
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const response = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) {
+    let problem;
+    try {
+      problem = JSON.parse(text);
+    } catch {
+      problem = { code: `http_${response.status}`, detail: text };
+    }
+    if (problem.code === 'token_expired' || problem.code === 'token_revoked') signOut();
+    throw problem;
+  }
+  const type = response.headers.get('content-type') || '';
+  return type.includes('json') ? JSON.parse(text) : text;
+}
+
+function showError(problem) {
+  $('error').textContent = problem ? `${problem.code}: ${problem.detail}` : '';
+}
+
+function show(page) {
+  for (const id of ['sign-in-page', 'lobby-page', 'game-page']) $(id).hidden = id !== page;
+  const signedIn = Boolean(localStorage.getItem(TOKEN_KEY));
+  $('sign-out').hidden = !signedIn;
+  $('who').textContent = signedIn ? `signed in as ${localStorage.getItem(NAME_KEY)}` : '';
+}
+
+function signOut() {
+  localStorage.removeItem(TOKEN_KEY);
+  localStorage.removeItem(NAME_KEY);
+  location.href = '/';
+}
+
+async function signIn(register) {
+  const name = $('name').value;
+  const password = $('password').value;
+  try {
+    if (register) await api('POST', '/v1/accounts', { name, password });
+    const issued = await api('POST', '/v1/tokens', { name, password });
+    localStorage.setItem(TOKEN_KEY, issued.token);
+    localStorage.setItem(NAME_KEY, issued.account.name);
+    showError(null);
+    route();
+  } catch (problem) {
+    showError(problem);
+  }
+}
+
+function gameItem(game, action) {
+  const item = document.createElement('li');
+  const link = document.createElement('a');
+  link.href = `/games/${game.id}`;
+  link.className = 'game-link';
+  link.dataset.gameId = game.id;
+  const players = game.seats.map((seat) => (seat.account ? seat.account.name : 'open')).join(', ');
+  link.textContent = `${game.kind} ${game.id}: ${players} (${game.status})`;
+  item.append(link);
+  if (game.your_turn) item.className = 'your-turn';
+  if (action) item.append(' ', action);
+  return item;
+}
+
+async function showLobby() {
+  show('lobby-page');
+  const kinds = await api('GET', '/v1/game-kinds');
+  const select = $('new-kind');
+  if (!select.options.length) {
+    for (const kind of kinds) select.add(new Option(kind.name, kind.kind));
+  }
+  const mine = await api('GET', '/v1/games?mine=true&limit=100');
+  $('games').replaceChildren(...mine.games.map((game) => gameItem(game)));
+  const open = await api('GET', '/v1/games?status=open&limit=50');
+  const joinable = open.games.filter((game) => game.your_seat === null);
+  $('open-games').replaceChildren(
+    ...joinable.map((game) => {
+      const join = document.createElement('button');
+      join.textContent = 'Join';
+      join.onclick = () => joinGame(game.id);
+      return gameItem(game, join);
+    }),
+  );
+}
+
+async function joinGame(id) {
+  try {
+    await api('POST', `/v1/games/${id}/seats`, {});
+    location.href = `/games/${id}`;
+  } catch (problem) {
+    showError(problem);
+  }
+}
+
+// The game page: `at` is null while following the game live, a seq while looking back.
+const game = { id: null, summary: null, at: null, space: null, shownSeq: null };
+
+function describe(action) {
+  return Object.entries(action)
+    .map(([key, value]) => (key === 'type' ? value : `${key}=${JSON.stringify(value)}`))
+    .join(' ');
+}
+
+async function showGame(id) {
+  show('game-page');
+  game.id = id;
+  await refreshGame();
+  setInterval(() => {
+    if (game.at === null) refreshGame(true).catch(showError);
+  }, 3000);
+}
+
+async function refreshGame(onlyIfChanged) {
+  const summary = await api('GET', `/v1/games/${game.id}`);
+  if (onlyIfChanged && game.summary && summary.current_seq === game.summary.current_seq) return;
+  game.summary = summary;
+  const names = summary.seats.map((seat) => (seat.account ? seat.account.name : 'open'));
+  $('game-title').textContent = `${summary.kind} ${summary.id}: ${names.join(' vs ')}`;
+  const turn = summary.status === 'running'
+    ? `to act: ${summary.to_act.map((seat) => names[seat]).join(', ')}`
+    : summary.status;
+  $('status').textContent = `seq ${summary.current_seq}, ${turn}` +
+    (summary.your_seat === null ? ', you are watching' : `, you are seat ${summary.your_seat}`) +
+    (summary.your_turn ? ' - your turn' : '');
+  $('join').hidden = !(summary.status === 'open' && summary.your_seat === null);
+  const range = $('at');
+  range.max = String(summary.current_seq);
+  await drawBoard();
+}
+
+async function drawBoard() {
+  const summary = game.summary;
+  if (summary.status === 'open') {
+    $('board').textContent = 'Waiting for players.';
+    $('actions').replaceChildren();
+    return;
+  }
+  const seq = game.at === null ? summary.current_seq : game.at;
+  $('at').value = String(seq);
+  $('at-label').textContent = game.at === null ? `now (seq ${seq})` : `seq ${seq} of ${summary.current_seq}`;
+  const query = game.at === null ? '' : `?at=${game.at}`;
+  const svg = await api('GET', `/v1/games/${game.id}/board.svg${query}`);
+  $('board').innerHTML = svg;
+  game.shownSeq = seq;
+  $('board').dataset.seq = String(seq);
+  for (const space of $('board').querySelectorAll('[data-space]')) {
+    space.addEventListener('click', () => {
+      game.space = space.dataset.space;
+      showActions().catch(showError);
+    });
+  }
+  await showActions();
+}
+
+async function showActions() {
+  const list = $('actions');
+  const live = game.at === null && game.summary.your_turn;
+  $('actions-title').hidden = !live;
+  if (!live) {
+    list.replaceChildren();
+    $('filter').textContent = '';
+    return;
+  }
+  const query = game.space ? `?space=${encodeURIComponent(game.space)}` : '';
+  const legal = await api('GET', `/v1/games/${game.id}/legal-actions${query}`);
+  $('filter').textContent = game.space
+    ? `Moves involving ${game.space} (click elsewhere on the board, or `
+    : `${legal.actions.length} moves; click a space to narrow them down.`;
+  if (game.space) {
+    const all = document.createElement('a');
+    all.href = '#';
+    all.textContent = 'show all';
+    all.onclick = (event) => {
+      event.preventDefault();
+      game.space = null;
+      showActions().catch(showError);
+    };
+    $('filter').append(all, ')');
+  }
+  list.replaceChildren(
+    ...legal.actions.map((action, index) => {
+      const item = document.createElement('li');
+      const button = document.createElement('button');
+      button.className = 'action';
+      button.dataset.index = String(index);
+      button.textContent = describe(action);
+      button.onclick = () => act(legal.seq, action);
+      item.append(button);
+      return item;
+    }),
+  );
+}
+
+async function act(seq, action) {
+  try {
+    const accepted = await api('POST', `/v1/games/${game.id}/actions`, { expected_seq: seq, action });
+    const last = accepted.events[accepted.events.length - 1];
+    $('last-text').textContent = last ? last.text : '';
+    game.space = null;
+    showError(null);
+    await refreshGame();
+  } catch (problem) {
+    showError(problem);
+    await refreshGame();
+  }
+}
+
+function step(to) {
+  const current = game.summary.current_seq;
+  const target = Math.max(0, Math.min(current, to));
+  game.at = target >= current ? null : target;
+  drawBoard().catch(showError);
+}
+
+function route() {
+  if (!localStorage.getItem(TOKEN_KEY)) {
+    show('sign-in-page');
+    return;
+  }
+  const match = location.pathname.match(/^\/games\/([A-Za-z0-9]+)$/);
+  (match ? showGame(match[1]) : showLobby()).catch(showError);
+}
+
+window.addEventListener('DOMContentLoaded', () => {
+  $('sign-in-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    signIn(false);
+  });
+  $('register-button').addEventListener('click', () => signIn(true));
+  $('sign-out').addEventListener('click', signOut);
+  $('new-game-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      const created = await api('POST', '/v1/games', {
+        kind: $('new-kind').value,
+        seats: Number($('new-seats').value),
+      });
+      location.href = `/games/${created.id}`;
+    } catch (problem) {
+      showError(problem);
+    }
+  });
+  $('join').addEventListener('click', () => joinGame(game.id));
+  $('first').addEventListener('click', () => step(0));
+  $('back').addEventListener('click', () => step((game.at ?? game.summary.current_seq) - 1));
+  $('forward').addEventListener('click', () => step((game.at ?? game.summary.current_seq) + 1));
+  $('live').addEventListener('click', () => step(game.summary.current_seq));
+  $('at').addEventListener('change', () => step(Number($('at').value)));
+  route();
+});

@@ -1,0 +1,383 @@
+//! The web page in a real browser: headless Chromium driven over WebDriver (chromedriver)
+//! signs in, opens a game, makes a move, sees the board change and steps back through the
+//! history. Screenshots go to `target/browser-test/`. `scripts/test` installs Debian's
+//! chromium and chromium-driver when they are missing.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::util::{Backend, TestApp};
+
+/// A W3C WebDriver session on a chromedriver this test started.
+struct Browser {
+    http: reqwest::Client,
+    session_url: String,
+    driver: Child,
+    screenshots: PathBuf,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// The program named by the environment variable `variable` (set by `scripts/browser.sh`),
+/// or `name` found on the PATH (chromedriver needs the browser's full path).
+fn program(variable: &str, name: &str) -> String {
+    std::env::var(variable).unwrap_or_else(|_| {
+        std::env::var_os("PATH")
+            .and_then(|path| {
+                std::env::split_paths(&path)
+                    .map(|folder| folder.join(name))
+                    .find(|candidate| candidate.is_file())
+            })
+            .map(|found| found.display().to_string())
+            .unwrap_or_else(|| name.to_owned())
+    })
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("a free port")
+}
+
+impl Browser {
+    async fn start() -> Browser {
+        let chromedriver = program("TURNPOST_CHROMEDRIVER", "chromedriver");
+        let chromium = program("TURNPOST_CHROMIUM", "chromium");
+        let port = free_port();
+        let driver = Command::new(&chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|error| {
+                panic!(
+                    "cannot start {chromedriver} ({error}): run the tests with scripts/test, \
+                     which installs Debian's chromium and chromium-driver"
+                )
+            });
+        let http = reqwest::Client::new();
+        let base = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let ready = http.get(format!("{base}/status")).send().await;
+            if let Ok(response) = ready {
+                let status: Value = response.json().await.unwrap_or_default();
+                if status["value"]["ready"] == true {
+                    break;
+                }
+            }
+            assert!(Instant::now() < deadline, "chromedriver did not get ready");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let capabilities = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1400,1000"],
+            },
+        }}});
+        let session: Value = http
+            .post(format!("{base}/session"))
+            .json(&capabilities)
+            .send()
+            .await
+            .expect("chromedriver answers")
+            .json()
+            .await
+            .expect("a session");
+        let id = session["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no browser session: {session}"));
+        let screenshots = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser-test");
+        std::fs::create_dir_all(&screenshots).expect("screenshot folder");
+        Browser {
+            http,
+            session_url: format!("{base}/session/{id}"),
+            driver,
+            screenshots,
+        }
+    }
+
+    async fn command(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
+        let request = self
+            .http
+            .request(method, format!("{}{path}", self.session_url));
+        let request = if body.is_null() {
+            request
+        } else {
+            request.json(&body)
+        };
+        let answer: Value = request
+            .send()
+            .await
+            .expect("chromedriver answers")
+            .json()
+            .await
+            .expect("WebDriver JSON");
+        assert!(
+            answer["value"].get("error").is_none(),
+            "WebDriver {path}: {answer}"
+        );
+        answer["value"].clone()
+    }
+
+    async fn goto(&self, url: &str) {
+        self.command(reqwest::Method::POST, "/url", json!({"url": url}))
+            .await;
+    }
+
+    /// Runs `script` (a function body) in the page with `args`.
+    async fn run(&self, script: &str, args: Value) -> Value {
+        self.command(
+            reqwest::Method::POST,
+            "/execute/sync",
+            json!({"script": script, "args": args}),
+        )
+        .await
+    }
+
+    /// Waits until `script` returns something truthy, and returns it.
+    async fn wait_for(&self, what: &str, script: &str, args: Value) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let value = self.run(script, args.clone()).await;
+            if !(value.is_null() || value == false || value == "") {
+                return value;
+            }
+            if Instant::now() > deadline {
+                let page = self.run("return document.body.innerText", json!([])).await;
+                panic!("waited in vain for {what}; the page says: {page}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn element(&self, css: &str) -> String {
+        let found = self
+            .command(
+                reqwest::Method::POST,
+                "/element",
+                json!({"using": "css selector", "value": css}),
+            )
+            .await;
+        found
+            .as_object()
+            .and_then(|object| object.values().next())
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("no element {css}"))
+            .to_owned()
+    }
+
+    async fn click(&self, css: &str) {
+        let element = self.element(css).await;
+        self.command(
+            reqwest::Method::POST,
+            &format!("/element/{element}/click"),
+            json!({}),
+        )
+        .await;
+    }
+
+    async fn type_into(&self, css: &str, text: &str) {
+        let element = self.element(css).await;
+        self.command(
+            reqwest::Method::POST,
+            &format!("/element/{element}/value"),
+            json!({"text": text}),
+        )
+        .await;
+    }
+
+    /// Saves a PNG of the window as `name`.
+    async fn screenshot(&self, name: &str) {
+        let encoded = self
+            .command(reqwest::Method::GET, "/screenshot", Value::Null)
+            .await;
+        let png = decode_base64(encoded.as_str().expect("base64 PNG"));
+        assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+        std::fs::write(self.screenshots.join(name), png).expect("write the screenshot");
+    }
+}
+
+fn decode_base64(text: &str) -> Vec<u8> {
+    let value = |byte: u8| -> u32 {
+        match byte {
+            b'A'..=b'Z' => u32::from(byte - b'A'),
+            b'a'..=b'z' => u32::from(byte - b'a') + 26,
+            b'0'..=b'9' => u32::from(byte - b'0') + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => 0,
+        }
+    };
+    let bytes: Vec<u8> = text
+        .bytes()
+        .filter(|byte| !byte.is_ascii_whitespace())
+        .collect();
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
+    for chunk in bytes.chunks(4) {
+        let padding = chunk.iter().filter(|&&byte| byte == b'=').count();
+        let bits = chunk
+            .iter()
+            .fold(0u32, |bits, &byte| (bits << 6) | value(byte));
+        let bits = bits << (6 * (4 - chunk.len()));
+        let decoded = [(bits >> 16) as u8, (bits >> 8) as u8, bits as u8];
+        out.extend_from_slice(&decoded[..3 - padding]);
+    }
+    out
+}
+
+const BOARD_SEQ: &str = "const board = document.getElementById('board'); \
+    return board.querySelector('svg') ? board.dataset.seq : null;";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_signs_in_opens_a_game_moves_and_steps_back_in_a_real_browser() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let alice = app.register("alice").await;
+    let bob = app.register("bob").await;
+    let id = app
+        .new_game("tikal", json!({}), &[alice.clone(), bob.clone()])
+        .await;
+    let summary = app.get(&alice, &format!("/v1/games/{id}")).await.json();
+    assert_eq!(summary["to_act"], json!([0]), "alice (seat 0) moves first");
+    let browser = Browser::start().await;
+
+    browser.goto(&format!("{}/", app.base)).await;
+    browser
+        .wait_for(
+            "the sign-in form",
+            "return !document.getElementById('sign-in-page').hidden",
+            json!([]),
+        )
+        .await;
+    browser.type_into("#name", "alice").await;
+    browser.type_into("#password", "s3cret-pass").await;
+    browser.screenshot("01-sign-in.png").await;
+    browser.click("#sign-in-button").await;
+    let link = format!("a.game-link[data-game-id='{id}']");
+    browser
+        .wait_for(
+            "the game in the lobby",
+            "return document.querySelector(arguments[0]) !== null",
+            json!([link]),
+        )
+        .await;
+    browser.screenshot("02-lobby.png").await;
+
+    browser.click(&link).await;
+    let shown = browser.wait_for("the board", BOARD_SEQ, json!([])).await;
+    let before: i64 = shown.as_str().unwrap().parse().unwrap();
+    assert_eq!(before, summary["current_seq"].as_i64().unwrap());
+    let board_before = browser
+        .run(
+            "return document.getElementById('board').innerHTML",
+            json!([]),
+        )
+        .await;
+    browser
+        .wait_for(
+            "alice's moves",
+            "return document.querySelectorAll('button.action').length",
+            json!([]),
+        )
+        .await;
+    browser.screenshot("03-board.png").await;
+
+    browser.click("button.action").await;
+    let moved = browser
+        .wait_for(
+            "the board after the move",
+            "const seq = Number(document.getElementById('board').dataset.seq); \
+             return seq > arguments[0] ? seq : null;",
+            json!([before]),
+        )
+        .await;
+    let after = moved.as_i64().unwrap();
+    let board_after = browser
+        .run(
+            "return document.getElementById('board').innerHTML",
+            json!([]),
+        )
+        .await;
+    assert_ne!(board_before, board_after, "the board changed with the move");
+    let summary = app.get(&bob, &format!("/v1/games/{id}")).await.json();
+    assert_eq!(
+        summary["current_seq"].as_i64(),
+        Some(after),
+        "the move is stored"
+    );
+    browser.screenshot("04-after-the-move.png").await;
+
+    browser.click("#back").await;
+    browser
+        .wait_for(
+            "the board one event back",
+            "return document.getElementById('board').dataset.seq === String(arguments[0])",
+            json!([after - 1]),
+        )
+        .await;
+    let label = browser
+        .run(
+            "return document.getElementById('at-label').textContent",
+            json!([]),
+        )
+        .await;
+    assert_eq!(label, format!("seq {} of {after}", after - 1));
+    browser.screenshot("05-one-event-back.png").await;
+}
+
+/// A page served by one origin calls the API on another with a bearer token, as a
+/// third-party web client would: the browser's preflight is answered and the answers are
+/// readable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_on_another_origin_calls_the_api_with_a_bearer_token_in_a_real_browser() {
+    let page_server = TestApp::start(Backend::Sqlite).await;
+    let api = TestApp::start(Backend::Sqlite).await;
+    let alice = api.register("alice").await;
+    let bob = api.register("bob").await;
+    let id = api
+        .new_game("tikal", json!({}), &[alice.clone(), bob])
+        .await;
+    let browser = Browser::start().await;
+    // Any page of the other origin will do; the web page's own Content-Security-Policy
+    // rightly keeps it from calling other origins, so a plain JSON page hosts the script.
+    browser.goto(&format!("{}/healthz", page_server.base)).await;
+    let script = "const [api, token, id, done] = arguments; \
+        (async () => { \
+          const headers = { Authorization: `Bearer ${token}` }; \
+          const summary = await fetch(`${api}/v1/games/${id}`, { headers }); \
+          const legal = await (await fetch(`${api}/v1/games/${id}/legal-actions`, { headers })).json(); \
+          const acted = await fetch(`${api}/v1/games/${id}/actions`, { method: 'POST', \
+            headers: { ...headers, 'Content-Type': 'application/json', 'Idempotency-Key': 'cross-origin-1' }, \
+            body: JSON.stringify({ expected_seq: legal.seq, action: legal.actions[0] }) }); \
+          done({ origin: location.origin, summary: summary.status, acted: acted.status, \
+                 etag: summary.headers.get('ETag'), seq: (await acted.json()).seq }); \
+        })().catch((error) => done({ error: String(error) }));";
+    let answer = browser
+        .command(
+            reqwest::Method::POST,
+            "/execute/async",
+            json!({"script": script, "args": [api.base, alice.token, id]}),
+        )
+        .await;
+    assert_eq!(answer["origin"], page_server.base.as_str(), "{answer}");
+    assert_ne!(page_server.base, api.base, "two origins");
+    assert_eq!(answer["summary"], 200, "{answer}");
+    assert_eq!(answer["acted"], 200, "{answer}");
+    assert!(
+        answer["etag"].as_str().is_some(),
+        "ETag is readable: {answer}"
+    );
+    let summary = api.get(&alice, &format!("/v1/games/{id}")).await.json();
+    assert_eq!(summary["current_seq"], answer["seq"], "the move is stored");
+}

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use super::svg::{self, clip, seat_fill, Point, Svg, TextStyle};
-use super::{named_in, side_panel, BoardContext, SeatSummary, PANEL_WIDTH};
+use super::{named_in, side_panel, BoardContext, Panel, SeatSummary, PANEL_WIDTH};
 use crate::engine::Seat;
 use crate::eternal_palace::data::{data, BonusChoice, Goods, LocationKind};
 use crate::eternal_palace::view::{
@@ -160,11 +160,13 @@ pub(super) fn picture(view: &EternalPalaceView, context: &BoardContext) -> Strin
         &mut svg,
         panel_x,
         MARGIN - 8.0,
-        "Eternal Palace",
         context,
-        &seats,
-        places.as_deref(),
-        &facts(view),
+        &Panel {
+            game: "Eternal Palace",
+            seats: &seats,
+            places: places.as_deref(),
+            facts: &facts(view),
+        },
     );
     let width = panel_x + PANEL_WIDTH;
     let height = (y + MARGIN).max(panel_bottom + MARGIN);
@@ -222,8 +224,8 @@ fn location_panel(
     }
     svg.text(
         Point::new(x + 8.0, top + 33.0),
-        TextStyle::new(10.0).fill("#504838"),
-        &badges.join(" \u{b7} "),
+        TextStyle::new(9.0).fill("#504838"),
+        &clip(&badges.join(" \u{b7} "), (width / 5.4) as usize),
     );
     let mut y = top + 40.0;
     y = placed_groups(svg, location, x + 8.0, y);
@@ -420,8 +422,8 @@ fn marked_spaces(svg: &mut Svg, location: &LocationView, x: f64, top: f64, width
             format!("{}-{} dice", data.dice_min, data.dice_max)
         };
         svg.text(
-            Point::new(left + 5.0, top + 16.0),
-            TextStyle::new(10.0).bold(),
+            Point::new(left + 4.0, top + 16.0),
+            TextStyle::new(9.0).bold(),
             &format!("{} \u{b7} {dice}", data.id),
         );
         markers(
@@ -450,7 +452,7 @@ fn labyrinth_plan(svg: &mut Svg, labyrinth: &LabyrinthView, x: f64, top: f64, wi
     }
     let columns = depth.iter().max().map_or(1, |deepest| deepest + 1);
     let column_width = width / columns as f64;
-    let (box_width, box_height) = ((column_width - 24.0).min(150.0), 40.0);
+    let (box_width, box_height) = ((column_width - 44.0).min(150.0), 40.0);
     let positions: Vec<Point> = (0..stations.len())
         .map(|station| {
             let same_column: Vec<usize> = (0..stations.len())
@@ -478,9 +480,9 @@ fn labyrinth_plan(svg: &mut Svg, labyrinth: &LabyrinthView, x: f64, top: f64, wi
         svg.circle(end, 3.0, "#c03020", "#c03020");
         if arrow.fish > 0 {
             svg.text(
-                Point::new((start.x + end.x) / 2.0, (start.y + end.y) / 2.0 - 3.0),
+                Point::new((start.x + end.x) / 2.0, (start.y + end.y) / 2.0 - 4.0),
                 TextStyle::new(9.0).middle().bold().fill("#c03020"),
-                &format!("{} fish", arrow.fish),
+                &format!("{}f", arrow.fish),
             );
         }
     }
@@ -515,6 +517,11 @@ fn labyrinth_plan(svg: &mut Svg, labyrinth: &LabyrinthView, x: f64, top: f64, wi
             .collect();
         markers(svg, &here, Point::new(at.x, at.y + 14.0), box_width - 8.0);
     }
+    svg.text(
+        Point::new(x, top + 150.0),
+        TextStyle::new(9.0).fill("#c03020"),
+        "Red arrows lead on; 2f = 2 fish to pay on the way.",
+    );
 }
 
 /// The open demand card, its fields with the markers on them and the deck's size.

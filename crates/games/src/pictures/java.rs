@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::svg::{self, hexagon, Point, Svg, TextStyle};
-use super::{named_in, side_panel, BoardContext, SeatSummary, PANEL_WIDTH};
+use super::{named_in, side_panel, BoardContext, Panel, SeatSummary, PANEL_WIDTH};
 use crate::java::data::{board, CellKind, Symbol};
 use crate::java::state::{Card, Terrain};
 use crate::java::view::{JavaView, PhaseName, PlayerView, SpaceView};
@@ -131,11 +131,13 @@ pub(super) fn picture(view: &JavaView, context: &BoardContext) -> String {
         &mut svg,
         panel_x,
         MARGIN - 8.0,
-        "Java",
         context,
-        &seats,
-        places.as_deref(),
-        &facts(view),
+        &Panel {
+            game: "Java",
+            seats: &seats,
+            places: places.as_deref(),
+            facts: &facts(view),
+        },
     );
     let width = panel_x + PANEL_WIDTH;
     let height = board_height.max(panel_bottom + MARGIN);

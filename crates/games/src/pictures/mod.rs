@@ -105,21 +105,31 @@ struct SeatSummary {
 /// Width of the side panel.
 const PANEL_WIDTH: f64 = 330.0;
 /// Characters of small text that fit on one panel line.
-const PANEL_CHARS: usize = 52;
+const PANEL_CHARS: usize = 45;
+/// Characters of a seat's smaller lines that fit in its box.
+const SEAT_LINE_CHARS: usize = 48;
+
+/// What a game puts in the side panel.
+struct Panel<'a> {
+    /// The game's name.
+    game: &'a str,
+    seats: &'a [SeatSummary],
+    /// Places by seat once the game is over.
+    places: Option<&'a [u8]>,
+    /// The game's own public numbers, one line each (wrapped to fit).
+    facts: &'a [String],
+}
 
 /// Draws the side panel at `x` (top at `top`): the game and seq, each seat with its name,
-/// colour, score and whether it must act, then the game's own `facts`, the places once
+/// colour, score and whether it must act, then the game's own facts, the places once
 /// finished and the last action. Returns the y below it.
-fn side_panel(
-    svg: &mut Svg,
-    x: f64,
-    top: f64,
-    game: &str,
-    context: &BoardContext,
-    seats: &[SeatSummary],
-    places: Option<&[u8]>,
-    facts: &[String],
-) -> f64 {
+fn side_panel(svg: &mut Svg, x: f64, top: f64, context: &BoardContext, panel: &Panel<'_>) -> f64 {
+    let Panel {
+        game,
+        seats,
+        places,
+        facts,
+    } = *panel;
     let mut y = top + 22.0;
     svg.text(
         Point::new(x, y),
@@ -177,7 +187,14 @@ fn seat_block(
 ) -> f64 {
     let seat = summary.seat;
     let to_act = context.to_act.contains(&seat) && !context.finished;
-    let height = 34.0 + 14.0 * summary.lines.len() as f64;
+    // A seat that must act gets a line of its own saying so.
+    let first_line = if to_act { top + 52.0 } else { top + 38.0 };
+    let lines: Vec<String> = summary
+        .lines
+        .iter()
+        .flat_map(|line| wrap(line, SEAT_LINE_CHARS))
+        .collect();
+    let height = first_line - top - 4.0 + 14.0 * lines.len() as f64;
     let (fill, stroke, stroke_width) = if to_act {
         ("#fff3c4", "#202020", 2.5)
     } else {
@@ -224,16 +241,16 @@ fn seat_block(
     );
     if to_act {
         svg.text(
-            Point::new(x + PANEL_WIDTH - 28.0, top + 38.0),
-            TextStyle::new(11.0).bold().end().fill("#b00000"),
+            Point::new(x + 16.0, top + 38.0),
+            TextStyle::new(11.0).bold().fill("#b00000"),
             "\u{25b6} TO ACT",
         );
     }
-    for (index, line) in summary.lines.iter().enumerate() {
+    for (index, line) in lines.iter().enumerate() {
         svg.text(
-            Point::new(x + 16.0, top + 38.0 + 14.0 * index as f64),
+            Point::new(x + 16.0, first_line + 14.0 * index as f64),
             TextStyle::new(11.0).fill("#404040"),
-            &svg::clip(line, 44),
+            line,
         );
     }
     svg.close_group();

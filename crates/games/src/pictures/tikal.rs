@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::svg::{self, hexagon, seat_fill, seat_ink, Point, Svg, TextStyle};
-use super::{named_in, side_panel, BoardContext, SeatSummary, PANEL_WIDTH};
+use super::{named_in, side_panel, BoardContext, Panel, SeatSummary, PANEL_WIDTH};
 use crate::kit::hex::Hex;
 use crate::tikal::action::PieceKind;
 use crate::tikal::data::{data, Terrain, LAYOUT};
@@ -71,11 +71,13 @@ pub(super) fn picture(view: &TikalView, context: &BoardContext) -> String {
         &mut svg,
         panel_x,
         MARGIN - 8.0,
-        "Tikal",
         context,
-        &seats,
-        places,
-        &facts(view),
+        &Panel {
+            game: "Tikal",
+            seats: &seats,
+            places,
+            facts: &facts(view),
+        },
     );
     let width = panel_x + PANEL_WIDTH;
     let height = board_height.max(panel_bottom + MARGIN);

@@ -72,6 +72,10 @@ fn fill(db: &Db) {
                 conn,
                 &Append {
                     game_id: id,
+                    kind: "tikal".into(),
+                    previous_status: GameStatus::Open,
+                    previous_to_act: Vec::new(),
+                    acting_seat: None,
                     expected_seq: 0,
                     events: Vec::new(),
                     status: GameStatus::Running,

@@ -155,6 +155,16 @@ pub struct Config {
     /// Memory of one argon2id password hash, in KiB (OWASP: 19456).
     #[arg(long, env = "TURNPOST_PASSWORD_MEMORY_KIB", default_value_t = 19 * 1024)]
     pub password_memory_kib: u32,
+
+    /// Let webhooks call loopback and private addresses (off: a public server must not be
+    /// made to call into its own network; tests and closed networks turn it on).
+    #[arg(long, env = "TURNPOST_WEBHOOKS_ALLOW_PRIVATE")]
+    pub webhooks_allow_private: bool,
+
+    /// How often this instance looks for due webhook deliveries, in milliseconds; 0 turns
+    /// delivering off on this instance (others on the same database still deliver).
+    #[arg(long, env = "TURNPOST_WEBHOOK_POLL_MS", default_value_t = 500)]
+    pub webhook_poll_ms: u64,
 }
 
 impl Config {
@@ -184,7 +194,17 @@ impl Config {
             password_queue: 64,
             sqlite_busy_timeout_ms: 5000,
             password_memory_kib: 19 * 1024,
+            webhooks_allow_private: false,
+            webhook_poll_ms: 500,
         }
+    }
+
+    pub fn delivery_settings(&self) -> Option<crate::webhooks::DeliverySettings> {
+        (self.webhook_poll_ms > 0).then(|| crate::webhooks::DeliverySettings {
+            allow_private: self.webhooks_allow_private,
+            poll: std::time::Duration::from_millis(self.webhook_poll_ms),
+            timeout: std::time::Duration::from_secs(10),
+        })
     }
 
     pub fn db_options(&self) -> crate::store::DbOptions {

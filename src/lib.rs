@@ -6,6 +6,7 @@
 //! - [`api`]: the HTTP handlers and the OpenAPI document.
 //! - [`verify`]: offline verification of a finished game's export (`turnpost verify`).
 //! - [`web`]: the web page (plain HTML and JavaScript over the public API).
+//! - [`webhooks`]: the background delivery of webhooks from the outbox.
 //! - [`auth`], [`config`], [`error`], [`server`], [`private_files`]: the plumbing around them.
 
 pub mod api;
@@ -19,3 +20,4 @@ pub mod service;
 pub mod store;
 pub mod verify;
 pub mod web;
+pub mod webhooks;

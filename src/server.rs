@@ -70,6 +70,9 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     let rate_limits = web::Data::new(config.rate_limits());
     let fold_cache = web::Data::new(FoldCache::new(config.fold_cache_games));
     let changes = web::Data::new(crate::service::changes::GameChanges::default());
+    let webhook_policy = web::Data::new(crate::api::webhooks::WebhookPolicy {
+        allow_private: config.webhooks_allow_private,
+    });
     let metrics = web::Data::new(Metrics::new()?);
     let body_deadline = web::Data::new(BodyDeadline(Duration::from_secs(
         config.body_timeout_seconds,
@@ -85,6 +88,10 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     let workers = config.workers.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
+    // Every instance delivers; the outbox's guarded claims keep them from posting twice.
+    if let Some(settings) = config.delivery_settings() {
+        actix_web::rt::spawn(crate::webhooks::run(db.clone(), settings));
+    }
     let server = HttpServer::new(move || {
         App::new()
             .app_data(db.clone())
@@ -94,6 +101,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .app_data(rate_limits.clone())
             .app_data(fold_cache.clone())
             .app_data(changes.clone())
+            .app_data(webhook_policy.clone())
             .app_data(metrics.clone())
             .wrap(from_fn(guard_request_body))
             .wrap(from_fn(etag_for_reads))

@@ -41,6 +41,13 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::play::post_action,
         super::play::list_events,
         super::live::stream_events,
+        super::live::stream_notifications,
+        super::webhooks::list_notifications,
+        super::webhooks::create_webhook,
+        super::webhooks::list_webhooks,
+        super::webhooks::delete_webhook,
+        super::webhooks::list_deliveries,
+        super::webhooks::test_webhook,
         super::play::export_game,
         super::transcript::get_transcript,
         super::board::get_board,
@@ -54,6 +61,7 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         (name = "accounts", description = "Accounts and bearer tokens"),
         (name = "games", description = "Game kinds, the lobby and seats"),
         (name = "play", description = "Views, legal actions, acting, the log and exports"),
+        (name = "notifications", description = "What concerns you across your games: a feed, a live stream and webhooks"),
         (name = "health", description = "Probes"),
     )
 )]

@@ -157,23 +157,7 @@ pub async fn stream_events(
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    let resume = match request.headers().get("Last-Event-ID") {
-        None => None,
-        Some(value) => Some(
-            value
-                .to_str()
-                .ok()
-                .and_then(|text| text.trim().parse::<i64>().ok())
-                .filter(|seq| *seq >= 0)
-                .ok_or_else(|| {
-                    ApiError::bad_request(
-                        "invalid_last_event_id",
-                        "Last-Event-ID must be the seq of an event",
-                    )
-                })?,
-        ),
-    };
-    let cursor = resume.or(query.after).unwrap_or(0).max(0);
+    let cursor = last_event_id(&request)?.or(query.after).unwrap_or(0).max(0);
     let status = {
         let (db, id) = (db.clone(), id.clone());
         blocking(move || play::progress(&db, &id)).await?.1
@@ -193,11 +177,163 @@ pub async fn stream_events(
         let frame = follower.next_frame().await?;
         Some((Ok::<_, actix_web::Error>(frame), follower))
     });
-    Ok(HttpResponse::Ok()
+    Ok(event_stream(frames))
+}
+
+/// Waits until the caller has a notification after `after` or `wait` has passed.
+pub async fn wait_for_notification(
+    db: &web::Data<Db>,
+    user: &AuthUser,
+    after: i64,
+    wait: Duration,
+) -> Result<i64, ApiError> {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        let last = {
+            let (db, account) = (db.clone(), user.account_id.clone());
+            blocking(move || {
+                db.read(|conn| {
+                    Ok(crate::store::notifications::last_notification_id(
+                        conn, &account,
+                    )?)
+                })
+            })
+            .await?
+        };
+        let now = tokio::time::Instant::now();
+        if last > after || now >= deadline {
+            return Ok(last);
+        }
+        tokio::time::sleep(RECHECK.min(deadline - now)).await;
+    }
+}
+
+/// The `Last-Event-ID` a reconnecting client sends, if any.
+fn last_event_id(request: &HttpRequest) -> Result<Option<i64>, ApiError> {
+    request
+        .headers()
+        .get("Last-Event-ID")
+        .map(|value| {
+            value
+                .to_str()
+                .ok()
+                .and_then(|text| text.trim().parse::<i64>().ok())
+                .filter(|id| *id >= 0)
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "invalid_last_event_id",
+                        "Last-Event-ID must be the id of an event of this stream",
+                    )
+                })
+        })
+        .transpose()
+}
+
+/// What an account stream still has to send.
+struct AccountFollower {
+    db: web::Data<Db>,
+    user: AuthUser,
+    cursor: i64,
+    pending: VecDeque<super::webhooks::NotificationOut>,
+}
+
+impl AccountFollower {
+    async fn next_frame(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(notification) = self.pending.pop_front() {
+                self.cursor = notification.id;
+                let data = serde_json::to_string(&notification).unwrap_or_default();
+                let kind = serde_json::to_value(notification.kind).unwrap_or_default();
+                return Some(Bytes::from(format!(
+                    "id: {}\nevent: {}\ndata: {data}\n\n",
+                    notification.id,
+                    kind.as_str().unwrap_or_default()
+                )));
+            }
+            let last = wait_for_notification(&self.db, &self.user, self.cursor, HEARTBEAT)
+                .await
+                .ok()?;
+            if last <= self.cursor {
+                return Some(Bytes::from_static(b": heartbeat\n\n"));
+            }
+            let (db, account, after) = (self.db.clone(), self.user.account_id.clone(), self.cursor);
+            let stored = blocking(move || {
+                db.read(|conn| {
+                    Ok(crate::store::notifications::notifications_after(
+                        conn, &account, after, 100,
+                    )?)
+                })
+            })
+            .await
+            .ok()?;
+            for notification in &stored {
+                self.pending
+                    .push_back(super::webhooks::NotificationOut::of(notification).ok()?);
+            }
+        }
+    }
+}
+
+/// Everything that concerns you across your games, live, as Server-Sent Events.
+///
+/// The notifications of `GET /v1/me/notifications` (`game_started`, `your_turn`,
+/// `game_finished`) as they are written by any instance: `id: <notification id>`,
+/// `event: <type>`, `data: <Notification JSON>`. Resumes after `after` or the
+/// `Last-Event-ID` a reconnecting client sends (default: only what happens from now on).
+/// A `: heartbeat` comment every 15 seconds keeps proxies from closing it.
+#[utoipa::path(get, path = "/v1/me/stream", tag = "notifications",
+    params(
+        StreamQuery,
+        ("Last-Event-ID" = Option<String>, Header, description = "The id of the last notification received; the stream resumes after it"),
+    ),
+    responses(
+        (status = 200, description = "The notification stream", content_type = "text/event-stream", body = String,
+            example = "id: 42\nevent: your_turn\ndata: {\"id\":42,\"type\":\"your_turn\",\"game_id\":\"bktgir262m\",\"game_kind\":\"tikal\",\"seq\":4,\"seat\":0,\"to_act\":[0],\"created_at\":\"2026-11-24T10:00:00.000Z\"}\n\n"),
+        (status = 400, description = "`invalid_last_event_id`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[route("/v1/me/stream", method = "GET")]
+pub async fn stream_notifications(
+    db: web::Data<Db>,
+    user: AuthUser,
+    query: web::Query<StreamQuery>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let cursor = match last_event_id(&request)?.or(query.after) {
+        Some(cursor) => cursor.max(0),
+        None => {
+            let (db, account) = (db.clone(), user.account_id.clone());
+            blocking(move || {
+                db.read(|conn| {
+                    Ok(crate::store::notifications::last_notification_id(
+                        conn, &account,
+                    )?)
+                })
+            })
+            .await?
+        }
+    };
+    let follower = AccountFollower {
+        db,
+        user,
+        cursor,
+        pending: VecDeque::new(),
+    };
+    let frames = futures_util::stream::unfold(follower, |mut follower| async move {
+        let frame = follower.next_frame().await?;
+        Some((Ok::<_, actix_web::Error>(frame), follower))
+    });
+    Ok(event_stream(frames))
+}
+
+/// A response streaming `frames` as Server-Sent Events.
+fn event_stream(
+    frames: impl futures_core::Stream<Item = Result<Bytes, actix_web::Error>> + 'static,
+) -> HttpResponse {
+    HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         // Compressing would hold frames back until a block fills.
         .insert_header((header::CONTENT_ENCODING, "identity"))
         .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(frames))
+        .streaming(frames)
 }

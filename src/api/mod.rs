@@ -16,6 +16,7 @@ pub mod play;
 pub mod rate_limit;
 pub mod transcript;
 pub mod transport;
+pub mod webhooks;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::ServiceResponse;
@@ -62,6 +63,13 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(play::post_action)
         .service(play::list_events)
         .service(live::stream_events)
+        .service(live::stream_notifications)
+        .service(webhooks::list_notifications)
+        .service(webhooks::create_webhook)
+        .service(webhooks::list_webhooks)
+        .service(webhooks::delete_webhook)
+        .service(webhooks::list_deliveries)
+        .service(webhooks::test_webhook)
         .service(play::export_game)
         .service(transcript::get_transcript)
         .service(board::get_board)

@@ -153,7 +153,6 @@ pub struct PostAction {
 pub async fn post_action(
     db: web::Data<Db>,
     metrics: web::Data<super::metrics::Metrics>,
-    changes: web::Data<crate::service::changes::GameChanges>,
     cache: web::Data<FoldCache>,
     user: AuthUser,
     path: web::Path<String>,
@@ -174,7 +173,11 @@ pub async fn post_action(
     let accepted = blocking(move || play::act(&db, &cache, &id, &user, &action_request)).await?;
     if accepted.appended {
         metrics.actions_appended.inc();
-        changes.published(&game, accepted.seq);
+        // Wakes this instance's streams and long polls at once (others re-read the seq).
+        if let Some(changes) = request.app_data::<web::Data<crate::service::changes::GameChanges>>()
+        {
+            changes.published(&game, accepted.seq);
+        }
     }
     Ok(HttpResponse::Ok().json(ActionAccepted::from(accepted)))
 }

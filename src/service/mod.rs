@@ -9,6 +9,7 @@ pub mod fold_cache;
 pub mod histories;
 pub mod lobby;
 pub mod play;
+pub mod webhooks;
 
 use self::fold_cache::FoldCache;
 use crate::auth::AuthUser;
@@ -131,6 +132,10 @@ impl LoadedGame {
         let outcome = table.outcome();
         Ok(Append {
             game_id: self.game.id.clone(),
+            kind: self.game.kind.clone(),
+            previous_status: self.game.status,
+            previous_to_act: self.game.to_act.clone(),
+            acting_seat: seat,
             expected_seq: self.game.current_seq,
             events: stored,
             status: if outcome.is_some() {

@@ -192,6 +192,13 @@ pub struct ActionRow {
 #[derive(Debug, Clone)]
 pub struct Append {
     pub game_id: String,
+    /// The game's kind, for the notifications.
+    pub kind: String,
+    /// The game's status and acting seats before these events, to tell whom they concern.
+    pub previous_status: GameStatus,
+    pub previous_to_act: Vec<Seat>,
+    /// The seat whose action caused the events (none for the opening events).
+    pub acting_seat: Option<Seat>,
     pub expected_seq: i64,
     pub events: Vec<NewEvent>,
     pub status: GameStatus,
@@ -528,6 +535,7 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
         other => other,
     })?;
     mark_seats_to_act(conn, &append.game_id, &append.to_act)?;
+    notify_seats(conn, append, new_seq)?;
     if let Some(action) = &append.action {
         diesel::insert_into(actions::table)
             .values(action)
@@ -535,6 +543,56 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
             .map_err(StoreError::from_insert)?;
     }
     Ok(new_seq)
+}
+
+/// Tells the seated accounts what the append means for them: the game started, it is their
+/// turn (newly, or after another seat acted), the game finished.
+fn notify_seats(conn: &mut DbConnection, append: &Append, seq: i64) -> Result<(), StoreError> {
+    let seated: Vec<(i32, String)> = seats::table
+        .filter(seats::game_id.eq(&append.game_id))
+        .select((seats::seat, seats::account_id))
+        .load(conn)?;
+    let started = append.previous_status == GameStatus::Open && append.status != GameStatus::Open;
+    let finished =
+        append.previous_status != GameStatus::Finished && append.status == GameStatus::Finished;
+    for (seat, account_id) in seated {
+        let Ok(seat) = Seat::try_from(seat) else {
+            continue;
+        };
+        let turn = append.to_act.contains(&seat)
+            && (!append.previous_to_act.contains(&seat) || append.acting_seat != Some(seat));
+        let kinds = [
+            (started, "game_started"),
+            (turn, "your_turn"),
+            (finished, "game_finished"),
+        ];
+        for (_, kind) in kinds.into_iter().filter(|(happened, _)| *happened) {
+            let mut payload = serde_json::json!({
+                "type": kind,
+                "game_id": append.game_id,
+                "game_kind": append.kind,
+                "seq": seq,
+                "seat": seat,
+                "to_act": append.to_act,
+            });
+            if let Some(outcome) = &append.outcome {
+                payload["outcome"] = serde_json::json!({
+                    "scores": outcome.scores,
+                    "places": outcome.places,
+                });
+            }
+            let notification = super::notifications::NewNotification {
+                account_id: account_id.clone(),
+                game_id: append.game_id.clone(),
+                kind: kind.to_owned(),
+                seq,
+                payload: payload.to_string(),
+                created_at: append.now,
+            };
+            super::notifications::notify(conn, &notification, super::notifications::delivery_id)?;
+        }
+    }
+    Ok(())
 }
 
 /// Keeps `seats.must_act` equal to the game's `to_act`, so "games where it is my turn" is

@@ -3,6 +3,7 @@
 
 mod accounts;
 mod games;
+pub mod notifications;
 pub mod schema;
 
 use std::path::Path;

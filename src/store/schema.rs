@@ -70,3 +70,43 @@ diesel::joinable!(seats -> accounts (account_id));
 diesel::joinable!(events -> games (game_id));
 
 diesel::allow_tables_to_appear_in_same_query!(accounts, games, seats, events, actions);
+
+diesel::table! {
+    notifications (id) {
+        id -> BigInt,
+        account_id -> Text,
+        game_id -> Text,
+        kind -> Text,
+        seq -> BigInt,
+        payload -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    webhooks (id) {
+        id -> Text,
+        account_id -> Text,
+        url -> Text,
+        secret -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (id) {
+        id -> Text,
+        webhook_id -> Text,
+        notification_id -> Nullable<BigInt>,
+        kind -> Text,
+        payload -> Text,
+        created_at -> BigInt,
+        attempts -> Integer,
+        next_attempt_at -> BigInt,
+        claimed_until -> Nullable<BigInt>,
+        delivered_at -> Nullable<BigInt>,
+        failed_at -> Nullable<BigInt>,
+        last_status -> Nullable<Integer>,
+        last_error -> Nullable<Text>,
+    }
+}

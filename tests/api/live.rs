@@ -26,8 +26,23 @@ struct Frame {
 
 impl Stream {
     async fn open(app: &TestApp, player: &Player, id: &str, last_event_id: Option<i64>) -> Stream {
+        Stream::open_path(
+            app,
+            player,
+            &format!("/v1/games/{id}/stream"),
+            last_event_id,
+        )
+        .await
+    }
+
+    async fn open_path(
+        app: &TestApp,
+        player: &Player,
+        path: &str,
+        last_event_id: Option<i64>,
+    ) -> Stream {
         let mut request = reqwest::Client::new()
-            .get(format!("{}/v1/games/{id}/stream", app.base))
+            .get(format!("{}{path}", app.base))
             .bearer_auth(&player.token);
         if let Some(seq) = last_event_id {
             request = request.header("Last-Event-ID", seq.to_string());
@@ -241,6 +256,41 @@ async fn a_long_poll_answers_with_the_next_move(app: &TestApp, other: &TestApp) 
         .expect_problem(400, "invalid_query");
 }
 
+/// The account stream carries the caller's notifications as they are written (by another
+/// instance too), the same as the feed, and resumes after `Last-Event-ID`.
+async fn the_account_stream_carries_notifications(app: &TestApp, other: &TestApp) {
+    let players = vec![app.register("red").await, app.register("blue").await];
+    let mut stream = Stream::open_path(other, &players[0], "/v1/me/stream", None).await;
+    let id = app.new_game("tikal", json!({}), &players).await;
+    let started = stream.next().await.expect("a notification");
+    assert_eq!(started.event.as_deref(), Some("game_started"));
+    assert_eq!(started.data["game_id"], id.as_str());
+    let turn = stream.next().await.expect("a notification");
+    assert_eq!(turn.event.as_deref(), Some("your_turn"));
+    drop(stream);
+    play_to_the_end(app, &players, &id, 5).await;
+    let feed = app
+        .get(&players[0], "/v1/me/notifications?after=0")
+        .await
+        .json();
+    let feed = feed["notifications"].as_array().unwrap().clone();
+    assert_eq!(feed[0], started.data);
+    assert_eq!(feed[1], turn.data);
+    assert_eq!(feed.last().unwrap()["type"], "game_finished");
+    let mut resumed = Stream::open_path(other, &players[0], "/v1/me/stream", turn.id).await;
+    for expected in &feed[2..] {
+        let frame = resumed.next().await.expect("the rest of the feed");
+        assert_eq!(
+            &frame.data, expected,
+            "resumes after Last-Event-ID, losing nothing"
+        );
+    }
+}
+
+async fn account_streams_on_one_instance(app: &TestApp) {
+    the_account_stream_carries_notifications(app, app).await;
+}
+
 async fn streams_on_one_instance(app: &TestApp) {
     streams_carry_a_whole_game_and_resume(app, app).await;
 }
@@ -249,7 +299,11 @@ async fn long_polls_on_one_instance(app: &TestApp) {
     a_long_poll_answers_with_the_next_move(app, app).await;
 }
 
-on_both_backends!(streams_on_one_instance, long_polls_on_one_instance);
+on_both_backends!(
+    streams_on_one_instance,
+    long_polls_on_one_instance,
+    account_streams_on_one_instance
+);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streams_and_long_polls_see_moves_made_on_another_instance() {
@@ -259,4 +313,7 @@ async fn streams_and_long_polls_see_moves_made_on_another_instance() {
     let app = TestApp::start(Backend::Postgres).await;
     let other = app.second_instance().await;
     a_long_poll_answers_with_the_next_move(&app, &other).await;
+    let app = TestApp::start(Backend::Postgres).await;
+    let other = app.second_instance().await;
+    the_account_stream_carries_notifications(&app, &other).await;
 }

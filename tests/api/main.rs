@@ -19,3 +19,4 @@ mod play_errors;
 mod tikal;
 mod transport;
 mod util;
+mod webhooks;

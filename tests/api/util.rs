@@ -73,7 +73,7 @@ pub struct TestApp {
     thread: Option<std::thread::JoinHandle<()>>,
     data_dir: std::path::PathBuf,
     /// Owned by the first instance on a database; a second instance shares its folder.
-    data_dir_handle: Option<tempfile::TempDir>,
+    _data_dir_handle: Option<tempfile::TempDir>,
     database_url: String,
     _postgres: Option<PgDatabase>,
 }
@@ -100,23 +100,7 @@ impl TestApp {
                 (Some(database), url)
             }
         };
-        let mut config = Config {
-            bind: "127.0.0.1:0".into(),
-            data_dir: data_dir.path().to_path_buf(),
-            database_url: Some(database_url.clone()),
-            jwt_secret: None,
-            token_ttl_seconds: 3600,
-            log: "warn".into(),
-            workers: Some(2),
-            // Every test registers and signs in from 127.0.0.1; the limits have their own
-            // tests.
-            sign_ins_per_minute_per_address: 100_000,
-            registrations_per_hour_per_address: 100_000,
-            games_per_hour_per_account: 100_000,
-            bulk_exports_per_hour_per_account: 100_000,
-            open_games_per_account: 10_000,
-            ..Config::defaults()
-        };
+        let mut config = test_config(data_dir.path(), &database_url);
         adjust(&mut config);
         let (address, stop, thread) = spawn_server(config);
         TestApp {
@@ -125,7 +109,7 @@ impl TestApp {
             stop: Some(stop),
             thread: Some(thread),
             data_dir: data_dir.path().to_path_buf(),
-            data_dir_handle: Some(data_dir),
+            _data_dir_handle: Some(data_dir),
             database_url,
             _postgres: postgres,
         }
@@ -134,20 +118,13 @@ impl TestApp {
     /// Another server instance on the same database and token secret, as a second replica
     /// behind a load balancer would be.
     pub async fn second_instance(&self) -> TestApp {
-        let config = Config {
-            bind: "127.0.0.1:0".into(),
-            data_dir: self.data_dir.clone(),
-            database_url: Some(self.database_url.clone()),
-            jwt_secret: None,
-            log: "warn".into(),
-            workers: Some(2),
-            sign_ins_per_minute_per_address: 100_000,
-            registrations_per_hour_per_address: 100_000,
-            games_per_hour_per_account: 100_000,
-            bulk_exports_per_hour_per_account: 100_000,
-            open_games_per_account: 10_000,
-            ..Config::defaults()
-        };
+        self.second_instance_with(|_| {}).await
+    }
+
+    /// A second instance with some settings changed.
+    pub async fn second_instance_with(&self, adjust: impl FnOnce(&mut Config)) -> TestApp {
+        let mut config = test_config(&self.data_dir, &self.database_url);
+        adjust(&mut config);
         let (address, stop, thread) = spawn_server(config);
         TestApp {
             base: format!("http://{address}"),
@@ -155,9 +132,31 @@ impl TestApp {
             stop: Some(stop),
             thread: Some(thread),
             data_dir: self.data_dir.clone(),
-            data_dir_handle: None,
+            _data_dir_handle: None,
             database_url: self.database_url.clone(),
             _postgres: None,
+        }
+    }
+
+    /// Stops this server and starts a new one on the same database and data folder (a
+    /// restart, or a crash once the old process is gone), with some settings changed.
+    pub async fn restart_with(mut self, adjust: impl FnOnce(&mut Config)) -> TestApp {
+        self.stop_server();
+        let mut config = test_config(&self.data_dir, &self.database_url);
+        adjust(&mut config);
+        let (address, stop, thread) = spawn_server(config);
+        self.base = format!("http://{address}");
+        self.stop = Some(stop);
+        self.thread = Some(thread);
+        self
+    }
+
+    fn stop_server(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
         }
     }
 
@@ -301,6 +300,26 @@ impl TestApp {
     }
 }
 
+/// The tests' settings: a random port, two workers, and limits no scenario reaches (the
+/// limits have their own tests).
+fn test_config(data_dir: &std::path::Path, database_url: &str) -> Config {
+    Config {
+        bind: "127.0.0.1:0".into(),
+        data_dir: data_dir.to_path_buf(),
+        database_url: Some(database_url.to_owned()),
+        jwt_secret: None,
+        token_ttl_seconds: 3600,
+        log: "warn".into(),
+        workers: Some(2),
+        sign_ins_per_minute_per_address: 100_000,
+        registrations_per_hour_per_address: 100_000,
+        games_per_hour_per_account: 100_000,
+        bulk_exports_per_hour_per_account: 100_000,
+        open_games_per_account: 10_000,
+        ..Config::defaults()
+    }
+}
+
 /// Runs the server on its own thread and actix system; returns its address and how to stop it.
 fn spawn_server(
     config: Config,
@@ -336,12 +355,7 @@ fn spawn_server(
 
 impl Drop for TestApp {
     fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        self.stop_server();
     }
 }
 

@@ -1,0 +1,351 @@
+//! The caller's notifications (a feed, a long poll and a live stream) and webhooks.
+
+use actix_web::{delete, get, post, route, web, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::blocking;
+use crate::auth::AuthUser;
+use crate::error::{ApiError, Problem};
+use crate::service::format_time;
+use crate::service::webhooks;
+use crate::store::notifications::{Delivery, Notification, Webhook};
+use crate::store::Db;
+
+/// Whether webhooks may call private addresses (the operator's `--webhooks-allow-private`).
+pub struct WebhookPolicy {
+    pub allow_private: bool,
+}
+
+/// Something that concerns the caller in one of its games.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotificationOut {
+    /// Increasing per account: resume a feed or stream after it.
+    pub id: i64,
+    /// `game_started`, `your_turn` or `game_finished`.
+    #[serde(rename = "type")]
+    #[schema(example = "your_turn")]
+    pub kind: NotificationKind,
+    pub game_id: String,
+    #[schema(example = "tikal")]
+    pub game_kind: String,
+    /// The game's seq when it happened.
+    pub seq: i64,
+    /// The caller's seat in that game.
+    pub seat: u8,
+    /// Seats that must act after it.
+    pub to_act: Vec<u8>,
+    /// For `game_finished`: scores and places per seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<super::models::GameOutcome>,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NotificationKind {
+    GameStarted,
+    YourTurn,
+    GameFinished,
+}
+
+impl NotificationOut {
+    pub fn of(notification: &Notification) -> Result<NotificationOut, ApiError> {
+        #[derive(Deserialize)]
+        struct Stored {
+            #[serde(rename = "type")]
+            kind: NotificationKind,
+            game_kind: String,
+            seat: u8,
+            to_act: Vec<u8>,
+            #[serde(default)]
+            outcome: Option<super::models::GameOutcome>,
+        }
+        let stored: Stored = serde_json::from_str(&notification.payload).map_err(|error| {
+            ApiError::Internal(format!(
+                "notification {} is corrupt: {error}",
+                notification.id
+            ))
+        })?;
+        Ok(NotificationOut {
+            id: notification.id,
+            kind: stored.kind,
+            game_id: notification.game_id.clone(),
+            game_kind: stored.game_kind,
+            seq: notification.seq,
+            seat: stored.seat,
+            to_act: stored.to_act,
+            outcome: stored.outcome,
+            created_at: format_time(notification.created_at),
+        })
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct NotificationList {
+    pub notifications: Vec<NotificationOut>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct NotificationsQuery {
+    /// Only notifications after this id (default 0: from the oldest).
+    #[param(minimum = 0, example = 41)]
+    pub after: Option<i64>,
+    /// Long poll: when there is nothing after `after` yet, wait up to this many seconds (at
+    /// most 60) for the next one.
+    #[param(minimum = 0, maximum = 60, example = 30)]
+    pub wait: Option<u64>,
+}
+
+/// What concerns you across your games, oldest first (at most 100 per answer).
+///
+/// `game_started` when a game you sit in starts, `your_turn` when your seat must act (newly,
+/// or after another seat acted), `game_finished` with the outcome. Written with the events
+/// that cause them, so none is lost or made up. Page with `after`; `wait` long-polls.
+#[utoipa::path(get, path = "/v1/me/notifications", tag = "notifications",
+    params(NotificationsQuery),
+    responses((status = 200, body = NotificationList)))]
+#[get("/v1/me/notifications")]
+pub async fn list_notifications(
+    db: web::Data<Db>,
+    user: AuthUser,
+    query: web::Query<NotificationsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query.into_inner();
+    let after = query.after.unwrap_or(0).max(0);
+    if let Some(wait) = query.wait.filter(|seconds| *seconds > 0) {
+        if wait > super::live::MAX_WAIT_SECONDS {
+            return Err(ApiError::bad_request(
+                "invalid_query",
+                "`wait` is at most 60 seconds",
+            ));
+        }
+        super::live::wait_for_notification(&db, &user, after, std::time::Duration::from_secs(wait))
+            .await?;
+    }
+    let account = user.account_id.clone();
+    let notifications = blocking(move || {
+        db.read(|conn| {
+            Ok(crate::store::notifications::notifications_after(
+                conn, &account, after, 100,
+            )?)
+        })
+    })
+    .await?;
+    let notifications = notifications
+        .iter()
+        .map(NotificationOut::of)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(HttpResponse::Ok().json(NotificationList { notifications }))
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewWebhook {
+    /// Where to post: `http` or `https`; loopback and private addresses are refused unless
+    /// the server allows them.
+    #[schema(example = "https://bot.example.org/turnpost", max_length = 2000)]
+    pub url: String,
+}
+
+/// A webhook as listed.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct WebhookOut {
+    #[schema(example = "wh_k3v9x2m4q8r7t6y5")]
+    pub id: String,
+    pub url: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+/// A webhook just registered, with the secret its deliveries are signed with (shown once).
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct WebhookCreated {
+    pub id: String,
+    pub url: String,
+    pub created_at: String,
+    /// `whsec_` and base64 of 32 bytes (Standard Webhooks): verify each delivery's
+    /// `webhook-signature` (`v1,` base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+    /// keyed with the decoded bytes).
+    #[schema(example = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")]
+    pub secret: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct WebhookList {
+    pub webhooks: Vec<WebhookOut>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryState {
+    /// Not delivered yet; will be attempted (again) at `next_attempt_at`.
+    Pending,
+    Delivered,
+    /// Given up after the last retry.
+    Failed,
+}
+
+/// One delivery of a notification (or a test) to a webhook.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct DeliveryOut {
+    /// The `webhook-id` header it is posted with (the same on every retry).
+    pub id: String,
+    /// `game_started`, `your_turn`, `game_finished` or `test`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub state: DeliveryState,
+    pub attempts: u32,
+    pub created_at: String,
+    pub delivered_at: Option<String>,
+    pub next_attempt_at: Option<String>,
+    /// The receiver's HTTP status at the last attempt.
+    pub last_status: Option<u16>,
+    pub last_error: Option<String>,
+}
+
+impl From<&Delivery> for DeliveryOut {
+    fn from(delivery: &Delivery) -> DeliveryOut {
+        let state = if delivery.delivered_at.is_some() {
+            DeliveryState::Delivered
+        } else if delivery.failed_at.is_some() {
+            DeliveryState::Failed
+        } else {
+            DeliveryState::Pending
+        };
+        DeliveryOut {
+            id: delivery.id.clone(),
+            kind: delivery.kind.clone(),
+            state,
+            attempts: u32::try_from(delivery.attempts).unwrap_or_default(),
+            created_at: format_time(delivery.created_at),
+            delivered_at: delivery.delivered_at.map(format_time),
+            next_attempt_at: matches!(state, DeliveryState::Pending)
+                .then(|| format_time(delivery.next_attempt_at)),
+            last_status: delivery
+                .last_status
+                .and_then(|status| u16::try_from(status).ok()),
+            last_error: delivery.last_error.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct DeliveryList {
+    pub deliveries: Vec<DeliveryOut>,
+}
+
+fn listed(webhook: &Webhook) -> WebhookOut {
+    WebhookOut {
+        id: webhook.id.clone(),
+        url: webhook.url.clone(),
+        created_at: format_time(webhook.created_at),
+    }
+}
+
+/// Register a webhook for your notifications.
+///
+/// Every notification (see `GET /v1/me/notifications`) is then posted to `url` as JSON
+/// `{"type", "timestamp", "data"}` following the Standard Webhooks conventions: headers
+/// `webhook-id` (the same on every retry: deduplicate on it), `webhook-timestamp` (Unix
+/// seconds) and `webhook-signature`. A delivery is written to an outbox together with the
+/// events that cause it and retried with backoff (5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h)
+/// until the receiver answers 2xx. Redirects are not followed.
+#[utoipa::path(post, path = "/v1/me/webhooks", tag = "notifications",
+    request_body = NewWebhook,
+    responses(
+        (status = 201, body = WebhookCreated),
+        (status = 409, description = "`webhook_quota`: an account has at most 10 webhooks", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_webhook_url`: not an http(s) URL, or a loopback or private address", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/me/webhooks")]
+pub async fn create_webhook(
+    db: web::Data<Db>,
+    policy: web::Data<WebhookPolicy>,
+    user: AuthUser,
+    body: web::Json<NewWebhook>,
+) -> Result<HttpResponse, ApiError> {
+    let url = body.into_inner().url;
+    let allow_private = policy.allow_private;
+    let webhook = blocking(move || webhooks::register(&db, &user, &url, allow_private)).await?;
+    Ok(HttpResponse::Created().json(WebhookCreated {
+        id: webhook.id,
+        url: webhook.url,
+        created_at: format_time(webhook.created_at),
+        secret: webhook.secret,
+    }))
+}
+
+/// Your webhooks.
+#[utoipa::path(get, path = "/v1/me/webhooks", tag = "notifications",
+    responses((status = 200, body = WebhookList)))]
+#[route("/v1/me/webhooks", method = "GET", method = "HEAD")]
+pub async fn list_webhooks(db: web::Data<Db>, user: AuthUser) -> Result<HttpResponse, ApiError> {
+    let hooks = blocking(move || webhooks::list(&db, &user)).await?;
+    Ok(HttpResponse::Ok().json(WebhookList {
+        webhooks: hooks.iter().map(listed).collect(),
+    }))
+}
+
+/// Remove a webhook (its pending deliveries are dropped).
+#[utoipa::path(delete, path = "/v1/me/webhooks/{webhook_id}", tag = "notifications",
+    params(("webhook_id" = String, Path, description = "Webhook id")),
+    responses(
+        (status = 204, description = "Removed"),
+        (status = 404, description = "`webhook_not_found`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[delete("/v1/me/webhooks/{webhook_id}")]
+pub async fn delete_webhook(
+    db: web::Data<Db>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = path.into_inner();
+    blocking(move || webhooks::delete(&db, &user, &id)).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// A webhook's 50 most recent deliveries, newest first, with their results.
+#[utoipa::path(get, path = "/v1/me/webhooks/{webhook_id}/deliveries", tag = "notifications",
+    params(("webhook_id" = String, Path, description = "Webhook id")),
+    responses(
+        (status = 200, body = DeliveryList),
+        (status = 404, description = "`webhook_not_found`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[route(
+    "/v1/me/webhooks/{webhook_id}/deliveries",
+    method = "GET",
+    method = "HEAD"
+)]
+pub async fn list_deliveries(
+    db: web::Data<Db>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = path.into_inner();
+    let deliveries = blocking(move || webhooks::deliveries(&db, &user, &id)).await?;
+    Ok(HttpResponse::Ok().json(DeliveryList {
+        deliveries: deliveries.iter().map(DeliveryOut::from).collect(),
+    }))
+}
+
+/// Send a test delivery (`"type": "test"`) to a webhook.
+#[utoipa::path(post, path = "/v1/me/webhooks/{webhook_id}/test", tag = "notifications",
+    params(("webhook_id" = String, Path, description = "Webhook id")),
+    responses(
+        (status = 202, description = "Queued; its result shows in the deliveries", body = DeliveryOut),
+        (status = 404, description = "`webhook_not_found`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/me/webhooks/{webhook_id}/test")]
+pub async fn test_webhook(
+    db: web::Data<Db>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = path.into_inner();
+    let delivery = blocking(move || webhooks::send_test(&db, &user, &id)).await?;
+    Ok(HttpResponse::Accepted().json(DeliveryOut::from(&delivery)))
+}

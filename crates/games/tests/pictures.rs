@@ -420,3 +420,25 @@ fn no_picture_shows_a_secret_eternal_palace() {
     );
     assert!(checked > 100, "only {checked} secrets checked");
 }
+
+/// The README shows three of the golden pictures; they stay the pictures the tests check.
+#[test]
+fn the_readme_pictures_are_golden_files() {
+    let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/pictures");
+    for (shown, golden) in [
+        ("tikal.svg", "tikal-mid-spectator.svg"),
+        ("java.svg", "java-mid-seat0.svg"),
+        (
+            "eternal_palace.svg",
+            "eternal_palace-labyrinth-tiles-seat0.svg",
+        ),
+    ] {
+        let shown_text = std::fs::read_to_string(docs.join(shown)).expect("docs picture");
+        let golden_text =
+            std::fs::read_to_string(golden_folder().join(golden)).expect("golden picture");
+        assert!(
+            shown_text == golden_text,
+            "docs/pictures/{shown} differs from its golden file {golden}: copy it again"
+        );
+    }
+}

@@ -46,6 +46,12 @@ fn main() -> std::process::ExitCode {
             "turnpost is listening; API docs at http://{}/docs",
             running.address
         );
+        let url = config.database_url();
+        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            tracing::info!(
+                "SQLite keeps this instance alone: run several instances only on PostgreSQL"
+            );
+        }
         running
             .server
             .await

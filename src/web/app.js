@@ -121,9 +121,45 @@ async function showGame(id) {
   show('game-page');
   game.id = id;
   await refreshGame();
-  setInterval(() => {
-    if (game.at === null) refreshGame(true).catch(showError);
-  }, 3000);
+  follow();
+}
+
+// Follows the game's event stream (Server-Sent Events read with fetch, which can send the
+// bearer token), redrawing once a burst of events has arrived; reconnects after `after`.
+async function follow() {
+  let after = game.summary.current_seq;
+  let redraw = null;
+  for (;;) {
+    try {
+      const response = await fetch(`/v1/games/${game.id}/stream?after=${after}`, {
+        headers: { Authorization: `Bearer ${localStorage.getItem(TOKEN_KEY)}` },
+      });
+      if (!response.ok || !response.body) throw new Error(`stream: ${response.status}`);
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const id = /^id: (\d+)$/m.exec(frame);
+          if (!id) continue;
+          after = Number(id[1]);
+          clearTimeout(redraw);
+          redraw = setTimeout(() => {
+            if (game.at === null) refreshGame(true).catch(showError);
+          }, 150);
+        }
+      }
+    } catch (error) {
+      console.warn(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
 }
 
 async function refreshGame(onlyIfChanged) {

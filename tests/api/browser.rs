@@ -334,6 +334,40 @@ async fn a_player_signs_in_opens_a_game_moves_and_steps_back_in_a_real_browser()
         .await;
     assert_eq!(label, format!("seq {} of {after}", after - 1));
     browser.screenshot("05-one-event-back.png").await;
+
+    // Back to now; a move made elsewhere (another device, a bot) shows up by itself.
+    browser.click("#live").await;
+    browser
+        .wait_for(
+            "the board at now again",
+            "return document.getElementById('board').dataset.seq === String(arguments[0])",
+            json!([after]),
+        )
+        .await;
+    let summary = app.get(&alice, &format!("/v1/games/{id}")).await.json();
+    let seat = summary["to_act"][0].as_u64().unwrap() as usize;
+    let mover = [&alice, &bob][seat];
+    let legal = app
+        .get(mover, &format!("/v1/games/{id}/legal-actions"))
+        .await
+        .json();
+    let moved = app
+        .post(
+            mover,
+            &format!("/v1/games/{id}/actions"),
+            &json!({"expected_seq": legal["seq"], "action": legal["actions"][0]}),
+        )
+        .await
+        .expect_status(200)
+        .json();
+    browser
+        .wait_for(
+            "the board to follow a move made elsewhere",
+            "return document.getElementById('board').dataset.seq === String(arguments[0])",
+            json!([moved["seq"]]),
+        )
+        .await;
+    browser.screenshot("06-followed-live.png").await;
 }
 
 /// A page served by one origin calls the API on another with a bearer token, as a

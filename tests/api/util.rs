@@ -105,7 +105,7 @@ impl TestApp {
         let (address, stop, thread) = spawn_server(config);
         TestApp {
             base: format!("http://{address}"),
-            client: reqwest::Client::new(),
+            client: test_client(),
             stop: Some(stop),
             thread: Some(thread),
             data_dir: data_dir.path().to_path_buf(),
@@ -128,7 +128,7 @@ impl TestApp {
         let (address, stop, thread) = spawn_server(config);
         TestApp {
             base: format!("http://{address}"),
-            client: reqwest::Client::new(),
+            client: test_client(),
             stop: Some(stop),
             thread: Some(thread),
             data_dir: self.data_dir.clone(),
@@ -298,6 +298,15 @@ impl TestApp {
         }
         id
     }
+}
+
+/// A client that never reuses a connection the server may have closed for idling (actix
+/// closes idle keep-alive connections after a few seconds; a reused one would be reset).
+fn test_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_idle_timeout(std::time::Duration::from_secs(1))
+        .build()
+        .expect("an HTTP client")
 }
 
 /// The tests' settings: a random port, two workers, and limits no scenario reaches (the

@@ -69,7 +69,12 @@ impl Client {
     pub fn new(base: impl Into<String>) -> Client {
         Client {
             base: base.into().trim_end_matches('/').to_owned(),
-            http: reqwest::Client::new(),
+            // The server closes idle keep-alive connections after 5 seconds; dropping them
+            // sooner keeps a request from being sent on one that is being closed.
+            http: reqwest::Client::builder()
+                .pool_idle_timeout(std::time::Duration::from_secs(4))
+                .build()
+                .unwrap_or_default(),
             token: None,
             inspector: None,
         }

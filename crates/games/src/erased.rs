@@ -4,7 +4,7 @@
 use std::marker::PhantomData;
 use std::ops::RangeInclusive;
 
-use rand::RngCore;
+use rand::{Rng, RngCore};
 use serde_json::Value;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{RefOr, Schema};
@@ -118,6 +118,11 @@ pub trait Table: Send {
     fn secrets(&self) -> Vec<Secret>;
     fn state_json(&self) -> Value;
     fn clone_table(&self) -> Box<dyn Table>;
+    /// Plays on with uniformly random legal actions (by a random seat among those to act)
+    /// until the game ends or `max_actions` actions were taken; returns how many were taken.
+    /// Works on the typed state without any JSON, because the bots' playouts take thousands
+    /// of actions per move.
+    fn play_randomly(&mut self, max_actions: usize, rng: &mut dyn RngCore) -> usize;
 }
 
 /// Adapts a typed engine to [`GameRules`].
@@ -365,5 +370,29 @@ impl<E: Engine> Table for TypedTable<E> {
         Box::new(TypedTable::<E> {
             state: self.state.clone(),
         })
+    }
+
+    fn play_randomly(&mut self, max_actions: usize, rng: &mut dyn RngCore) -> usize {
+        for taken in 0..max_actions {
+            let to_act = E::to_act(&self.state);
+            if to_act.is_empty() {
+                return taken;
+            }
+            let seat = to_act[rng.gen_range(0..to_act.len())];
+            let legal = E::legal_actions(&self.state, seat);
+            if legal.is_empty() {
+                // A seat to act always has an action (the playout tests check it); stopping
+                // here keeps a bot from looping if an engine ever breaks that.
+                return taken;
+            }
+            let action = &legal[rng.gen_range(0..legal.len())];
+            let Ok(events) = E::decide(&self.state, seat, action, rng) else {
+                return taken;
+            };
+            for event in &events {
+                E::evolve(&mut self.state, event);
+            }
+        }
+        max_actions
     }
 }

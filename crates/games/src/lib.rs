@@ -4,6 +4,7 @@
 //! state, actions and events. [`erased`] wraps any engine behind object-safe traits that speak
 //! JSON, so the server handles every game alike.
 
+pub mod bots;
 pub mod engine;
 pub mod erased;
 pub mod eternal_palace;

@@ -260,6 +260,10 @@ fn current_scores(table: &dyn Table) -> Vec<i32> {
         .unwrap_or_default()
 }
 
+/// A bot game that takes more actions than this is stopped as one that would not end (the
+/// engines' random playouts end far sooner).
+pub const MAX_GAME_ACTIONS: usize = 20_000;
+
 /// Plays a whole game of `rules` at `seats` with a bot in every seat (`lineup[seat]`),
 /// as the server would: set-up from the seed stream at seq 0, then each action chosen and
 /// decided with the stream of the seq it is appended at. Where several seats must act, the
@@ -301,6 +305,7 @@ pub fn play_bot_game(
         Ok::<usize, String>(log.len())
     };
     let mut seq = 0;
+    let mut actions = 0;
     for event in opening {
         seq = apply(&mut table, event.payload.to_string())?;
     }
@@ -308,6 +313,10 @@ pub fn play_bot_game(
         if let Some(outcome) = table.outcome() {
             return Ok((outcome, log));
         }
+        if actions == MAX_GAME_ACTIONS {
+            return Err(format!("no end after {actions} actions"));
+        }
+        actions += 1;
         let Some(&seat) = table.to_act().first() else {
             return Err(format!("after {seq} events nobody acts, yet no outcome"));
         };

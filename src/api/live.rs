@@ -28,6 +28,25 @@ pub const HEARTBEAT: Duration = Duration::from_secs(15);
 /// The longest long poll.
 pub const MAX_WAIT_SECONDS: u64 = 60;
 
+/// Game `id`'s seq and status now, read off the async workers.
+async fn progress(db: &web::Data<Db>, id: &str) -> Result<(i64, GameStatus), ApiError> {
+    let (db, id) = (db.clone(), id.to_owned());
+    blocking(move || play::progress(&db, &id)).await
+}
+
+/// The id of `account`'s newest notification (0 when none), read off the async workers.
+async fn last_notification(db: &web::Data<Db>, account: &str) -> Result<i64, ApiError> {
+    let (db, account) = (db.clone(), account.to_owned());
+    blocking(move || {
+        db.read(|conn| {
+            Ok(crate::store::notifications::last_notification_id(
+                conn, &account,
+            )?)
+        })
+    })
+    .await
+}
+
 /// Waits until game `id` is past `after` or `wait` has passed; returns the seq and status
 /// then.
 pub async fn wait_past(
@@ -40,10 +59,7 @@ pub async fn wait_past(
     let deadline = tokio::time::Instant::now() + wait;
     let mut local = changes.subscribe(id, after);
     loop {
-        let progress = {
-            let (db, id) = (db.clone(), id.to_owned());
-            blocking(move || play::progress(&db, &id)).await?
-        };
+        let progress = progress(db, id).await?;
         let now = tokio::time::Instant::now();
         if progress.0 > after || now >= deadline {
             return Ok(progress);
@@ -158,10 +174,7 @@ pub async fn stream_events(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let cursor = last_event_id(&request)?.or(query.after).unwrap_or(0).max(0);
-    let status = {
-        let (db, id) = (db.clone(), id.clone());
-        blocking(move || play::progress(&db, &id)).await?.1
-    };
+    let status = progress(&db, &id).await?.1;
     let mut follower = Follower {
         db,
         changes,
@@ -189,17 +202,7 @@ pub async fn wait_for_notification(
 ) -> Result<i64, ApiError> {
     let deadline = tokio::time::Instant::now() + wait;
     loop {
-        let last = {
-            let (db, account) = (db.clone(), user.account_id.clone());
-            blocking(move || {
-                db.read(|conn| {
-                    Ok(crate::store::notifications::last_notification_id(
-                        conn, &account,
-                    )?)
-                })
-            })
-            .await?
-        };
+        let last = last_notification(db, &user.account_id).await?;
         let now = tokio::time::Instant::now();
         if last > after || now >= deadline {
             return Ok(last);
@@ -300,17 +303,7 @@ pub async fn stream_notifications(
 ) -> Result<HttpResponse, ApiError> {
     let cursor = match last_event_id(&request)?.or(query.after) {
         Some(cursor) => cursor.max(0),
-        None => {
-            let (db, account) = (db.clone(), user.account_id.clone());
-            blocking(move || {
-                db.read(|conn| {
-                    Ok(crate::store::notifications::last_notification_id(
-                        conn, &account,
-                    )?)
-                })
-            })
-            .await?
-        }
+        None => last_notification(&db, &user.account_id).await?,
     };
     let follower = AccountFollower {
         db,

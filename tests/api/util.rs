@@ -102,14 +102,27 @@ impl TestApp {
         };
         let mut config = test_config(data_dir.path(), &database_url);
         adjust(&mut config);
+        let path = data_dir.path().to_path_buf();
+        TestApp::serve(config, path, Some(data_dir), database_url, postgres)
+    }
+
+    /// Starts the server with `config` and wraps it; the folder and database it owns (if
+    /// any) live as long as the app.
+    fn serve(
+        config: Config,
+        data_dir: std::path::PathBuf,
+        data_dir_handle: Option<tempfile::TempDir>,
+        database_url: String,
+        postgres: Option<PgDatabase>,
+    ) -> TestApp {
         let (address, stop, thread) = spawn_server(config);
         TestApp {
             base: format!("http://{address}"),
             client: test_client(),
             stop: Some(stop),
             thread: Some(thread),
-            data_dir: data_dir.path().to_path_buf(),
-            _data_dir_handle: Some(data_dir),
+            data_dir,
+            _data_dir_handle: data_dir_handle,
             database_url,
             _postgres: postgres,
         }
@@ -125,17 +138,13 @@ impl TestApp {
     pub async fn second_instance_with(&self, adjust: impl FnOnce(&mut Config)) -> TestApp {
         let mut config = test_config(&self.data_dir, &self.database_url);
         adjust(&mut config);
-        let (address, stop, thread) = spawn_server(config);
-        TestApp {
-            base: format!("http://{address}"),
-            client: test_client(),
-            stop: Some(stop),
-            thread: Some(thread),
-            data_dir: self.data_dir.clone(),
-            _data_dir_handle: None,
-            database_url: self.database_url.clone(),
-            _postgres: None,
-        }
+        TestApp::serve(
+            config,
+            self.data_dir.clone(),
+            None,
+            self.database_url.clone(),
+            None,
+        )
     }
 
     /// Stops this server and starts a new one on the same database and data folder (a

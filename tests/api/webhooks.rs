@@ -345,33 +345,25 @@ async fn a_failed_delivery_is_retried(app: &TestApp) {
     assert_eq!(delivered["deliveries"][0]["attempts"], 2);
 }
 
-async fn webhooks_deliver_once_signed(app: &TestApp) {
-    one_signed_delivery_per_notification(app).await;
-}
-
-async fn webhooks_retry(app: &TestApp) {
-    a_failed_delivery_is_retried(app).await;
-}
-
 mod scenarios {
     use super::*;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn webhooks_deliver_once_signed_on_sqlite() {
         let app = TestApp::start_with(Backend::Sqlite, allow_private_and_poll_fast).await;
-        webhooks_deliver_once_signed(&app).await;
+        one_signed_delivery_per_notification(&app).await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn webhooks_deliver_once_signed_on_postgres() {
         let app = TestApp::start_with(Backend::Postgres, allow_private_and_poll_fast).await;
-        webhooks_deliver_once_signed(&app).await;
+        one_signed_delivery_per_notification(&app).await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_failed_delivery_is_retried_after_its_backoff() {
         let app = TestApp::start_with(Backend::Sqlite, allow_private_and_poll_fast).await;
-        webhooks_retry(&app).await;
+        a_failed_delivery_is_retried(&app).await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

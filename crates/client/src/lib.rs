@@ -21,7 +21,7 @@ pub mod models;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use reqwest::{Method, StatusCode};
+use reqwest::Method;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -320,9 +320,4 @@ impl<G: Game> GameHandle<G> {
             .call(Method::GET, &self.path("/export"), &[], None::<&()>, &[])
             .await
     }
-}
-
-/// Whether `status` means the server had nothing new (a conditional read).
-pub fn is_not_modified(status: StatusCode) -> bool {
-    status == StatusCode::NOT_MODIFIED
 }

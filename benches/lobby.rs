@@ -58,14 +58,18 @@ fn fill(db: &Db) {
                 current_seq: 0,
                 to_act: Vec::new(),
                 outcome: None,
+                time_control: Default::default(),
+                private: false,
+                cancel_reason: None,
             };
             let seat = |seat: i32, who: usize| SeatRow {
                 game_id: id.clone(),
                 seat,
-                account_id: account(who).id,
+                account_id: Some(account(who).id),
                 joined_at: index as i64,
+                bot: None,
             };
-            store::insert_game(conn, &game, &seat(0, first))?;
+            store::insert_game(conn, &game, &[seat(0, first)])?;
             store::take_seat(conn, &seat(1, second))?;
             let to_act = if index % 10 == 0 { vec![0] } else { vec![1] };
             store::append(
@@ -83,6 +87,7 @@ fn fill(db: &Db) {
                     outcome: None,
                     now: index as i64,
                     action: None,
+                    seat_updates: Vec::new(),
                 },
             )?;
         }
@@ -112,6 +117,7 @@ fn bench(backend: &str, db: &Db) -> bool {
     let page = |mine, my_turn, offset| GameQuery {
         mine,
         my_turn,
+        invited: false,
         status: None,
         kind: None,
         limit: 50,

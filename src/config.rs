@@ -165,6 +165,20 @@ pub struct Config {
     /// delivering off on this instance (others on the same database still deliver).
     #[arg(long, env = "TURNPOST_WEBHOOK_POLL_MS", default_value_t = 500)]
     pub webhook_poll_ms: u64,
+
+    /// How often this instance looks for passed deadlines, bots to move and open games to
+    /// expire, in milliseconds (it also looks at once after its own appends); 0 turns it off
+    /// on this instance (others on the same database still do it).
+    #[arg(long, env = "TURNPOST_REFEREE_POLL_MS", default_value_t = 1000)]
+    pub referee_poll_ms: u64,
+
+    /// Hours an open game waits for its players before it is cancelled as expired.
+    #[arg(long, env = "TURNPOST_OPEN_GAME_HOURS", default_value_t = 14 * 24)]
+    pub open_game_hours: u64,
+
+    /// Where the time comes from: the system, except in tests, which move it by hand.
+    #[arg(skip)]
+    pub clock: crate::clock::Clock,
 }
 
 impl Config {
@@ -196,6 +210,9 @@ impl Config {
             password_memory_kib: 19 * 1024,
             webhooks_allow_private: false,
             webhook_poll_ms: 500,
+            referee_poll_ms: 1000,
+            open_game_hours: 14 * 24,
+            clock: crate::clock::Clock::system(),
         }
     }
 
@@ -204,6 +221,14 @@ impl Config {
             allow_private: self.webhooks_allow_private,
             poll: std::time::Duration::from_millis(self.webhook_poll_ms),
             timeout: std::time::Duration::from_secs(10),
+        })
+    }
+
+    pub fn referee_settings(&self) -> Option<crate::referee::RefereeSettings> {
+        (self.referee_poll_ms > 0).then(|| crate::referee::RefereeSettings {
+            poll: std::time::Duration::from_millis(self.referee_poll_ms),
+            open_game_ms: i64::try_from(self.open_game_hours.saturating_mul(3_600_000))
+                .unwrap_or(i64::MAX),
         })
     }
 

@@ -92,6 +92,18 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     if let Some(settings) = config.delivery_settings() {
         actix_web::rt::spawn(crate::webhooks::run(db.clone(), settings));
     }
+    let clock = web::Data::new(config.clock.clone());
+    // Every instance referees too; its appends are guarded like any other.
+    if let Some(settings) = config.referee_settings() {
+        let referee = crate::referee::Referee {
+            db: db.clone(),
+            cache: fold_cache.clone(),
+            changes: changes.clone(),
+            clock: config.clock.clone(),
+            settings,
+        };
+        actix_web::rt::spawn(referee.run());
+    }
     let server = HttpServer::new(move || {
         App::new()
             .app_data(db.clone())
@@ -101,6 +113,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .app_data(rate_limits.clone())
             .app_data(fold_cache.clone())
             .app_data(changes.clone())
+            .app_data(clock.clone())
             .app_data(webhook_policy.clone())
             .app_data(metrics.clone())
             .wrap(from_fn(guard_request_body))

@@ -36,6 +36,9 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::games::list_games,
         super::games::get_game,
         super::games::join_game,
+        super::games::cancel_game,
+        super::games::leave_game,
+        super::games::resign,
         super::play::get_view,
         super::play::get_legal_actions,
         super::play::post_action,
@@ -54,7 +57,11 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::histories::get_player,
         super::histories::bulk_export,
     ),
-    components(schemas(crate::error::Problem, super::histories::ResultFilter)),
+    components(schemas(
+        crate::error::Problem,
+        super::histories::ResultFilter,
+        crate::games::server_events::ServerEvent
+    )),
     modifiers(&BearerSecurity),
     security(("bearer" = [])),
     tags(

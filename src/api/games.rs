@@ -10,8 +10,14 @@ use super::blocking;
 use super::models::{GameStatus, GameSummary};
 use super::rate_limit::RateLimits;
 use crate::auth::AuthUser;
+use crate::clock::Clock;
 use crate::error::{ApiError, Problem};
+use crate::games::bots::BotStrategy;
+use crate::games::server_events::TimeControl;
+use crate::service::changes::GameChanges;
+use crate::service::fold_cache::FoldCache;
 use crate::service::lobby::{self, GameQuery, NewGame};
+use crate::service::referee;
 use crate::store::Db;
 
 /// A `kind` filter names a hosted kind (anything else, a NUL byte included, never reaches
@@ -51,9 +57,37 @@ pub struct CreateGame {
     #[serde(default = "empty_object")]
     #[schema(value_type = Object, example = json!({"auction": false}))]
     pub options: Value,
-    /// The seat the creator takes; default 0 (seat 0 moves first).
+    /// The seat the creator takes; default: the lowest seat no bot takes (seat 0 moves
+    /// first).
     #[serde(default)]
     pub seat: Option<u8>,
+    /// How long players may think (default: no limit). A seat that misses its deadline
+    /// forfeits like one that resigns.
+    #[serde(default)]
+    pub time_control: TimeControl,
+    /// Seats filled at once with a built-in bot: play alone against the machine, or fill a
+    /// table. The game starts when the creator and the bots fill every seat.
+    #[serde(default)]
+    #[schema(max_items = 4)]
+    pub bots: Vec<BotSeat>,
+    /// Only the creator and the invited accounts may join, and only they and the players
+    /// see the game in the lobby. Anyone who knows its id can still watch it as a spectator.
+    #[serde(default)]
+    pub private: bool,
+    /// Names of the accounts invited to a private game.
+    #[serde(default)]
+    #[schema(max_items = 4)]
+    pub invite: Vec<String>,
+}
+
+/// A seat given to a bot when the game is created.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BotSeat {
+    pub seat: u8,
+    /// `random` picks any legal action; `playouts` tries the promising ones with random
+    /// playouts (a few hundred milliseconds a move at most) and wins far more often.
+    pub strategy: BotStrategy,
 }
 
 fn empty_object() -> Value {
@@ -76,20 +110,39 @@ fn empty_object() -> Value {
 pub async fn create_game(
     db: web::Data<Db>,
     limits: web::Data<RateLimits>,
+    clock: web::Data<Clock>,
+    changes: web::Data<GameChanges>,
     user: AuthUser,
     body: web::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
     limits.game_creation_per_account.take(&user.account_id)?;
     let quota = limits.open_games_per_account;
     let body = body.into_inner();
+    if body.bots.len() > 4 || body.invite.len() > 4 {
+        return Err(ApiError::unprocessable(
+            "invalid_request",
+            "at most 4 bots and 4 invitations: no game has more than 5 seats",
+        ));
+    }
     let request = NewGame {
         kind: body.kind,
         seats: body.seats,
         options: body.options,
         creator_seat: body.seat,
+        time_control: body.time_control,
+        bots: body
+            .bots
+            .iter()
+            .map(|bot| (bot.seat, bot.strategy))
+            .collect(),
+        private: body.private,
+        invite: body.invite,
     };
     let caller = user.clone();
-    let game = blocking(move || lobby::create_game(&db, &caller, &request, quota)).await?;
+    let now = clock.now_millis();
+    let game = blocking(move || lobby::create_game(&db, &caller, &request, quota, now)).await?;
+    // A bot that moves first starts thinking at once.
+    changes.published(&game.game.id, game.game.current_seq);
     Ok(HttpResponse::Created().json(GameSummary::of(&game, &user)))
 }
 
@@ -101,9 +154,13 @@ pub struct GameListQuery {
     pub mine: bool,
     /// Only games whose status is this.
     pub status: Option<GameStatus>,
-    /// Only games where the caller must act now (implies `mine` and `status=running`).
+    /// Only games where the caller must act now (implies `mine` and `status=running`),
+    /// nearest deadline first (games without a deadline last, most recently active first).
     #[serde(default)]
     pub my_turn: bool,
+    /// Only (private) games the caller is invited to.
+    #[serde(default)]
+    pub invited: bool,
     /// Only games of this kind.
     pub kind: Option<String>,
     /// At most this many games (1 to 200, default 50), most recently active first.
@@ -145,6 +202,7 @@ pub async fn list_games(
     let request = GameQuery {
         mine: query.mine || query.my_turn,
         my_turn: query.my_turn,
+        invited: query.invited,
         status: query.status,
         kind: query.kind,
         limit,
@@ -195,6 +253,7 @@ pub struct JoinGame {
         (status = 200, description = "Seated; the game's new summary", body = GameSummary),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_invited`: the game is private", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_not_open`, `already_seated`, `seat_taken`, `game_full`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_seat`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
@@ -202,6 +261,8 @@ pub struct JoinGame {
 #[post("/v1/games/{id}/seats")]
 pub async fn join_game(
     db: web::Data<Db>,
+    clock: web::Data<Clock>,
+    changes: web::Data<GameChanges>,
     user: AuthUser,
     path: web::Path<String>,
     request: HttpRequest,
@@ -214,7 +275,86 @@ pub async fn join_game(
     })?;
     let seat = optional_json_body::<JoinGame>(&request, &body)?.seat;
     let caller = user.clone();
-    let game = blocking(move || lobby::join_game(&db, &id, &caller, seat)).await?;
+    let now = clock.now_millis();
+    let game = blocking(move || lobby::join_game(&db, &id, &caller, seat, now)).await?;
+    changes.published(&game.game.id, game.game.current_seq);
+    Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
+}
+
+/// Cancel an open game you created; it never starts. Whoever sat down is notified.
+#[utoipa::path(post, path = "/v1/games/{id}/cancel", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, description = "The game, now `cancelled`", body = GameSummary),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_the_creator`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_open`: it started, finished or was cancelled already", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/games/{id}/cancel")]
+pub async fn cancel_game(
+    db: web::Data<Db>,
+    clock: web::Data<Clock>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let caller = user.clone();
+    let now = clock.now_millis();
+    let game = blocking(move || lobby::cancel_game(&db, &id, &caller, now)).await?;
+    Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
+}
+
+/// Leave an open game you sat down at (its creator cancels it instead).
+#[utoipa::path(post, path = "/v1/games/{id}/leave", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, description = "The game without you", body = GameSummary),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_open` (a running game is resigned instead), `creator_cannot_leave`, `not_seated`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/games/{id}/leave")]
+pub async fn leave_game(
+    db: web::Data<Db>,
+    clock: web::Data<Clock>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let caller = user.clone();
+    let now = clock.now_millis();
+    let game = blocking(move || lobby::leave_game(&db, &id, &caller, now)).await?;
+    Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
+}
+
+/// Resign. In a two-player game the other seat wins at once; with more players a bot
+/// plays your seat to the end so the others can finish, and your seat ranks last whatever
+/// its score (`outcome.forfeits` names it).
+#[utoipa::path(post, path = "/v1/games/{id}/resign", tag = "play",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, description = "The game after the resignation", body = GameSummary),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_started` (leave an open game instead), `game_finished`, `seat_forfeited`, `stale_seq` (the game moved at that instant: try again)", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unsupported_rules_version`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/games/{id}/resign")]
+pub async fn resign(
+    db: web::Data<Db>,
+    cache: web::Data<FoldCache>,
+    clock: web::Data<Clock>,
+    changes: web::Data<GameChanges>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let caller = user.clone();
+    let now = clock.now_millis();
+    let game = blocking(move || referee::resign(&db, &cache, &id, &caller, now)).await?;
+    changes.published(&game.game.id, game.game.current_seq);
     Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
 }
 

@@ -5,9 +5,13 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::AuthUser;
+use crate::games::bots::BotStrategy;
 use crate::games::engine::Viewer;
+use crate::games::replay::EventSource;
+use crate::games::server_events::{Forfeit, ForfeitReason, TimeControl};
 use crate::service::play::{Accepted, DescribedEvent, ViewAt};
 use crate::service::{format_time, LoadedGame};
+use crate::store::CancelReason;
 
 pub use crate::service::GameStatus;
 
@@ -23,8 +27,19 @@ pub struct AccountRef {
 pub struct SeatInfo {
     /// 0-based seat index; seat 0 moves first.
     pub seat: u8,
-    /// Who sits there; `null` while the seat is open.
+    /// Who sat down there; `null` while the seat is open and for a bot seated at creation.
+    /// A seat a bot took over keeps the account that left it.
     pub account: Option<AccountRef>,
+    /// The bot that plays the seat now, if one does.
+    pub bot: Option<BotStrategy>,
+    /// Why the seat left the game early, if it did: it ranks last.
+    pub forfeit: Option<ForfeitReason>,
+    /// RFC 3339: when the seat must have acted, while its clock runs (timed games only).
+    /// Missing it forfeits the seat like a resignation.
+    pub deadline: Option<String>,
+    /// Time bank games: milliseconds in the seat's bank when its clock last started or
+    /// stopped (while it runs, what is left is `deadline` minus now).
+    pub time_bank_ms: Option<i64>,
 }
 
 /// Scores and places once a game is finished.
@@ -32,8 +47,19 @@ pub struct SeatInfo {
 pub struct GameOutcome {
     /// Final score per seat, indexed by seat.
     pub scores: Vec<i32>,
-    /// Place per seat (1 = winner), indexed by seat; tied seats share a place.
+    /// Place per seat (1 = winner), indexed by seat; tied seats share a place. Seats that
+    /// forfeited rank last (sharing that place) whatever their score.
     pub places: Vec<u8>,
+    /// The seats that resigned or ran out of time.
+    pub forfeits: Vec<Forfeit>,
+}
+
+/// When a seat must have acted.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SeatDeadline {
+    pub seat: u8,
+    /// RFC 3339.
+    pub deadline: String,
 }
 
 /// A game as listed and summarised.
@@ -67,6 +93,12 @@ pub struct GameSummary {
     pub your_turn: bool,
     /// Present once the game is finished.
     pub outcome: Option<GameOutcome>,
+    /// How long players may think.
+    pub time_control: TimeControl,
+    /// Only invited accounts may join.
+    pub private: bool,
+    /// Why a `cancelled` game never started.
+    pub cancel_reason: Option<CancelReason>,
     /// RFC 3339.
     pub created_at: String,
     /// RFC 3339: the last join or move.
@@ -76,17 +108,27 @@ pub struct GameSummary {
 impl GameSummary {
     pub fn of(loaded: &LoadedGame, caller: &AuthUser) -> GameSummary {
         let game = &loaded.game;
+        let timed_bank = matches!(game.time_control, TimeControl::TimeBank { .. });
         let seats = (0..game.seat_count)
-            .map(|seat| SeatInfo {
-                seat,
-                account: loaded
-                    .seats
-                    .iter()
-                    .find(|taken| taken.seat == seat)
-                    .map(|taken| AccountRef {
-                        id: taken.account_id.clone(),
-                        name: taken.account_name.clone(),
+            .map(|seat| {
+                let taken = loaded.seats.iter().find(|taken| taken.seat == seat);
+                SeatInfo {
+                    seat,
+                    account: taken.and_then(|taken| {
+                        Some(AccountRef {
+                            id: taken.account_id.clone()?,
+                            name: taken.account_name.clone()?,
+                        })
                     }),
+                    bot: taken.and_then(|taken| taken.bot),
+                    forfeit: taken.and_then(|taken| taken.forfeit),
+                    deadline: taken
+                        .and_then(|taken| taken.clock.deadline_ms)
+                        .map(format_time),
+                    time_bank_ms: taken
+                        .filter(|taken| timed_bank && taken.bot.is_none())
+                        .map(|taken| taken.clock.bank_ms),
+                }
             })
             .collect();
         let your_seat = loaded.seat_of(caller);
@@ -106,7 +148,11 @@ impl GameSummary {
             outcome: game.outcome.as_ref().map(|outcome| GameOutcome {
                 scores: outcome.scores.clone(),
                 places: outcome.places.clone(),
+                forfeits: outcome.forfeits.clone(),
             }),
+            time_control: game.time_control,
+            private: game.private,
+            cancel_reason: game.cancel_reason,
             created_at: format_time(game.created_at),
             updated_at: format_time(game.updated_at),
         }
@@ -124,9 +170,13 @@ pub struct EventOut {
     /// The event's type tag (also `payload.type`).
     #[serde(rename = "type")]
     pub event_type: String,
+    /// `engine` for the game's own events, `server` for clocks, resignations, timeouts and
+    /// take-overs (the `ServerEvent` schema).
+    pub source: EventSource,
     /// Version of the payload's JSON shape.
     pub schema_version: u32,
-    /// The typed event (see the `<Kind>Event` schemas), with hidden fields `null`.
+    /// The typed event (see the `<Kind>Event` schemas, and `ServerEvent` for the server's
+    /// own), with hidden fields `null`.
     #[schema(value_type = Object)]
     pub payload: Value,
     /// One line for people, e.g. "Red uncovers the temple at C3 to 5".
@@ -140,6 +190,11 @@ impl From<DescribedEvent> for EventOut {
             time: format_time(event.created_at),
             seat: event.seat,
             event_type: event.event_type,
+            source: if event.from_server {
+                EventSource::Server
+            } else {
+                EventSource::Engine
+            },
             schema_version: event.schema_version,
             payload: event.payload,
             text: event.text,
@@ -158,6 +213,8 @@ pub struct ViewOut {
     pub viewer_seat: Option<u8>,
     /// Seats that must act at this seq.
     pub to_act: Vec<u8>,
+    /// The deadlines of the seats whose clocks run at this seq (timed games).
+    pub deadlines: Vec<SeatDeadline>,
     pub finished: bool,
     /// The game's own view (see the `<Kind>View` schemas).
     #[schema(value_type = Object)]
@@ -175,6 +232,14 @@ impl From<ViewAt> for ViewOut {
                 Viewer::Spectator | Viewer::Omniscient => None,
             },
             to_act: view.to_act,
+            deadlines: view
+                .deadlines
+                .into_iter()
+                .map(|(seat, deadline)| SeatDeadline {
+                    seat,
+                    deadline: format_time(deadline),
+                })
+                .collect(),
             finished: view.finished,
             view: view.view,
         }

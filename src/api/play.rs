@@ -1,5 +1,7 @@
 //! Playing a game: views, legal actions, acting, the turn log and the export.
 
+use crate::games::bots::BotStrategy;
+use crate::games::server_events::TimeControl;
 use actix_web::{post, route, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -146,7 +148,7 @@ pub struct PostAction {
         (status = 403, description = "`not_a_player`, `not_your_seat`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`stale_seq` (with `current_seq`), `game_not_started`, `game_finished`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`stale_seq` (with `current_seq`), `game_not_started`, `game_finished`, `deadline_passed` (your deadline passed; the timeout is being recorded), `seat_forfeited` and `bot_seat` (a bot plays the seat)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`not_your_turn`, `malformed_action`, `illegal_action` (with the game's `rule` code), `idempotency_key_reused`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/games/{id}/actions")]
@@ -170,7 +172,11 @@ pub async fn post_action(
         idempotency_key,
     };
     let game = id.clone();
-    let accepted = blocking(move || play::act(&db, &cache, &id, &user, &action_request)).await?;
+    let now = request
+        .app_data::<web::Data<crate::clock::Clock>>()
+        .map_or_else(crate::service::now_millis, |clock| clock.now_millis());
+    let accepted =
+        blocking(move || play::act(&db, &cache, &id, &user, &action_request, now)).await?;
     if accepted.appended {
         metrics.actions_appended.inc();
         // Wakes this instance's streams and long polls at once (others re-read the seq).
@@ -269,7 +275,8 @@ pub async fn list_events(
 pub struct GameExport {
     /// Always `turnpost-game`.
     pub format: String,
-    /// Version of this document's shape.
+    /// Version of this document's shape: 2 added the server's events (`source: server`),
+    /// `time_control`, forfeits in the outcome and the bot of each bot action.
     pub format_version: u32,
     pub game_id: String,
     pub kind: String,
@@ -278,6 +285,7 @@ pub struct GameExport {
     pub options: Value,
     pub status: GameStatus,
     pub seats: Vec<SeatInfo>,
+    pub time_control: TimeControl,
     /// RFC 3339.
     pub created_at: String,
     /// `true` when nothing is hidden (a finished game); `false` when this is the caller's
@@ -303,13 +311,14 @@ impl GameExport {
         let summary = super::models::GameSummary::of(&export.game, caller);
         GameExport {
             format: "turnpost-game".to_owned(),
-            format_version: 1,
+            format_version: 2,
             game_id: summary.id,
             kind: summary.kind,
             rules_version: summary.rules_version,
             options: summary.options,
             status: summary.status,
             seats: summary.seats,
+            time_control: summary.time_control,
             created_at: summary.created_at,
             complete: export.viewer == Viewer::Omniscient,
             viewer_seat: match export.viewer {
@@ -328,6 +337,7 @@ impl GameExport {
                         last_seq: recorded.last_seq,
                         seat: recorded.seat,
                         action: recorded.action,
+                        bot: recorded.bot,
                     })
                     .collect()
             }),
@@ -342,6 +352,9 @@ pub struct ExportedAction {
     pub seat: u8,
     #[schema(value_type = Object)]
     pub action: Value,
+    /// The bot that chose the action (its choice is drawn from the seed's bot stream for
+    /// `first_seq`); `null` for a player's action.
+    pub bot: Option<BotStrategy>,
 }
 
 /// The whole history as one JSON document.

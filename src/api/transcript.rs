@@ -48,7 +48,8 @@ fn transcript(export: &Export) -> String {
             .seats
             .iter()
             .find(|taken| taken.seat == seat)
-            .map_or("(open)", |taken| taken.account_name.as_str())
+            .and_then(|taken| taken.display_name())
+            .unwrap_or_else(|| "(open)".to_owned())
     };
     let mut lines = vec![format!(
         "{}, game {}, rules version {}, {} seats",

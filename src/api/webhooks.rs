@@ -23,7 +23,7 @@ pub struct WebhookPolicy {
 pub struct NotificationOut {
     /// Increasing per account: resume a feed or stream after it.
     pub id: i64,
-    /// `game_started`, `your_turn` or `game_finished`.
+    /// `game_started`, `your_turn`, `game_finished` or `game_cancelled`.
     #[serde(rename = "type")]
     #[schema(example = "your_turn")]
     pub kind: NotificationKind,
@@ -49,6 +49,8 @@ pub enum NotificationKind {
     GameStarted,
     YourTurn,
     GameFinished,
+    /// An open game you sat down at was cancelled by its creator or expired.
+    GameCancelled,
 }
 
 impl NotificationOut {
@@ -103,7 +105,8 @@ pub struct NotificationsQuery {
 /// What concerns you across your games, oldest first (at most 100 per answer).
 ///
 /// `game_started` when a game you sit in starts, `your_turn` when your seat must act (newly,
-/// or after another seat acted), `game_finished` with the outcome. Written with the events
+/// or after another seat acted), `game_finished` with the outcome, `game_cancelled` when an
+/// open game you sat down at is cancelled or expires. Written with the events
 /// that cause them, so none is lost or made up. Page with `after`; `wait` long-polls.
 #[utoipa::path(get, path = "/v1/me/notifications", tag = "notifications",
     params(NotificationsQuery),

@@ -6,16 +6,19 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 
 #[derive(Default)]
 pub struct GameChanges {
     games: Mutex<HashMap<String, watch::Sender<i64>>>,
+    /// Wakes the referee (bots to move) after any local append.
+    pub appended: Notify,
 }
 
 impl GameChanges {
     /// Tells this instance's waiters that `game_id` reached `seq`.
     pub fn published(&self, game_id: &str, seq: i64) {
+        self.appended.notify_one();
         let mut games = self
             .games
             .lock()

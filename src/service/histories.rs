@@ -57,6 +57,8 @@ pub fn player_record(db: &Db, name: &str) -> Result<PlayerRecord, ApiError> {
                     record.finished += 1;
                     record.won += u32::from(won(&game));
                 }
+                // A game that never started is no part of anyone's record.
+                GameStatus::Cancelled => {}
             }
         }
         Ok(PlayerRecord {

@@ -2,18 +2,40 @@
 
 use serde_json::Value;
 
-use super::{now_millis, random_id, Game, GameStatus, LoadedGame};
+use super::{random_id, Game, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
+use crate::games::bots::BotStrategy;
+use crate::games::engine::Seat;
+use crate::games::server_events::TimeControl;
 use crate::games::{find_game_rules, rng_for, GameRules};
-use crate::store::{self, Db, DbConnection, GameFilter, SeatRow, StoreError};
+use crate::store::{self, CancelReason, Db, DbConnection, GameFilter, SeatRow, StoreError};
 
+#[derive(Debug, Clone, Default)]
 pub struct NewGame {
     pub kind: String,
     pub seats: u8,
     pub options: Value,
     /// The seat the creator takes (default 0).
     pub creator_seat: Option<u8>,
+    pub time_control: TimeControl,
+    /// Seats filled with a bot at once.
+    pub bots: Vec<(Seat, BotStrategy)>,
+    /// Only the invited accounts may join.
+    pub private: bool,
+    /// Account names invited to join.
+    pub invite: Vec<String>,
+}
+
+impl NewGame {
+    /// The seat asked for, or the lowest one no bot takes.
+    fn creator_seat(&self) -> u8 {
+        self.creator_seat.unwrap_or_else(|| {
+            (0..self.seats)
+                .find(|seat| !self.bots.iter().any(|(bot_seat, _)| bot_seat == seat))
+                .unwrap_or(0)
+        })
+    }
 }
 
 /// Checks a creation request without touching the database.
@@ -67,6 +89,28 @@ fn validate_new_game(request: &NewGame) -> Result<(&'static dyn GameRules, Value
             return Err(invalid_seat(seat, request.seats));
         }
     }
+    request
+        .time_control
+        .check()
+        .map_err(|message| ApiError::unprocessable("invalid_time_control", message))?;
+    let creator_seat = request.creator_seat();
+    for (index, (seat, _)) in request.bots.iter().enumerate() {
+        if *seat >= request.seats {
+            return Err(invalid_seat(*seat, request.seats));
+        }
+        if *seat == creator_seat || request.bots[..index].iter().any(|(s, _)| s == seat) {
+            return Err(ApiError::unprocessable(
+                "invalid_bots",
+                format!("seat {seat} is taken twice; every bot needs a seat of its own"),
+            ));
+        }
+    }
+    if !request.invite.is_empty() && !request.private {
+        return Err(ApiError::unprocessable(
+            "invalid_invitations",
+            "invitations are for private games: set `private` to true",
+        ));
+    }
     Ok((rules, options))
 }
 
@@ -88,11 +132,11 @@ pub fn create_game(
     creator: &AuthUser,
     request: &NewGame,
     open_games_quota: u32,
+    now: i64,
 ) -> Result<LoadedGame, ApiError> {
     let (rules, options) = validate_new_game(request)?;
     let mut seed = [0u8; 32];
     rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut seed);
-    let now = now_millis();
     let game = Game {
         id: random_id(10),
         kind: rules.kind().to_owned(),
@@ -107,14 +151,39 @@ pub fn create_game(
         current_seq: 0,
         to_act: Vec::new(),
         outcome: None,
+        time_control: request.time_control,
+        private: request.private,
+        cancel_reason: None,
     };
-    let seat = SeatRow {
+    let mut seats = vec![SeatRow {
         game_id: game.id.clone(),
-        seat: i32::from(request.creator_seat.unwrap_or(0)),
-        account_id: creator.account_id.clone(),
+        seat: i32::from(request.creator_seat()),
+        account_id: Some(creator.account_id.clone()),
         joined_at: now,
-    };
+        bot: None,
+    }];
+    seats.extend(request.bots.iter().map(|(seat, bot)| SeatRow {
+        game_id: game.id.clone(),
+        seat: i32::from(*seat),
+        account_id: None,
+        joined_at: now,
+        bot: Some(store::bot_name(*bot).to_owned()),
+    }));
     db.write(|conn| {
+        let invited = request
+            .invite
+            .iter()
+            .map(|name| {
+                store::find_account_by_name(conn, name)?
+                    .map(|account| account.id)
+                    .ok_or_else(|| {
+                        ApiError::unprocessable(
+                            "unknown_account",
+                            format!("there is no account named {name:?} to invite"),
+                        )
+                    })
+            })
+            .collect::<Result<Vec<String>, ApiError>>()?;
         if store::count_open_games_created_by(conn, &creator.account_id)?
             >= i64::from(open_games_quota)
         {
@@ -126,7 +195,8 @@ pub fn create_game(
                 ),
             ));
         }
-        store::insert_game(conn, &game, &seat)?;
+        store::insert_game(conn, &game, &seats)?;
+        store::invite(conn, &game.id, &invited)?;
         start_if_full(conn, &game.id, now)?;
         LoadedGame::load(conn, &game.id)
     })
@@ -142,8 +212,11 @@ pub fn get_game(db: &Db, game_id: &str) -> Result<LoadedGame, ApiError> {
 pub struct GameQuery {
     /// Only games the caller sits in.
     pub mine: bool,
-    /// Only games where the caller must act now (implies `mine` and running).
+    /// Only games where the caller must act now (implies `mine` and running), nearest
+    /// deadline first.
     pub my_turn: bool,
+    /// Only games the caller is invited to.
+    pub invited: bool,
     pub status: Option<GameStatus>,
     pub kind: Option<String>,
     pub limit: i64,
@@ -157,7 +230,9 @@ pub fn list_games(
     query: &GameQuery,
 ) -> Result<Vec<LoadedGame>, ApiError> {
     let filter = GameFilter {
+        viewer: caller.account_id.clone(),
         member: query.mine.then(|| caller.account_id.clone()),
+        invited: query.invited.then(|| caller.account_id.clone()),
         to_act: query.my_turn.then(|| caller.account_id.clone()),
         status: if query.my_turn {
             Some(GameStatus::Running)
@@ -183,8 +258,8 @@ pub fn join_game(
     game_id: &str,
     user: &AuthUser,
     requested_seat: Option<u8>,
+    now: i64,
 ) -> Result<LoadedGame, ApiError> {
-    let now = now_millis();
     db.write(|conn| {
         take_seat(conn, game_id, user, requested_seat, now)?;
         start_if_full(conn, game_id, now)?;
@@ -211,6 +286,15 @@ fn take_seat(
     }
     // Reload under the lock: another join may have committed since the first read.
     let game = LoadedGame::load(conn, game_id)?;
+    if game.game.private
+        && game.game.created_by != user.account_id
+        && !store::invitations(conn, game_id)?.contains(&user.account_id)
+    {
+        return Err(ApiError::forbidden(
+            "not_invited",
+            "this game is private: only invited accounts may join",
+        ));
+    }
     if game.seat_of(user).is_some() {
         return Err(ApiError::conflict(
             "already_seated",
@@ -237,8 +321,9 @@ fn take_seat(
         &SeatRow {
             game_id: game_id.to_owned(),
             seat: i32::from(seat),
-            account_id: user.account_id.clone(),
+            account_id: Some(user.account_id.clone()),
             joined_at: now,
+            bot: None,
         },
     )
     .map_err(|error| match error {
@@ -266,7 +351,107 @@ fn start_if_full(conn: &mut DbConnection, game_id: &str, now: i64) -> Result<(),
             &mut rng_for(game.game.seed, 0),
         )
         .map_err(|error| ApiError::Internal(format!("set-up failed: {error}")))?;
-    let append = game.append_after(table.as_mut(), events, None, now, None)?;
+    let append = game.append_after(table.as_mut(), events, None, &[], now, None)?;
     store::append(conn, &append)?;
+    Ok(())
+}
+
+/// The creator cancels their open game; whoever sat down hears of it.
+pub fn cancel_game(
+    db: &Db,
+    game_id: &str,
+    user: &AuthUser,
+    now: i64,
+) -> Result<LoadedGame, ApiError> {
+    db.write(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        if game.game.created_by != user.account_id {
+            return Err(ApiError::forbidden(
+                "not_the_creator",
+                "only the game's creator can cancel it",
+            ));
+        }
+        if !store::cancel_open_game(conn, game_id, CancelReason::Creator, now)? {
+            return Err(not_open(&game));
+        }
+        notify_cancelled(conn, game_id, Some(&user.account_id), now)?;
+        LoadedGame::load(conn, game_id)
+    })
+}
+
+/// A seated player other than the creator gives up their seat in an open game.
+pub fn leave_game(
+    db: &Db,
+    game_id: &str,
+    user: &AuthUser,
+    now: i64,
+) -> Result<LoadedGame, ApiError> {
+    db.write(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        if !store::lock_open_game(conn, game_id, now)? {
+            return Err(not_open(&game));
+        }
+        if game.game.created_by == user.account_id {
+            return Err(ApiError::conflict(
+                "creator_cannot_leave",
+                "the creator cannot leave their own game; cancel it instead \
+                 (POST /v1/games/{id}/cancel)",
+            ));
+        }
+        if !store::leave_seat(conn, game_id, &user.account_id)? {
+            return Err(ApiError::conflict(
+                "not_seated",
+                "you have no seat in this game",
+            ));
+        }
+        LoadedGame::load(conn, game_id)
+    })
+}
+
+fn not_open(game: &LoadedGame) -> ApiError {
+    ApiError::conflict(
+        "game_not_open",
+        format!(
+            "game {} is {}; only an open game can be cancelled or left",
+            game.game.id,
+            game.game.status.as_str()
+        ),
+    )
+}
+
+/// Tells the accounts seated at a cancelled game (but `except` the one who cancelled it).
+pub(super) fn notify_cancelled(
+    conn: &mut DbConnection,
+    game_id: &str,
+    except: Option<&str>,
+    now: i64,
+) -> Result<(), ApiError> {
+    let game = LoadedGame::load(conn, game_id)?;
+    for seat in &game.seats {
+        let Some(account_id) = seat.account_id.as_deref() else {
+            continue;
+        };
+        if Some(account_id) == except {
+            continue;
+        }
+        let payload = serde_json::json!({
+            "type": "game_cancelled",
+            "game_id": game_id,
+            "game_kind": game.game.kind,
+            "seq": game.game.current_seq,
+            "seat": seat.seat,
+            "to_act": [],
+            "reason": game.game.cancel_reason.map(CancelReason::as_str),
+        });
+        let notification = store::notifications::NewNotification {
+            account_id: account_id.to_owned(),
+            game_id: game_id.to_owned(),
+            kind: "game_cancelled".to_owned(),
+            seq: game.game.current_seq,
+            payload: payload.to_string(),
+            created_at: now,
+        };
+        store::notifications::notify(conn, &notification, store::notifications::delivery_id)?;
+    }
     Ok(())
 }

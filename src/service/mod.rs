@@ -9,15 +9,34 @@ pub mod fold_cache;
 pub mod histories;
 pub mod lobby;
 pub mod play;
+pub mod referee;
 pub mod webhooks;
 
 use self::fold_cache::FoldCache;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
+use crate::games::bots::BotStrategy;
 use crate::games::engine::{Seat, Viewer};
+use crate::games::server_events::{
+    too_few_remain, ClockTurn, Forfeit, ForfeitReason, SeatClock, ServerEvent, Standing,
+    SCHEMA_VERSION as SERVER_SCHEMA_VERSION,
+};
 use crate::games::{encode_seed, seed_commitment};
 use crate::games::{find_game_rules, GameRules, RecordedEvent, Table};
-use crate::store::{self, ActionRow, Append, DbConnection, NewEvent, StoredEvent};
+use crate::store::{
+    self, ActionRow, Append, DbConnection, NewEvent, SeatUpdate, StoredEvent, ENGINE_SOURCE,
+    SERVER_SOURCE,
+};
+
+/// The bot that plays on for a seat whose player resigned or ran out of time.
+pub const TAKE_OVER_BOT: BotStrategy = BotStrategy::Playouts;
+
+/// A seat that forfeits in an append.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Forfeiting {
+    pub seat: Seat,
+    pub reason: ForfeitReason,
+}
 
 pub use crate::store::{Game, GameStatus, SeatWithName};
 
@@ -43,10 +62,30 @@ impl LoadedGame {
     }
 
     pub fn seat_of(&self, user: &AuthUser) -> Option<Seat> {
+        self.seat_row_of(user).map(|seat| seat.seat)
+    }
+
+    pub fn seat_row_of(&self, user: &AuthUser) -> Option<&SeatWithName> {
         self.seats
             .iter()
-            .find(|seat| seat.account_id == user.account_id)
-            .map(|seat| seat.seat)
+            .find(|seat| seat.account_id.as_deref() == Some(user.account_id.as_str()))
+    }
+
+    fn seat_row(&self, seat: Seat) -> Option<&SeatWithName> {
+        self.seats.iter().find(|taken| taken.seat == seat)
+    }
+
+    /// The seats that forfeited so far.
+    fn forfeits(&self) -> Vec<Forfeit> {
+        self.seats
+            .iter()
+            .filter_map(|seat| {
+                seat.forfeit.map(|reason| Forfeit {
+                    seat: seat.seat,
+                    reason,
+                })
+            })
+            .collect()
     }
 
     /// Seated callers see their own secrets; everyone else gets the spectator view.
@@ -72,7 +111,7 @@ impl LoadedGame {
     fn fold(&self, events: &[StoredEvent]) -> Result<Box<dyn Table>, ApiError> {
         let mut table = self.empty_table()?;
         for event in events {
-            table.apply(&event.payload, stored_schema_version(event)?)?;
+            apply_stored(table.as_mut(), event)?;
         }
         Ok(table)
     }
@@ -91,7 +130,7 @@ impl LoadedGame {
             None => (0, self.empty_table()?),
         };
         for event in store::load_events_between(conn, &self.game.id, from, seq)? {
-            table.apply(&event.payload, stored_schema_version(&event)?)?;
+            apply_stored(table.as_mut(), &event)?;
         }
         if seq == self.game.current_seq && from < seq {
             cache.put(&self.game.id, self.game.rules_version, seq, table.as_ref());
@@ -107,18 +146,21 @@ impl LoadedGame {
         Ok(store::load_events(conn, &self.game.id, up_to)?)
     }
 
-    /// Folds freshly decided `events` into `table` (the state at `current_seq`) and returns
-    /// everything to append: the events and the game's new status, turn and outcome.
+    /// Folds freshly decided engine `events` into `table` (the state at `current_seq`),
+    /// adds what the server writes with them (forfeits and what follows from them, clocks)
+    /// and returns everything to append: the events, the game's new status, turn and
+    /// outcome, and the seats' new clocks.
     fn append_after(
         &self,
         table: &mut dyn Table,
         events: Vec<RecordedEvent>,
         seat: Option<Seat>,
+        forfeiting: &[Forfeiting],
         now: i64,
         action: Option<ActionRow>,
     ) -> Result<Append, ApiError> {
         let schema_version = self.rules.event_schema_version();
-        let mut stored = Vec::with_capacity(events.len());
+        let mut stored = Vec::with_capacity(events.len() + 2);
         for event in events {
             let payload = event.payload.to_string();
             table.apply(&payload, schema_version)?;
@@ -127,9 +169,117 @@ impl LoadedGame {
                 event_type: event.event_type,
                 schema_version: schema_version as i32,
                 payload,
+                source: ENGINE_SOURCE,
             });
         }
-        let outcome = table.outcome();
+        let mut server_events = Vec::new();
+        let mut forfeits = self.forfeits();
+        let mut updates: Vec<SeatUpdate> = self
+            .seats
+            .iter()
+            .map(|taken| SeatUpdate {
+                seat: taken.seat,
+                clock: taken.clock,
+                bot: taken.bot,
+                forfeit: taken.forfeit,
+            })
+            .collect();
+        let mut ended_by_forfeit = None;
+        for forfeit in forfeiting {
+            server_events.push(match forfeit.reason {
+                ForfeitReason::Resigned => ServerEvent::SeatResigned { seat: forfeit.seat },
+                ForfeitReason::TimedOut => ServerEvent::SeatTimedOut {
+                    seat: forfeit.seat,
+                    deadline_ms: self
+                        .seat_row(forfeit.seat)
+                        .and_then(|taken| taken.clock.deadline_ms)
+                        .unwrap_or(now),
+                },
+            });
+            forfeits.push(Forfeit {
+                seat: forfeit.seat,
+                reason: forfeit.reason,
+            });
+            if let Some(update) = updates.iter_mut().find(|u| u.seat == forfeit.seat) {
+                update.forfeit = Some(forfeit.reason);
+            }
+        }
+        if !forfeiting.is_empty() {
+            if too_few_remain(self.game.seat_count, &forfeits) {
+                let standing = Standing::by_forfeit(table.scores(), &forfeits);
+                server_events.push(ServerEvent::GameEndedByForfeit {
+                    scores: standing.scores.clone(),
+                    places: standing.places.clone(),
+                });
+                ended_by_forfeit = Some(standing);
+            } else {
+                for forfeit in forfeiting {
+                    server_events.push(ServerEvent::SeatTakenOver {
+                        seat: forfeit.seat,
+                        bot: TAKE_OVER_BOT,
+                    });
+                    if let Some(update) = updates.iter_mut().find(|u| u.seat == forfeit.seat) {
+                        update.bot = Some(TAKE_OVER_BOT);
+                    }
+                }
+            }
+        }
+        let outcome = ended_by_forfeit.or_else(|| {
+            table
+                .outcome()
+                .map(|outcome| Standing::after_play(&outcome, &forfeits))
+        });
+        let to_act = if outcome.is_some() {
+            Vec::new()
+        } else {
+            table.to_act()
+        };
+        let starting = self.game.status == GameStatus::Open;
+        let control = self.game.time_control;
+        for update in &mut updates {
+            let before = if starting {
+                SeatClock {
+                    deadline_ms: None,
+                    bank_ms: control.initial_bank_ms(),
+                }
+            } else {
+                update.clock
+            };
+            if update.bot.is_some() || outcome.is_some() {
+                // Bots and finished games have no clock; a clock that ran stops silently
+                // (the forfeit or the end says why).
+                update.clock = SeatClock {
+                    deadline_ms: None,
+                    ..before
+                };
+                continue;
+            }
+            let turn = ClockTurn {
+                was_acting: !starting && self.game.to_act.contains(&update.seat),
+                is_acting: to_act.contains(&update.seat),
+                acted: seat == Some(update.seat),
+            };
+            let (clock, events) = control.advance(update.seat, before, turn, now);
+            update.clock = clock;
+            server_events.extend(events);
+        }
+        for event in server_events {
+            stored.push(NewEvent {
+                seat: None,
+                event_type: event.event_type().to_owned(),
+                schema_version: SERVER_SCHEMA_VERSION as i32,
+                payload: serde_json::to_string(&event).unwrap_or_default(),
+                source: SERVER_SOURCE,
+            });
+        }
+        let unchanged = |update: &SeatUpdate| {
+            self.seat_row(update.seat).is_some_and(|taken| {
+                taken.clock == update.clock
+                    && taken.bot == update.bot
+                    && taken.forfeit == update.forfeit
+            })
+        };
+        updates.retain(|update| !unchanged(update));
         Ok(Append {
             game_id: self.game.id.clone(),
             kind: self.game.kind.clone(),
@@ -143,12 +293,31 @@ impl LoadedGame {
             } else {
                 GameStatus::Running
             },
-            to_act: table.to_act(),
+            to_act,
             outcome,
             now,
             action,
+            seat_updates: updates,
         })
     }
+
+    /// The bots that must act now, lowest seat first.
+    pub fn bots_to_act(&self) -> Vec<(Seat, BotStrategy)> {
+        self.seats
+            .iter()
+            .filter(|taken| self.game.to_act.contains(&taken.seat))
+            .filter_map(|taken| taken.bot.map(|bot| (taken.seat, bot)))
+            .collect()
+    }
+}
+
+/// Folds a stored event into the engine's state; the server's own events do not concern
+/// the engine.
+fn apply_stored(table: &mut dyn Table, event: &StoredEvent) -> Result<(), ApiError> {
+    if !event.is_server_event() {
+        table.apply(&event.payload, stored_schema_version(event)?)?;
+    }
+    Ok(())
 }
 
 /// The schema version a stored event was written in.

@@ -3,10 +3,12 @@
 use serde_json::Value;
 
 use super::fold_cache::FoldCache;
-use super::{now_millis, Game, GameStatus, LoadedGame};
+use super::{format_time, Game, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
+use crate::games::bots::BotStrategy;
 use crate::games::engine::{Seat, Viewer};
+use crate::games::server_events::{ForfeitReason, ServerEvent, ServerFold};
 use crate::games::{rng_for, ActionError, RecordedEvent, Table};
 use crate::store::{self, ActionRow, Append, Db, DbConnection, StoreError, StoredEvent};
 
@@ -24,6 +26,8 @@ pub struct DescribedEvent {
     pub payload: Value,
     /// One line for people.
     pub text: String,
+    /// Written by the server (clocks, forfeits, take-overs), not the engine.
+    pub from_server: bool,
 }
 
 /// The game at one seq as one viewer may see it.
@@ -34,6 +38,8 @@ pub struct ViewAt {
     pub seq: i64,
     pub viewer: Viewer,
     pub to_act: Vec<Seat>,
+    /// The running clocks at this seq: seat and deadline (ms since the epoch).
+    pub deadlines: Vec<(Seat, i64)>,
     pub finished: bool,
     pub view: Value,
 }
@@ -59,9 +65,19 @@ fn describe_events(
     let mut described = Vec::with_capacity(events.len());
     for event in events {
         let schema_version = super::stored_schema_version(event)?;
-        let (payload, text) = table.redact_and_apply(&event.payload, schema_version, viewer)?;
         let corrupt = |column: &str| {
             ApiError::Internal(format!("event {} has a corrupt {column}", event.seq))
+        };
+        let (payload, text) = if event.is_server_event() {
+            // The server's events are public: nothing to redact.
+            let parsed: ServerEvent =
+                serde_json::from_str(&event.payload).map_err(|_| corrupt("payload"))?;
+            (
+                serde_json::to_value(&parsed).map_err(|_| corrupt("payload"))?,
+                parsed.describe(format_time),
+            )
+        } else {
+            table.redact_and_apply(&event.payload, schema_version, viewer)?
         };
         described.push(DescribedEvent {
             seq: event.seq,
@@ -75,25 +91,82 @@ fn describe_events(
             schema_version,
             payload,
             text,
+            from_server: event.is_server_event(),
         });
     }
     Ok(described)
 }
 
-fn view_at(game: &LoadedGame, table: &dyn Table, seq: i64, viewer: Viewer) -> ViewAt {
+fn view_at(
+    game: &LoadedGame,
+    table: &dyn Table,
+    seq: i64,
+    viewer: Viewer,
+    deadlines: Vec<(Seat, i64)>,
+) -> ViewAt {
+    let finished = seq == game.game.current_seq && game.game.status == GameStatus::Finished;
     ViewAt {
         game_id: game.game.id.clone(),
         kind: game.game.kind.clone(),
         seq,
         viewer,
-        to_act: table.to_act(),
-        finished: table.outcome().is_some(),
+        to_act: if finished { Vec::new() } else { table.to_act() },
+        deadlines,
+        finished: finished || table.outcome().is_some(),
         view: table.view(viewer),
     }
 }
 
+/// The running clocks at `seq`: the seats' own columns for the current seq, the fold of the
+/// server's clock events before it for a past one.
+fn deadlines_at(
+    conn: &mut DbConnection,
+    game: &LoadedGame,
+    seq: i64,
+) -> Result<Vec<(Seat, i64)>, ApiError> {
+    if !game.game.time_control.is_timed() {
+        return Ok(Vec::new());
+    }
+    if seq == game.game.current_seq {
+        return Ok(game
+            .seats
+            .iter()
+            .filter_map(|taken| Some((taken.seat, taken.clock.deadline_ms?)))
+            .collect());
+    }
+    let mut fold = ServerFold::default();
+    for event in store::load_server_events(conn, &game.game.id, seq)? {
+        let parsed: ServerEvent = serde_json::from_str(&event.payload).map_err(|_| {
+            ApiError::Internal(format!("event {} has a corrupt payload", event.seq))
+        })?;
+        fold.apply(&parsed);
+    }
+    let mut deadlines: Vec<(Seat, i64)> = fold
+        .clocks
+        .iter()
+        .filter_map(|(seat, clock)| Some((*seat, clock.deadline_ms?)))
+        .collect();
+    deadlines.sort_unstable();
+    Ok(deadlines)
+}
+
+/// The running clocks once `append` is committed.
+fn deadlines_after(game: &LoadedGame, append: &Append) -> Vec<(Seat, i64)> {
+    game.seats
+        .iter()
+        .filter_map(|taken| {
+            let clock = append
+                .seat_updates
+                .iter()
+                .find(|update| update.seat == taken.seat)
+                .map_or(taken.clock, |update| update.clock);
+            Some((taken.seat, clock.deadline_ms?))
+        })
+        .collect()
+}
+
 fn require_started(game: &LoadedGame) -> Result<(), ApiError> {
-    if game.game.status == GameStatus::Open {
+    if matches!(game.game.status, GameStatus::Open | GameStatus::Cancelled) {
         return Err(ApiError::conflict(
             "game_not_started",
             "the game starts when every seat is taken",
@@ -127,7 +200,14 @@ pub fn view(
         require_started(&game)?;
         let seq = seq_within(at, game.game.current_seq)?;
         let table = game.state_at(conn, cache, seq)?;
-        Ok(view_at(&game, table.as_ref(), seq, game.viewer_for(user)))
+        let deadlines = deadlines_at(conn, &game, seq)?;
+        Ok(view_at(
+            &game,
+            table.as_ref(),
+            seq,
+            game.viewer_for(user),
+            deadlines,
+        ))
     })
 }
 
@@ -226,8 +306,8 @@ pub fn act(
     game_id: &str,
     user: &AuthUser,
     request: &ActionRequest,
+    now: i64,
 ) -> Result<Accepted, ApiError> {
-    let now = now_millis();
     let (accepted, after) = db.write(|conn| act_in(conn, cache, game_id, user, request, now))?;
     // Only now is the append committed, so only now may its fold be kept.
     if let Some((game, table)) = after {
@@ -258,12 +338,19 @@ fn act_in(
         GameStatus::Finished => {
             return Err(ApiError::conflict("game_finished", "the game is over"))
         }
+        GameStatus::Cancelled => {
+            return Err(ApiError::conflict(
+                "game_cancelled",
+                "the game was cancelled before it started",
+            ))
+        }
         GameStatus::Open => require_started(&game)?,
     }
     let current_seq = game.game.current_seq;
     if request.expected_seq != current_seq {
         return Err(ApiError::stale_seq(current_seq));
     }
+    require_in_play(&game, seat, now)?;
     let mut table = game.state_at(conn, cache, current_seq)?;
     let (action, events) = decide(&game, table.as_ref(), seat, &request.action)?;
     let before = table.clone_table();
@@ -272,13 +359,21 @@ fn act_in(
         first_seq: current_seq + 1,
         last_seq: current_seq + events.len() as i64,
         seat: i32::from(seat),
-        account_id: user.account_id.clone(),
+        account_id: Some(user.account_id.clone()),
         action: action.to_string(),
         idempotency_key: request.idempotency_key.clone(),
         request: request.body.to_string(),
         created_at: now,
+        bot: None,
     };
-    let append = game.append_after(table.as_mut(), events, Some(seat), now, Some(action_row))?;
+    let append = game.append_after(
+        table.as_mut(),
+        events,
+        Some(seat),
+        &[],
+        now,
+        Some(action_row),
+    )?;
     let seq = match store::append(conn, &append) {
         Ok(seq) => seq,
         // A retry racing its own first attempt loses the optimistic lock to it; once the
@@ -294,13 +389,51 @@ fn act_in(
     let viewer = Viewer::Seat(seat);
     let mut replay = before;
     let events = describe_events(replay.as_mut(), &appended_events(&append), viewer)?;
+    let deadlines = deadlines_after(&game, &append);
+    let mut after = game;
+    after.game.current_seq = seq;
+    after.game.status = append.status;
     let accepted = Accepted {
         seq,
         events,
-        view: view_at(&game, table.as_ref(), seq, viewer),
+        view: view_at(&after, table.as_ref(), seq, viewer, deadlines),
         appended: true,
     };
+    let game = after;
     Ok((accepted, Some((game.game, table))))
+}
+
+/// Refuses a seat a bot plays now, and a seat whose deadline has passed (the referee records
+/// the timeout on its next round; a move that came before the deadline has won already).
+fn require_in_play(game: &LoadedGame, seat: Seat, now: i64) -> Result<(), ApiError> {
+    let Some(taken) = game.seats.iter().find(|taken| taken.seat == seat) else {
+        return Ok(());
+    };
+    if let Some(reason) = taken.forfeit {
+        return Err(ApiError::conflict(
+            "seat_forfeited",
+            format!(
+                "your seat {} and a bot plays it now",
+                match reason {
+                    ForfeitReason::Resigned => "resigned",
+                    ForfeitReason::TimedOut => "ran out of time",
+                }
+            ),
+        ));
+    }
+    if taken.bot.is_some() {
+        return Err(ApiError::conflict("bot_seat", "a bot plays this seat"));
+    }
+    if let Some(deadline) = taken.clock.deadline_ms.filter(|deadline| *deadline <= now) {
+        return Err(ApiError::conflict(
+            "deadline_passed",
+            format!(
+                "your deadline was {}; the timeout is being recorded",
+                format_time(deadline)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The caller's seat, which must be the one the request names, if it names one.
@@ -341,7 +474,7 @@ fn first_attempt(
 
 /// The engine's verdict on `action` by `seat` at the table's state: the action as the
 /// engine reads it and the events it causes (at least one), or why not.
-fn decide(
+pub(super) fn decide(
     game: &LoadedGame,
     table: &dyn Table,
     seat: Seat,
@@ -385,6 +518,7 @@ fn appended_events(append: &Append) -> Vec<StoredEvent> {
             event_type: event.event_type.clone(),
             schema_version: event.schema_version,
             payload: event.payload.clone(),
+            source: event.source.to_owned(),
         })
         .collect()
 }
@@ -415,10 +549,11 @@ fn replay_result(
     let mut table = game.fold(before)?;
     let viewer = Viewer::Seat(seat);
     let described = describe_events(table.as_mut(), appended, viewer)?;
+    let deadlines = deadlines_at(conn, game, first.last_seq)?;
     Ok(Accepted {
         seq: first.last_seq,
         events: described,
-        view: view_at(game, table.as_ref(), first.last_seq, viewer),
+        view: view_at(game, table.as_ref(), first.last_seq, viewer, deadlines),
         appended: false,
     })
 }
@@ -459,6 +594,8 @@ pub struct RecordedAction {
     pub last_seq: i64,
     pub seat: Seat,
     pub action: Value,
+    /// The bot that chose it; `None` for a player's action.
+    pub bot: Option<BotStrategy>,
 }
 
 /// A game's whole history as one viewer may see it.
@@ -517,6 +654,13 @@ fn recorded_actions(rows: Vec<ActionRow>) -> Result<Vec<RecordedAction>, ApiErro
                 last_seq: row.last_seq,
                 seat: Seat::try_from(row.seat).map_err(|_| corrupt())?,
                 action: serde_json::from_str(&row.action).map_err(|_| corrupt())?,
+                bot: row
+                    .bot
+                    .as_deref()
+                    .map(|bot| {
+                        serde_json::from_value(Value::String(bot.to_owned())).map_err(|_| corrupt())
+                    })
+                    .transpose()?,
             })
         })
         .collect()
@@ -551,13 +695,14 @@ pub fn board(
         let events = store::load_events_between(conn, &game.game.id, first - 1, seq)?;
         let viewer = game.viewer_for(user);
         let last_events = describe_events(table.as_mut(), &events, viewer)?;
-        let view = view_at(&game, table.as_ref(), seq, viewer);
+        let deadlines = deadlines_at(conn, &game, seq)?;
+        let view = view_at(&game, table.as_ref(), seq, viewer, deadlines);
         let seat_names = (0..game.game.seat_count)
             .map(|seat| {
                 game.seats
                     .iter()
                     .find(|taken| taken.seat == seat)
-                    .map(|taken| taken.account_name.clone())
+                    .and_then(|taken| taken.display_name())
             })
             .collect();
         Ok(BoardAt {

@@ -5,9 +5,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::schema::{accounts, actions, events, games, seats};
+use super::schema::{accounts, actions, events, game_invitations, games, seats};
 use super::{DbConnection, StoreError};
-use crate::games::engine::{Outcome, Seat};
+use crate::games::bots::BotStrategy;
+use crate::games::engine::Seat;
+use crate::games::server_events::{ForfeitReason, SeatClock, Standing, TimeControl};
 
 /// Where a game is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -19,6 +21,8 @@ pub enum GameStatus {
     Running,
     /// The game is over; its export reveals everything, the seed included.
     Finished,
+    /// The game never started: its creator cancelled it, or it expired waiting for players.
+    Cancelled,
 }
 
 impl GameStatus {
@@ -28,14 +32,20 @@ impl GameStatus {
             GameStatus::Open => "open",
             GameStatus::Running => "running",
             GameStatus::Finished => "finished",
+            GameStatus::Cancelled => "cancelled",
         }
     }
 
     fn parse(text: &str) -> Result<GameStatus, StoreError> {
-        [GameStatus::Open, GameStatus::Running, GameStatus::Finished]
-            .into_iter()
-            .find(|status| status.as_str() == text)
-            .ok_or_else(|| StoreError::Corrupt(format!("unknown game status {text:?}")))
+        [
+            GameStatus::Open,
+            GameStatus::Running,
+            GameStatus::Finished,
+            GameStatus::Cancelled,
+        ]
+        .into_iter()
+        .find(|status| status.as_str() == text)
+        .ok_or_else(|| StoreError::Corrupt(format!("unknown game status {text:?}")))
     }
 }
 
@@ -56,7 +66,31 @@ pub struct Game {
     pub updated_at: i64,
     pub current_seq: i64,
     pub to_act: Vec<Seat>,
-    pub outcome: Option<Outcome>,
+    pub outcome: Option<Standing>,
+    pub time_control: TimeControl,
+    /// Only invited accounts may join; only they and the players see it in the lobby.
+    pub private: bool,
+    /// Why a cancelled game never started.
+    pub cancel_reason: Option<CancelReason>,
+}
+
+/// Why a game was cancelled before it started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CancelReason {
+    /// Its creator cancelled it.
+    Creator,
+    /// Nobody filled its seats in time.
+    Expired,
+}
+
+impl CancelReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancelReason::Creator => "creator",
+            CancelReason::Expired => "expired",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -75,6 +109,9 @@ struct GameRow {
     pub current_seq: i64,
     pub to_act: String,
     pub outcome: Option<String>,
+    pub time_control: String,
+    pub private: bool,
+    pub cancel_reason: Option<String>,
 }
 
 fn corrupt(game: &str, column: &str, error: impl std::fmt::Display) -> StoreError {
@@ -104,6 +141,15 @@ impl TryFrom<GameRow> for Game {
                 .map_err(|error| corrupt(&id, "outcome", error))?,
             seed: crate::games::decode_seed(&row.seed)
                 .ok_or_else(|| corrupt(&id, "seed", "not 32 bytes of hex"))?,
+            time_control: serde_json::from_str(&row.time_control)
+                .map_err(|error| corrupt(&id, "time_control", error))?,
+            private: row.private,
+            cancel_reason: match row.cancel_reason.as_deref() {
+                None => None,
+                Some("creator") => Some(CancelReason::Creator),
+                Some("expired") => Some(CancelReason::Expired),
+                Some(other) => return Err(corrupt(&id, "cancel_reason", other)),
+            },
             kind: row.kind,
             created_by: row.created_by,
             created_at: row.created_at,
@@ -130,6 +176,9 @@ impl From<&Game> for GameRow {
             current_seq: game.current_seq,
             to_act: json_text(&game.to_act),
             outcome: game.outcome.as_ref().map(json_text),
+            time_control: json_text(&game.time_control),
+            private: game.private,
+            cancel_reason: game.cancel_reason.map(|reason| reason.as_str().to_owned()),
         }
     }
 }
@@ -139,20 +188,65 @@ fn json_text(value: &impl Serialize) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+/// A seat as it is taken: by an account, or by a bot at creation.
+#[derive(Debug, Clone, Insertable)]
 #[diesel(table_name = seats)]
 pub struct SeatRow {
     pub game_id: String,
     pub seat: i32,
-    pub account_id: String,
+    pub account_id: Option<String>,
     pub joined_at: i64,
+    pub bot: Option<String>,
 }
 
-#[derive(Debug, Clone)]
+/// A taken seat with who sits there and its clock.
+#[derive(Debug, Clone, PartialEq)]
 pub struct SeatWithName {
     pub seat: Seat,
-    pub account_id: String,
-    pub account_name: String,
+    /// The account that sat down; `None` for a bot seated at creation. A seat a bot took
+    /// over keeps the account that left it.
+    pub account_id: Option<String>,
+    pub account_name: Option<String>,
+    /// The bot that plays the seat, if one does.
+    pub bot: Option<BotStrategy>,
+    pub forfeit: Option<ForfeitReason>,
+    pub clock: SeatClock,
+}
+
+impl SeatWithName {
+    /// Who plays the seat, for people: the account's name, or the bot's, or both once a
+    /// bot took the seat over.
+    pub fn display_name(&self) -> Option<String> {
+        match (&self.account_name, self.bot) {
+            (Some(name), Some(bot)) => Some(format!("{name} ({} bot)", bot_name(bot))),
+            (Some(name), None) => Some(name.clone()),
+            (None, Some(bot)) => Some(format!("{} bot", bot_name(bot))),
+            (None, None) => None,
+        }
+    }
+}
+
+/// A seat's changed columns after an append: its clock, and a bot and a forfeit once it
+/// was taken over.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeatUpdate {
+    pub seat: Seat,
+    pub clock: SeatClock,
+    pub bot: Option<BotStrategy>,
+    pub forfeit: Option<ForfeitReason>,
+}
+
+pub fn bot_name(bot: BotStrategy) -> &'static str {
+    match bot {
+        BotStrategy::Random => "random",
+        BotStrategy::Playouts => "playouts",
+    }
+}
+
+fn parse_bot(text: &str) -> Option<BotStrategy> {
+    BotStrategy::ALL
+        .into_iter()
+        .find(|bot| bot_name(*bot) == text)
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]
@@ -164,7 +258,20 @@ pub struct StoredEvent {
     pub event_type: String,
     pub schema_version: i32,
     pub payload: String,
+    /// [`ENGINE_SOURCE`] or [`SERVER_SOURCE`].
+    pub source: String,
 }
+
+impl StoredEvent {
+    pub fn is_server_event(&self) -> bool {
+        self.source == SERVER_SOURCE
+    }
+}
+
+/// `events.source` of the server's own events (clocks, forfeits, take-overs); the engine's
+/// are `engine`.
+pub const SERVER_SOURCE: &str = "server";
+pub const ENGINE_SOURCE: &str = "engine";
 
 #[derive(Debug, Clone)]
 pub struct NewEvent {
@@ -172,6 +279,8 @@ pub struct NewEvent {
     pub event_type: String,
     pub schema_version: i32,
     pub payload: String,
+    /// [`ENGINE_SOURCE`] or [`SERVER_SOURCE`].
+    pub source: &'static str,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -181,11 +290,14 @@ pub struct ActionRow {
     pub first_seq: i64,
     pub last_seq: i64,
     pub seat: i32,
-    pub account_id: String,
+    /// `None` for a bot's action.
+    pub account_id: Option<String>,
     pub action: String,
     pub idempotency_key: Option<String>,
     pub request: String,
     pub created_at: i64,
+    /// The bot that chose the action.
+    pub bot: Option<String>,
 }
 
 /// Everything one accepted command writes, appended atomically.
@@ -203,18 +315,24 @@ pub struct Append {
     pub events: Vec<NewEvent>,
     pub status: GameStatus,
     pub to_act: Vec<Seat>,
-    pub outcome: Option<Outcome>,
+    pub outcome: Option<Standing>,
     pub now: i64,
     /// The action that caused the events (none for a game's opening events).
     pub action: Option<ActionRow>,
+    /// Seats whose clock, bot or forfeit changed.
+    pub seat_updates: Vec<SeatUpdate>,
 }
 
 /// Which games to list; all filters apply at once, paging happens in SQL.
 #[derive(Debug, Clone, Default)]
 pub struct GameFilter {
+    /// The account that lists: private games show only to their players and invitees.
+    pub viewer: String,
     /// Only games this account sits in.
     pub member: Option<String>,
-    /// Only games where this account's seat must act now.
+    /// Only games this account is invited to.
+    pub invited: Option<String>,
+    /// Only games where this account's seat must act now, nearest deadline first.
     pub to_act: Option<String>,
     pub status: Option<GameStatus>,
     pub kind: Option<String>,
@@ -234,16 +352,17 @@ pub fn count_open_games_created_by(
         .get_result(conn)?)
 }
 
+/// Inserts a new game with its first seats (the creator's and any bots').
 pub fn insert_game(
     conn: &mut DbConnection,
     game: &Game,
-    creator_seat: &SeatRow,
+    seats: &[SeatRow],
 ) -> Result<(), StoreError> {
     diesel::insert_into(games::table)
         .values(GameRow::from(game))
         .execute(conn)
         .map_err(StoreError::from_insert)?;
-    take_seat(conn, creator_seat)
+    seats.iter().try_for_each(|seat| take_seat(conn, seat))
 }
 
 pub fn find_game(conn: &mut DbConnection, id: &str) -> Result<Option<Game>, StoreError> {
@@ -270,25 +389,55 @@ pub fn lock_open_game(conn: &mut DbConnection, id: &str, now: i64) -> Result<boo
     Ok(updated == 1)
 }
 
-/// One page of games, most recently active first, with their seats: two queries whatever
-/// the page size.
+/// One page of games with their seats: two queries whatever the page size. Most recently
+/// active first, or, for the games where an account must act, nearest deadline first.
 pub fn list_games(
     conn: &mut DbConnection,
     filter: &GameFilter,
 ) -> Result<Vec<(Game, Vec<SeatWithName>)>, StoreError> {
-    let mut query = games::table.select(GameRow::as_select()).into_boxed();
+    use diesel::dsl::sql;
+    use diesel::sql_types::BigInt;
+    let member_games = |account: &str| {
+        seats::table
+            .filter(seats::account_id.eq(account.to_owned()))
+            .select(seats::game_id)
+    };
+    let invited_games = |account: &str| {
+        game_invitations::table
+            .filter(game_invitations::account_id.eq(account.to_owned()))
+            .select(game_invitations::game_id)
+    };
+    // The caller's seat where it must act, joined for its deadline (when listing `to_act`).
+    let acting_seat = diesel::alias!(seats as acting_seat);
+    let mut query = games::table
+        .left_join(
+            acting_seat.on(acting_seat.field(seats::game_id).eq(games::id).and(
+                acting_seat
+                    .field(seats::account_id)
+                    .eq(filter.to_act.clone().unwrap_or_default())
+                    .and(acting_seat.field(seats::must_act).eq(true))
+                    .and(acting_seat.field(seats::bot).is_null()),
+            )),
+        )
+        .select(GameRow::as_select())
+        .into_boxed();
+    query = query.filter(
+        games::private
+            .eq(false)
+            .or(games::created_by.eq(filter.viewer.clone()))
+            .or(games::id.eq_any(member_games(&filter.viewer)))
+            .or(games::id.eq_any(invited_games(&filter.viewer))),
+    );
     if let Some(member) = &filter.member {
-        let member_games = seats::table
-            .filter(seats::account_id.eq(member.clone()))
-            .select(seats::game_id);
-        query = query.filter(games::id.eq_any(member_games));
+        query = query.filter(games::id.eq_any(member_games(member)));
     }
-    if let Some(account) = &filter.to_act {
-        let games_to_act = seats::table
-            .filter(seats::account_id.eq(account.clone()))
-            .filter(seats::must_act.eq(true))
-            .select(seats::game_id);
-        query = query.filter(games::id.eq_any(games_to_act));
+    if let Some(invited) = &filter.invited {
+        query = query.filter(games::id.eq_any(invited_games(invited)));
+    }
+    if filter.to_act.is_some() {
+        query = query
+            .filter(acting_seat.field(seats::seat).is_not_null())
+            .order(sql::<BigInt>("COALESCE(acting_seat.deadline, 9223372036854775807)").asc());
     }
     if let Some(status) = filter.status {
         query = query.filter(games::status.eq(status.as_str()));
@@ -297,7 +446,7 @@ pub fn list_games(
         query = query.filter(games::kind.eq(kind.clone()));
     }
     let rows: Vec<GameRow> = query
-        .order((games::updated_at.desc(), games::id.asc()))
+        .then_order_by((games::updated_at.desc(), games::id.asc()))
         .limit(filter.limit)
         .offset(filter.offset)
         .load(conn)?;
@@ -322,7 +471,7 @@ pub struct PlayedGame {
     pub game_id: String,
     pub kind: String,
     pub status: GameStatus,
-    pub outcome: Option<Outcome>,
+    pub outcome: Option<Standing>,
     pub seat: Seat,
     /// When the game last moved (for a finished game: when it finished).
     pub updated_at: i64,
@@ -397,24 +546,52 @@ fn seats_of(
     conn: &mut DbConnection,
     game_ids: Vec<String>,
 ) -> Result<HashMap<String, Vec<SeatWithName>>, StoreError> {
-    let rows: Vec<(String, i32, String, String)> = seats::table
-        .inner_join(accounts::table)
+    type Row = (
+        String,
+        i32,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<i64>,
+        i64,
+    );
+    let rows: Vec<Row> = seats::table
+        .left_join(accounts::table)
         .filter(seats::game_id.eq_any(game_ids))
         .order((seats::game_id.asc(), seats::seat.asc()))
         .select((
             seats::game_id,
             seats::seat,
             seats::account_id,
-            accounts::name,
+            accounts::name.nullable(),
+            seats::bot,
+            seats::forfeit,
+            seats::deadline,
+            seats::bank_ms,
         ))
         .load(conn)?;
     let mut by_game: HashMap<String, Vec<SeatWithName>> = HashMap::new();
-    for (game_id, seat, account_id, account_name) in rows {
+    for (game_id, seat, account_id, account_name, bot, forfeit, deadline, bank_ms) in rows {
         let seat = Seat::try_from(seat).map_err(|error| corrupt(&game_id, "seats.seat", error))?;
+        let bot = bot
+            .map(|bot| parse_bot(&bot).ok_or_else(|| corrupt(&game_id, "seats.bot", bot)))
+            .transpose()?;
+        let forfeit = forfeit
+            .map(|text| {
+                ForfeitReason::parse(&text).ok_or_else(|| corrupt(&game_id, "seats.forfeit", text))
+            })
+            .transpose()?;
         by_game.entry(game_id).or_default().push(SeatWithName {
             seat,
             account_id,
             account_name,
+            bot,
+            forfeit,
+            clock: SeatClock {
+                deadline_ms: deadline,
+                bank_ms,
+            },
         });
     }
     Ok(by_game)
@@ -427,6 +604,127 @@ pub fn take_seat(conn: &mut DbConnection, seat: &SeatRow) -> Result<(), StoreErr
         .execute(conn)
         .map_err(StoreError::from_insert)?;
     Ok(())
+}
+
+/// Frees `account_id`'s seat in an open game; whether it sat there.
+pub fn leave_seat(
+    conn: &mut DbConnection,
+    game_id: &str,
+    account_id: &str,
+) -> Result<bool, StoreError> {
+    let deleted = diesel::delete(
+        seats::table
+            .filter(seats::game_id.eq(game_id))
+            .filter(seats::account_id.eq(account_id)),
+    )
+    .execute(conn)?;
+    Ok(deleted == 1)
+}
+
+/// Marks an open game cancelled; false when it is no longer open.
+pub fn cancel_open_game(
+    conn: &mut DbConnection,
+    game_id: &str,
+    reason: CancelReason,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let updated = diesel::update(
+        games::table
+            .find(game_id)
+            .filter(games::status.eq(GameStatus::Open.as_str())),
+    )
+    .set((
+        games::status.eq(GameStatus::Cancelled.as_str()),
+        games::cancel_reason.eq(reason.as_str()),
+        games::updated_at.eq(now),
+    ))
+    .execute(conn)?;
+    Ok(updated == 1)
+}
+
+/// Open games created before `created_before`, oldest first.
+pub fn open_games_created_before(
+    conn: &mut DbConnection,
+    created_before: i64,
+    limit: i64,
+) -> Result<Vec<String>, StoreError> {
+    Ok(games::table
+        .filter(games::status.eq(GameStatus::Open.as_str()))
+        .filter(games::created_at.lt(created_before))
+        .order(games::created_at.asc())
+        .select(games::id)
+        .limit(limit)
+        .load(conn)?)
+}
+
+/// Running games with a seat whose deadline is at or before `now`, earliest first.
+pub fn games_past_deadline(
+    conn: &mut DbConnection,
+    now: i64,
+    limit: i64,
+) -> Result<Vec<String>, StoreError> {
+    let ids: Vec<(String, Option<i64>)> = seats::table
+        .inner_join(games::table)
+        .filter(seats::deadline.le(now))
+        .filter(games::status.eq(GameStatus::Running.as_str()))
+        .order(seats::deadline.asc())
+        .select((seats::game_id, seats::deadline))
+        .limit(limit)
+        .load(conn)?;
+    let mut games: Vec<String> = ids.into_iter().map(|(id, _)| id).collect();
+    games.dedup();
+    Ok(games)
+}
+
+/// Running games where a bot must act.
+pub fn games_awaiting_a_bot(
+    conn: &mut DbConnection,
+    limit: i64,
+) -> Result<Vec<String>, StoreError> {
+    let mut games: Vec<String> = seats::table
+        .inner_join(games::table)
+        .filter(seats::bot.is_not_null())
+        .filter(seats::must_act.eq(true))
+        .filter(games::status.eq(GameStatus::Running.as_str()))
+        .order(games::updated_at.asc())
+        .select(seats::game_id)
+        .limit(limit)
+        .load(conn)?;
+    games.dedup();
+    Ok(games)
+}
+
+/// Invites accounts to a game (again is fine).
+pub fn invite(
+    conn: &mut DbConnection,
+    game_id: &str,
+    account_ids: &[String],
+) -> Result<(), StoreError> {
+    for account_id in account_ids {
+        let exists = game_invitations::table
+            .find((game_id, account_id))
+            .count()
+            .get_result::<i64>(conn)?
+            > 0;
+        if !exists {
+            diesel::insert_into(game_invitations::table)
+                .values((
+                    game_invitations::game_id.eq(game_id),
+                    game_invitations::account_id.eq(account_id),
+                ))
+                .execute(conn)?;
+        }
+    }
+    Ok(())
+}
+
+/// The accounts invited to a game.
+pub fn invitations(conn: &mut DbConnection, game_id: &str) -> Result<Vec<String>, StoreError> {
+    Ok(game_invitations::table
+        .filter(game_invitations::game_id.eq(game_id))
+        .select(game_invitations::account_id)
+        .order(game_invitations::account_id.asc())
+        .load(conn)?)
 }
 
 /// The events with `seq <= up_to`, in order.
@@ -454,6 +752,21 @@ pub fn load_events_between(
         .filter(events::game_id.eq(game_id))
         .filter(events::seq.gt(after))
         .filter(events::seq.le(up_to))
+        .order(events::seq.asc())
+        .select(StoredEvent::as_select())
+        .load(conn)?)
+}
+
+/// The server's own events with `seq <= up_to`, in order.
+pub fn load_server_events(
+    conn: &mut DbConnection,
+    game_id: &str,
+    up_to: i64,
+) -> Result<Vec<StoredEvent>, StoreError> {
+    Ok(events::table
+        .filter(events::game_id.eq(game_id))
+        .filter(events::seq.le(up_to))
+        .filter(events::source.eq(SERVER_SOURCE))
         .order(events::seq.asc())
         .select(StoredEvent::as_select())
         .load(conn)?)
@@ -521,6 +834,7 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
                 events::event_type.eq(&event.event_type),
                 events::schema_version.eq(event.schema_version),
                 events::payload.eq(&event.payload),
+                events::source.eq(event.source),
             )
         })
         .collect();
@@ -535,6 +849,20 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
         other => other,
     })?;
     mark_seats_to_act(conn, &append.game_id, &append.to_act)?;
+    for update in &append.seat_updates {
+        diesel::update(
+            seats::table
+                .filter(seats::game_id.eq(&append.game_id))
+                .filter(seats::seat.eq(i32::from(update.seat))),
+        )
+        .set((
+            seats::deadline.eq(update.clock.deadline_ms),
+            seats::bank_ms.eq(update.clock.bank_ms),
+            seats::bot.eq(update.bot.map(bot_name)),
+            seats::forfeit.eq(update.forfeit.map(ForfeitReason::as_str)),
+        ))
+        .execute(conn)?;
+    }
     notify_seats(conn, append, new_seq)?;
     if let Some(action) = &append.action {
         diesel::insert_into(actions::table)
@@ -548,10 +876,15 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
 /// Tells the seated accounts what the append means for them: the game started, it is their
 /// turn (newly, or after another seat acted), the game finished.
 fn notify_seats(conn: &mut DbConnection, append: &Append, seq: i64) -> Result<(), StoreError> {
-    let seated: Vec<(i32, String)> = seats::table
+    // Only people hear from their games: not bots, nor accounts whose seat a bot took over.
+    let seated: Vec<(i32, Option<String>)> = seats::table
         .filter(seats::game_id.eq(&append.game_id))
+        .filter(seats::bot.is_null())
         .select((seats::seat, seats::account_id))
         .load(conn)?;
+    let seated = seated
+        .into_iter()
+        .filter_map(|(seat, account)| Some((seat, account?)));
     let started = append.previous_status == GameStatus::Open && append.status != GameStatus::Open;
     let finished =
         append.previous_status != GameStatus::Finished && append.status == GameStatus::Finished;
@@ -579,6 +912,7 @@ fn notify_seats(conn: &mut DbConnection, append: &Append, seq: i64) -> Result<()
                 payload["outcome"] = serde_json::json!({
                     "scores": outcome.scores,
                     "places": outcome.places,
+                    "forfeits": outcome.forfeits,
                 });
             }
             let notification = super::notifications::NewNotification {

@@ -26,6 +26,9 @@ diesel::table! {
         current_seq -> BigInt,
         to_act -> Text,
         outcome -> Nullable<Text>,
+        time_control -> Text,
+        private -> Bool,
+        cancel_reason -> Nullable<Text>,
     }
 }
 
@@ -33,9 +36,13 @@ diesel::table! {
     seats (game_id, seat) {
         game_id -> Text,
         seat -> Integer,
-        account_id -> Text,
+        account_id -> Nullable<Text>,
         joined_at -> BigInt,
         must_act -> Bool,
+        bot -> Nullable<Text>,
+        forfeit -> Nullable<Text>,
+        deadline -> Nullable<BigInt>,
+        bank_ms -> BigInt,
     }
 }
 
@@ -48,6 +55,7 @@ diesel::table! {
         event_type -> Text,
         schema_version -> Integer,
         payload -> Text,
+        source -> Text,
     }
 }
 
@@ -57,11 +65,12 @@ diesel::table! {
         first_seq -> BigInt,
         last_seq -> BigInt,
         seat -> Integer,
-        account_id -> Text,
+        account_id -> Nullable<Text>,
         action -> Text,
         idempotency_key -> Nullable<Text>,
         request -> Text,
         created_at -> BigInt,
+        bot -> Nullable<Text>,
     }
 }
 
@@ -69,7 +78,23 @@ diesel::joinable!(seats -> games (game_id));
 diesel::joinable!(seats -> accounts (account_id));
 diesel::joinable!(events -> games (game_id));
 
-diesel::allow_tables_to_appear_in_same_query!(accounts, games, seats, events, actions);
+diesel::table! {
+    game_invitations (game_id, account_id) {
+        game_id -> Text,
+        account_id -> Text,
+    }
+}
+
+diesel::joinable!(game_invitations -> games (game_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    accounts,
+    games,
+    seats,
+    events,
+    actions,
+    game_invitations
+);
 
 diesel::table! {
     notifications (id) {

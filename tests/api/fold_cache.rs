@@ -8,6 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 use turnpost::auth::AuthUser;
 use turnpost::games::engine::Seat;
+use turnpost::games::server_events::TimeControl;
 use turnpost::service::fold_cache::FoldCache;
 use turnpost::service::lobby::{self, NewGame};
 use turnpost::service::play::{self, ActionFilter, ActionRequest};
@@ -38,14 +39,17 @@ fn play_whole_game(db: &Db, kind: &str, options: Value, players: &[AuthUser], se
         kind: kind.to_owned(),
         seats: players.len() as u8,
         options,
-        creator_seat: None,
+        // Clock events between the engine's, which every fold must pass over.
+        time_control: TimeControl::DaysPerMove { days: 3 },
+        ..NewGame::default()
     };
-    let id = lobby::create_game(db, &players[0], &request, 100)
+    let now = 1_800_000_000_000;
+    let id = lobby::create_game(db, &players[0], &request, 100, now)
         .unwrap()
         .game
         .id;
     for player in &players[1..] {
-        lobby::join_game(db, &id, player, None).unwrap();
+        lobby::join_game(db, &id, player, None, now).unwrap();
     }
     let instances = [FoldCache::new(100), FoldCache::new(100)];
     let from_scratch = FoldCache::new(0);
@@ -98,6 +102,7 @@ fn play_whole_game(db: &Db, kind: &str, options: Value, players: &[AuthUser], se
                 idempotency_key: None,
                 body: json!({"expected_seq": legal.seq, "action": action}),
             },
+            now + step as i64 * 60_000,
         )
         .unwrap();
     }

@@ -5,6 +5,7 @@ mod accounts;
 mod browser;
 mod client;
 mod contract;
+mod correspondence;
 mod driver;
 mod eternal_palace;
 mod eternal_palace_modules;

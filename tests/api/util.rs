@@ -334,6 +334,7 @@ fn test_config(data_dir: &std::path::Path, database_url: &str) -> Config {
         games_per_hour_per_account: 100_000,
         bulk_exports_per_hour_per_account: 100_000,
         open_games_per_account: 10_000,
+        referee_poll_ms: 100,
         ..Config::defaults()
     }
 }

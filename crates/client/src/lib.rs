@@ -167,12 +167,23 @@ impl Client {
         seats: u8,
         options: G::Options,
     ) -> Result<GameHandle<G>, Error> {
-        let body = CreateGame::<G> {
+        self.create_game_with::<G>(CreateGame {
             kind: G::KIND,
             seats,
             options,
             seat: None,
-        };
+            time_control: TimeControl::None,
+            bots: Vec::new(),
+        })
+        .await
+    }
+
+    /// Creates a game with everything `POST /v1/games` takes: a time control, bots in
+    /// seats, the creator's seat.
+    pub async fn create_game_with<G: Game>(
+        &self,
+        body: CreateGame<G>,
+    ) -> Result<GameHandle<G>, Error> {
         let summary: GameSummary<G> = self
             .call(Method::POST, "/v1/games", &[], Some(&body), &[])
             .await?;
@@ -230,6 +241,14 @@ impl<G: Game> GameHandle<G> {
         let body = serde_json::json!({"seat": seat});
         self.client
             .call(Method::POST, &self.path("/seats"), &[], Some(&body), &[])
+            .await
+    }
+
+    /// Resigns the caller's seat: in a two-player game the other seat wins; with more
+    /// players a bot plays on for it and it ranks last.
+    pub async fn resign(&self) -> Result<GameSummary<G>, Error> {
+        self.client
+            .call(Method::POST, &self.path("/resign"), &[], None::<&()>, &[])
             .await
     }
 

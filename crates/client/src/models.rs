@@ -5,9 +5,12 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use turnpost_games::bots::BotStrategy;
 /// A game kind: its engine names the kind and the types of its actions, events, views
 /// and options (`turnpost_games::tikal::Tikal`, `java::Java`, `eternal_palace::EternalPalace`).
 pub use turnpost_games::engine::Engine as Game;
+pub use turnpost_games::replay::EventSource;
+pub use turnpost_games::server_events::{Forfeit, ForfeitReason, ServerEvent, TimeControl};
 
 /// An RFC 9457 problem: every error the API sends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +62,31 @@ pub enum GameStatus {
     Open,
     Running,
     Finished,
+    Cancelled,
+}
+
+/// Why a cancelled game never started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CancelReason {
+    Creator,
+    Expired,
+}
+
+/// When a seat must have acted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatDeadline {
+    pub seat: u8,
+    pub deadline: String,
+}
+
+/// A seat given to a bot when the game is created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BotSeat {
+    pub seat: u8,
+    pub strategy: BotStrategy,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +94,10 @@ pub enum GameStatus {
 pub struct SeatInfo {
     pub seat: u8,
     pub account: Option<AccountRef>,
+    pub bot: Option<BotStrategy>,
+    pub forfeit: Option<ForfeitReason>,
+    pub deadline: Option<String>,
+    pub time_bank_ms: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +105,7 @@ pub struct SeatInfo {
 pub struct GameOutcome {
     pub scores: Vec<i32>,
     pub places: Vec<u8>,
+    pub forfeits: Vec<Forfeit>,
 }
 
 /// A game's summary, its options typed by kind.
@@ -92,6 +125,9 @@ pub struct GameSummary<G: Game> {
     pub your_seat: Option<u8>,
     pub your_turn: bool,
     pub outcome: Option<GameOutcome>,
+    pub time_control: TimeControl,
+    pub private: bool,
+    pub cancel_reason: Option<CancelReason>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -105,6 +141,7 @@ pub struct ViewOut<G: Game> {
     pub seq: i64,
     pub viewer_seat: Option<u8>,
     pub to_act: Vec<u8>,
+    pub deadlines: Vec<SeatDeadline>,
     pub finished: bool,
     pub view: G::View,
 }
@@ -127,9 +164,10 @@ pub struct EventOut<G: Game> {
     pub seat: Option<u8>,
     #[serde(rename = "type")]
     pub event_type: String,
+    pub source: EventSource,
     pub schema_version: u32,
     /// The event, with what the caller may not see set to `null`.
-    pub payload: G::Event,
+    pub payload: LogEvent<G>,
     /// One line for people.
     pub text: String,
 }
@@ -159,6 +197,15 @@ pub struct ExportedAction<G: Game> {
     pub last_seq: i64,
     pub seat: u8,
     pub action: G::Action,
+    pub bot: Option<BotStrategy>,
+}
+
+/// An event of a game's log: the engine's own, or the server's (clocks, forfeits, bots).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged, bound = "")]
+pub enum LogEvent<G: Game> {
+    Server(ServerEvent),
+    Engine(G::Event),
 }
 
 /// A game's whole history; complete (seed, actions, every secret) once it is finished.
@@ -173,6 +220,7 @@ pub struct GameExport<G: Game> {
     pub options: G::Options,
     pub status: GameStatus,
     pub seats: Vec<SeatInfo>,
+    pub time_control: TimeControl,
     pub created_at: String,
     pub complete: bool,
     pub viewer_seat: Option<u8>,
@@ -192,6 +240,9 @@ pub struct CreateGame<G: Game> {
     pub options: G::Options,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seat: Option<u8>,
+    pub time_control: TimeControl,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bots: Vec<BotSeat>,
 }
 
 /// The body of `POST /v1/games/{id}/actions`.

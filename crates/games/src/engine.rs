@@ -228,6 +228,10 @@ pub trait Engine: 'static + Debug + Clone {
     /// The outcome once the game is over, `None` while it runs.
     fn outcome(state: &Self::State) -> Option<Outcome>;
 
+    /// Each seat's score as it stands now, indexed by seat: what a game that forfeits end
+    /// early records (see [`crate::server_events`]).
+    fn scores(state: &Self::State) -> Vec<i32>;
+
     /// What `viewer` may see of `state`.
     fn view(state: &Self::State, viewer: Viewer) -> Self::View;
 

@@ -105,6 +105,8 @@ pub trait Table: Send {
     fn legal_actions(&self, seat: Seat) -> Vec<Value>;
     fn to_act(&self) -> Vec<Seat>;
     fn outcome(&self) -> Option<Outcome>;
+    /// Each seat's score as it stands now.
+    fn scores(&self) -> Vec<i32>;
     fn view(&self, viewer: Viewer) -> Value;
     /// The stored event as `viewer` may see it (in today's schema) and its one-line
     /// description, then the event folded into the state: `self` must be the state just
@@ -339,6 +341,10 @@ impl<E: Engine> Table for TypedTable<E> {
 
     fn outcome(&self) -> Option<Outcome> {
         E::outcome(&self.state)
+    }
+
+    fn scores(&self) -> Vec<i32> {
+        E::scores(&self.state)
     }
 
     fn view(&self, viewer: Viewer) -> Value {

@@ -12,6 +12,7 @@ pub mod java;
 pub mod kit;
 pub mod pictures;
 pub mod replay;
+pub mod server_events;
 pub mod tikal;
 
 use rand::SeedableRng;
@@ -80,6 +81,14 @@ pub fn rng_for(seed: [u8; 32], seq: u64) -> ChaCha20Rng {
     let mut rng = ChaCha20Rng::from_seed(seed);
     rng.set_stream(seq);
     rng
+}
+
+/// The random source of a bot's choice of the action that will start at `seq`: the same
+/// seed as [`rng_for`] but its own ChaCha stream (`seq` with the top bit set), so a bot's
+/// thinking never shares numbers with the dice and draws of the action it picks, and a
+/// replay with the revealed seed re-derives the choice.
+pub fn bot_rng_for(seed: [u8; 32], seq: u64) -> ChaCha20Rng {
+    rng_for(seed, seq | 1 << 63)
 }
 
 #[cfg(test)]

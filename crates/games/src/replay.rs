@@ -6,7 +6,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::engine::{Outcome, Seat};
+use crate::engine::Seat;
+use crate::server_events::{ServerEvent, ServerFold, Standing};
 use crate::{decode_seed, find_game_rules, rng_for, GameRules, ReplayError, Table};
 
 /// The parts of a `turnpost-game` export document that replaying needs (unknown fields are
@@ -31,7 +32,7 @@ pub struct GameRecord {
     #[serde(default)]
     pub seed_commitment: Option<String>,
     #[serde(default)]
-    pub outcome: Option<Outcome>,
+    pub outcome: Option<Standing>,
     pub events: Vec<RecordedLogEvent>,
     /// Only in the export of a finished game.
     #[serde(default)]
@@ -41,8 +42,38 @@ pub struct GameRecord {
 #[derive(Debug, Clone, Deserialize)]
 pub struct RecordedLogEvent {
     pub seq: i64,
+    /// Who wrote it: the game's engine (absent in exports from before server events) or
+    /// the server (clocks, resignations, timeouts, take-overs).
+    #[serde(default)]
+    pub source: EventSource,
     pub schema_version: u32,
     pub payload: Value,
+}
+
+/// Who wrote an event into a game's log.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum EventSource {
+    /// The game's rules engine: folded into the game's state.
+    #[default]
+    Engine,
+    /// The server (see [`crate::server_events`]): never seen by the engine.
+    Server,
+}
+
+impl RecordedLogEvent {
+    fn server_event(&self) -> Result<Option<ServerEvent>, Divergence> {
+        match self.source {
+            EventSource::Engine => Ok(None),
+            EventSource::Server => serde_json::from_value(self.payload.clone())
+                .map(Some)
+                .map_err(|error| {
+                    Divergence::Unreadable(format!("server event at seq {}: {error}", self.seq))
+                }),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -70,8 +101,8 @@ pub enum Divergence {
     },
     #[error("the outcome differs: the record has {recorded:?}, the replay {replayed:?}")]
     OutcomeDiffers {
-        recorded: Option<Outcome>,
-        replayed: Option<Outcome>,
+        recorded: Box<Option<Standing>>,
+        replayed: Box<Option<Standing>>,
     },
     #[error(
         "the revealed seed does not match the commitment published at the start: the seed \
@@ -97,7 +128,7 @@ impl Divergence {
 /// A record that verified: every event and the outcome re-derived from the seed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verified {
-    pub outcome: Outcome,
+    pub outcome: Standing,
     pub events: usize,
     pub actions: usize,
     /// Whether the seed was checked against a commitment published before the first move
@@ -176,7 +207,9 @@ impl GameRecord {
     pub fn fold(&self) -> Result<Box<dyn Table>, Divergence> {
         let mut table = self.empty_table()?;
         for event in &self.events {
-            table.apply(&event.payload.to_string(), event.schema_version)?;
+            if event.source == EventSource::Engine {
+                table.apply(&event.payload.to_string(), event.schema_version)?;
+            }
         }
         Ok(table)
     }
@@ -184,7 +217,7 @@ impl GameRecord {
     /// Re-derives the whole log from the seed, the options and the actions under the
     /// record's rules version, and checks that it equals the stored log event for event and
     /// ends in the recorded outcome. Returns that outcome.
-    pub fn replay(&self) -> Result<Outcome, Divergence> {
+    pub fn replay(&self) -> Result<Standing, Divergence> {
         let rules = self.rules()?;
         let seats = self.seat_count()?;
         let seed = self.decoded_seed()?;
@@ -194,6 +227,7 @@ impl GameRecord {
             .ok_or_else(|| Divergence::Unreadable("no recorded actions".to_owned()))?;
         let mut table = self.empty_table()?;
         let mut replayed = Vec::with_capacity(self.events.len());
+        let mut server = ServerFold::default();
         let opening = rules
             .setup(
                 &self.options,
@@ -205,6 +239,7 @@ impl GameRecord {
             .map_err(|refusal| Divergence::Unreadable(format!("set-up refused: {refusal}")))?;
         self.take(rules, &mut *table, &mut replayed, opening)?;
         for action in actions {
+            self.take_server_events(&mut server, &mut replayed)?;
             if action.first_seq != replayed.len() as i64 + 1 {
                 return Err(Divergence::EventDiffers {
                     seq: replayed.len() as i64 + 1,
@@ -229,6 +264,7 @@ impl GameRecord {
                 });
             }
         }
+        self.take_server_events(&mut server, &mut replayed)?;
         if replayed.len() != self.events.len() {
             return Err(Divergence::EventDiffers {
                 seq: replayed.len().min(self.events.len()) as i64 + 1,
@@ -236,17 +272,36 @@ impl GameRecord {
                 replayed: format!("{} events", replayed.len()),
             });
         }
-        let outcome = table.outcome();
+        let outcome = server.standing(table.outcome().as_ref());
         if outcome != self.outcome {
             return Err(Divergence::OutcomeDiffers {
-                recorded: self.outcome.clone(),
-                replayed: outcome,
+                recorded: Box::new(self.outcome.clone()),
+                replayed: Box::new(outcome),
             });
         }
         outcome.ok_or(Divergence::OutcomeDiffers {
-            recorded: None,
-            replayed: None,
+            recorded: Box::new(None),
+            replayed: Box::new(None),
         })
+    }
+
+    /// Passes over the server's events at the replay's position (they are not re-derived:
+    /// the server decided them from its clock), folding what they change about the end.
+    fn take_server_events(
+        &self,
+        server: &mut ServerFold,
+        replayed: &mut Vec<Value>,
+    ) -> Result<(), Divergence> {
+        while let Some(stored) = self.events.get(replayed.len()) {
+            match stored.server_event()? {
+                Some(event) => {
+                    server.apply(&event);
+                    replayed.push(stored.payload.clone());
+                }
+                None => break,
+            }
+        }
+        Ok(())
     }
 
     /// Applies freshly decided events, checking each against the stored one at its seq (read
@@ -261,7 +316,7 @@ impl GameRecord {
         for event in events {
             let seq = replayed.len() as i64 + 1;
             let recorded = match self.events.get(replayed.len()) {
-                Some(stored) if stored.seq == seq => {
+                Some(stored) if stored.seq == seq && stored.source == EventSource::Engine => {
                     Some(rules.upcast(stored.schema_version, stored.payload.clone())?)
                 }
                 _ => None,

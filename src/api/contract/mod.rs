@@ -52,7 +52,7 @@ const CONTENT_PROPERTIES: &[(&str, &str)] = &[
     ("options", "Options"),
     ("default_options", "Options"),
     ("view", "View"),
-    ("payload", "Event"),
+    ("payload", "LogEvent"),
     ("action", "Action"),
     ("actions", "Action"),
 ];
@@ -66,6 +66,7 @@ pub fn shape(doc: &mut Value, kinds: &[KindContract]) {
     add_servers_and_license(doc);
     specialise_envelopes(doc, kinds);
     name_tagged_variants(doc, kinds);
+    merge_log_events(doc, kinds);
     close_objects(doc);
     plain_optional_bodies(doc);
     document_transport(doc);
@@ -412,6 +413,45 @@ fn name_tagged_variants(doc: &mut Value, kinds: &[KindContract]) {
             }
         }
         schemas.insert(name, named);
+    }
+}
+
+/// `<Kind>LogEvent`: what a kind's log holds, its engine's events and the server's (clocks,
+/// forfeits, take-overs), as one union discriminated by `type`.
+fn merge_log_events(doc: &mut Value, kinds: &[KindContract]) {
+    let schemas = schemas(doc);
+    let server = schemas.get("ServerEvent").cloned().unwrap_or_default();
+    for kind in kinds {
+        let engine = schemas
+            .get(&format!("{}Event", kind.prefix))
+            .cloned()
+            .unwrap_or_default();
+        let mut variants = Vec::new();
+        let mut mapping = Map::new();
+        for union in [&engine, &server] {
+            variants.extend(union["oneOf"].as_array().cloned().unwrap_or_default());
+            if let Some(entries) = union["discriminator"]["mapping"].as_object() {
+                for (tag, target) in entries {
+                    assert!(
+                        mapping.insert(tag.clone(), target.clone()).is_none(),
+                        "{} and the server both have an event `{tag}`",
+                        kind.prefix
+                    );
+                }
+            }
+        }
+        schemas.insert(
+            format!("{}LogEvent", kind.prefix),
+            json!({
+                "description": format!(
+                    "An event of a {} game's log: one of the game's own (`{}Event`, \
+                     `source: engine`) or one of the server's (`ServerEvent`, `source: server`).",
+                    kind.kind, kind.prefix
+                ),
+                "oneOf": variants,
+                "discriminator": {"propertyName": "type", "mapping": mapping},
+            }),
+        );
     }
 }
 

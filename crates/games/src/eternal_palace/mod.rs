@@ -240,6 +240,17 @@ impl Engine for EternalPalace {
         })
     }
 
+    fn scores(state: &State) -> Vec<i32> {
+        match &state.result {
+            Some(sheets) => sheets.iter().map(|sheet| sheet.total).collect(),
+            None => scoring::final_scores(state)
+                .0
+                .iter()
+                .map(|sheet| sheet.total)
+                .collect(),
+        }
+    }
+
     fn view(state: &State, viewer: Viewer) -> EternalPalaceView {
         view::view(state, viewer)
     }

@@ -128,6 +128,10 @@ impl Engine for Java {
         Some(Outcome { scores, places })
     }
 
+    fn scores(state: &JavaState) -> Vec<i32> {
+        state.players.iter().map(|player| player.score).collect()
+    }
+
     fn view(state: &JavaState, viewer: Viewer) -> JavaView {
         view::view(state, viewer)
     }

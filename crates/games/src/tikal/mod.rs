@@ -115,6 +115,10 @@ impl Engine for Tikal {
         rules::outcome(state)
     }
 
+    fn scores(state: &TikalState) -> Vec<i32> {
+        state.players.iter().map(|player| player.score).collect()
+    }
+
     fn view(state: &TikalState, viewer: Viewer) -> TikalView {
         view::view(state, viewer)
     }

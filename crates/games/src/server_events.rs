@@ -1,0 +1,610 @@
+//! What the server writes into a game's log beside the engine's events: clocks, resignations,
+//! timeouts and bots taking over seats. They share the log (one table, one seq, one append
+//! guard) so a game's history stays one ordered record, but engines never see them: the
+//! server decides them from its clock, and folding them only needs the numbers they carry.
+//!
+//! The rules of play around the engine, as the server applies them:
+//! - A seat that resigns or runs out of time has *forfeited*. It ranks last whatever its
+//!   score (forfeited seats share the last place), and a bot plays it from then on so the
+//!   others can finish.
+//! - When at most one seat has not forfeited, the game ends at once: that seat wins (in a
+//!   two-player game, a resignation or a timeout hands the other seat the win).
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::bots::BotStrategy;
+use crate::engine::{Outcome, Seat};
+use crate::kit::ranking::competition_places;
+use crate::kit::seats::colour;
+
+/// The JSON shape version of [`ServerEvent`] payloads, stored with each.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// How long players may think, chosen when the game is created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TimeControl {
+    /// No limit: the game waits for its players as long as it takes.
+    #[default]
+    None,
+    /// Every action must come within `days` days: a seat's deadline is set `days` days after
+    /// it has to act, and again after each of its actions.
+    DaysPerMove {
+        #[schema(minimum = 1, maximum = 14)]
+        days: u8,
+    },
+    /// A bank of time per seat that runs down while the seat has to act: it starts at
+    /// `initial_seconds`, gains `increment_seconds` after each action of the seat, and
+    /// never holds more than `maximum_seconds`.
+    TimeBank {
+        #[schema(minimum = 60, maximum = 2_592_000)]
+        initial_seconds: u32,
+        #[schema(minimum = 0, maximum = 604_800)]
+        increment_seconds: u32,
+        #[schema(minimum = 60, maximum = 5_184_000)]
+        maximum_seconds: u32,
+    },
+}
+
+const DAY_MS: i64 = 24 * 3600 * 1000;
+
+impl TimeControl {
+    /// Refuses settings outside the documented bounds.
+    pub fn check(&self) -> Result<(), String> {
+        match *self {
+            TimeControl::None => Ok(()),
+            TimeControl::DaysPerMove { days } if (1..=14).contains(&days) => Ok(()),
+            TimeControl::DaysPerMove { days } => {
+                Err(format!("days per move must be 1 to 14, not {days}"))
+            }
+            TimeControl::TimeBank {
+                initial_seconds,
+                increment_seconds,
+                maximum_seconds,
+            } => {
+                if !(60..=2_592_000).contains(&initial_seconds) {
+                    return Err("initial_seconds must be 60 (a minute) to 2592000 (30 days)".into());
+                }
+                if increment_seconds > 604_800 {
+                    return Err("increment_seconds must be at most 604800 (7 days)".into());
+                }
+                if !(initial_seconds..=5_184_000).contains(&maximum_seconds) {
+                    return Err(
+                        "maximum_seconds must be at least initial_seconds and at most 5184000 \
+                         (60 days)"
+                            .into(),
+                    );
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub fn is_timed(&self) -> bool {
+        !matches!(self, TimeControl::None)
+    }
+
+    /// A seat's bank when the game starts (0 without a bank).
+    pub fn initial_bank_ms(&self) -> i64 {
+        match *self {
+            TimeControl::TimeBank {
+                initial_seconds, ..
+            } => i64::from(initial_seconds) * 1000,
+            _ => 0,
+        }
+    }
+}
+
+/// A seat's clock as the server keeps it between appends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SeatClock {
+    /// When the seat must have acted; `None` while its clock is stopped.
+    pub deadline_ms: Option<i64>,
+    /// What is left in its bank while stopped (time bank only).
+    pub bank_ms: i64,
+}
+
+/// What changes a seat's clock at one append.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockTurn {
+    /// It had to act before the append.
+    pub was_acting: bool,
+    /// It has to act after it.
+    pub is_acting: bool,
+    /// The append is its own action.
+    pub acted: bool,
+}
+
+impl TimeControl {
+    /// The seat's clock after an append at `now`, and the events that say so. Seats that keep
+    /// acting without having acted keep their deadline; a seat that acted and still acts
+    /// starts again (days per move: a fresh deadline; time bank: the bank with its increment).
+    pub fn advance(
+        &self,
+        seat: Seat,
+        clock: SeatClock,
+        turn: ClockTurn,
+        now: i64,
+    ) -> (SeatClock, Vec<ServerEvent>) {
+        if !self.is_timed() {
+            return (clock, Vec::new());
+        }
+        let running = turn.was_acting && clock.deadline_ms.is_some();
+        // What the bank holds at `now`: charged for the time it ran, credited for an action.
+        let mut bank = match clock.deadline_ms {
+            Some(deadline) if running => (deadline - now).max(0),
+            _ => clock.bank_ms,
+        };
+        if let TimeControl::TimeBank {
+            increment_seconds,
+            maximum_seconds,
+            ..
+        } = *self
+        {
+            if turn.acted {
+                bank = (bank + i64::from(increment_seconds) * 1000)
+                    .min(i64::from(maximum_seconds) * 1000);
+            }
+        }
+        let mut events = Vec::new();
+        let deadline = if turn.is_acting && (turn.acted || !running) {
+            let allowed = match *self {
+                TimeControl::DaysPerMove { days } => i64::from(days) * DAY_MS,
+                _ => bank,
+            };
+            events.push(ServerEvent::ClockStarted {
+                seat,
+                deadline_ms: now + allowed,
+                time_left_ms: allowed,
+            });
+            Some(now + allowed)
+        } else if turn.is_acting {
+            clock.deadline_ms
+        } else {
+            if running {
+                events.push(ServerEvent::ClockStopped {
+                    seat,
+                    time_left_ms: bank,
+                });
+            }
+            None
+        };
+        let bank_ms = match self {
+            TimeControl::TimeBank { .. } => bank,
+            _ => 0,
+        };
+        (
+            SeatClock {
+                deadline_ms: deadline,
+                bank_ms,
+            },
+            events,
+        )
+    }
+}
+
+/// Why a seat left the game before its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ForfeitReason {
+    Resigned,
+    TimedOut,
+}
+
+impl ForfeitReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ForfeitReason::Resigned => "resigned",
+            ForfeitReason::TimedOut => "timed_out",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ForfeitReason> {
+        [ForfeitReason::Resigned, ForfeitReason::TimedOut]
+            .into_iter()
+            .find(|reason| reason.as_str() == text)
+    }
+}
+
+/// A seat that forfeited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Forfeit {
+    pub seat: Seat,
+    pub reason: ForfeitReason,
+}
+
+/// An event the server writes into a game's log (never the engine). Times are milliseconds
+/// since the Unix epoch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ServerEvent {
+    /// `seat` has to act by `deadline_ms`; it has `time_left_ms` from now.
+    /// Example: `{"type": "clock_started", "seat": 1, "deadline_ms": 1764151200000, "time_left_ms": 172800000}`
+    ClockStarted {
+        seat: Seat,
+        deadline_ms: i64,
+        #[schema(minimum = 0)]
+        time_left_ms: i64,
+    },
+    /// `seat` no longer has to act; `time_left_ms` stays in its bank.
+    /// Example: `{"type": "clock_stopped", "seat": 1, "time_left_ms": 86400000}`
+    ClockStopped {
+        seat: Seat,
+        #[schema(minimum = 0)]
+        time_left_ms: i64,
+    },
+    /// The player at `seat` resigned.
+    /// Example: `{"type": "seat_resigned", "seat": 0}`
+    SeatResigned { seat: Seat },
+    /// `seat` did not act by `deadline_ms`.
+    /// Example: `{"type": "seat_timed_out", "seat": 2, "deadline_ms": 1764151200000}`
+    SeatTimedOut { seat: Seat, deadline_ms: i64 },
+    /// A `bot` plays `seat` from now on.
+    /// Example: `{"type": "seat_taken_over", "seat": 2, "bot": "playouts"}`
+    SeatTakenOver { seat: Seat, bot: BotStrategy },
+    /// At most one seat had not forfeited, so the game ended here with this standing.
+    /// Example: `{"type": "game_ended_by_forfeit", "scores": [12, 30], "places": [1, 2]}`
+    GameEndedByForfeit { scores: Vec<i32>, places: Vec<u8> },
+}
+
+impl ServerEvent {
+    /// The `type` tag, as stored in the log's `event_type`.
+    pub fn event_type(&self) -> &'static str {
+        match self {
+            ServerEvent::ClockStarted { .. } => "clock_started",
+            ServerEvent::ClockStopped { .. } => "clock_stopped",
+            ServerEvent::SeatResigned { .. } => "seat_resigned",
+            ServerEvent::SeatTimedOut { .. } => "seat_timed_out",
+            ServerEvent::SeatTakenOver { .. } => "seat_taken_over",
+            ServerEvent::GameEndedByForfeit { .. } => "game_ended_by_forfeit",
+        }
+    }
+
+    /// Every `type` tag a server event can have.
+    pub const TYPES: [&'static str; 6] = [
+        "clock_started",
+        "clock_stopped",
+        "seat_resigned",
+        "seat_timed_out",
+        "seat_taken_over",
+        "game_ended_by_forfeit",
+    ];
+
+    /// One line for people; `time` writes a timestamp.
+    pub fn describe(&self, time: impl Fn(i64) -> String) -> String {
+        match self {
+            ServerEvent::ClockStarted {
+                seat,
+                deadline_ms,
+                time_left_ms,
+            } => format!(
+                "{}'s clock runs: {} left, until {}",
+                colour(*seat),
+                duration_text(*time_left_ms),
+                time(*deadline_ms)
+            ),
+            ServerEvent::ClockStopped { seat, time_left_ms } => format!(
+                "{}'s clock stops with {} left",
+                colour(*seat),
+                duration_text(*time_left_ms)
+            ),
+            ServerEvent::SeatResigned { seat } => format!("{} resigns", colour(*seat)),
+            ServerEvent::SeatTimedOut { seat, .. } => {
+                format!("{} runs out of time", colour(*seat))
+            }
+            ServerEvent::SeatTakenOver { seat, bot } => format!(
+                "A {} bot plays {} from now on",
+                bot_name(*bot),
+                colour(*seat)
+            ),
+            ServerEvent::GameEndedByForfeit { scores, places } => {
+                let standing = crate::kit::seats::describe_final_standing(scores, places);
+                format!("Too few players remain; {}", lowercase_first(&standing))
+            }
+        }
+    }
+}
+
+fn bot_name(bot: BotStrategy) -> &'static str {
+    match bot {
+        BotStrategy::Random => "random",
+        BotStrategy::Playouts => "playouts",
+    }
+}
+
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_lowercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// "2 days 3 h", "5 h 12 min", "40 s": enough precision for a correspondence clock.
+pub fn duration_text(ms: i64) -> String {
+    let seconds = ms.max(0) / 1000;
+    let (days, hours, minutes) = (
+        seconds / 86_400,
+        seconds % 86_400 / 3600,
+        seconds % 3600 / 60,
+    );
+    match (days, hours, minutes) {
+        (0, 0, 0) => format!("{seconds} s"),
+        (0, 0, _) => format!("{minutes} min"),
+        (0, _, _) => format!("{hours} h {minutes} min"),
+        (1, _, _) => format!("1 day {hours} h"),
+        _ => format!("{days} days {hours} h"),
+    }
+}
+
+/// A finished game's result as the server records it: the engine's scores with the places
+/// of forfeited seats moved to the end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Standing {
+    pub scores: Vec<i32>,
+    pub places: Vec<u8>,
+    /// The seats that resigned or ran out of time, in seat order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forfeits: Vec<Forfeit>,
+}
+
+impl Standing {
+    /// The standing of a game that ended by its rules: seats that forfeited rank last (and
+    /// share that place), the others keep the order the engine gave them.
+    pub fn after_play(outcome: &Outcome, forfeits: &[Forfeit]) -> Standing {
+        Standing::ranking(outcome.scores.clone(), &outcome.places, forfeits)
+    }
+
+    /// The standing when forfeits end a game early: `scores` as they stand, the seat left
+    /// (if any) first, the forfeited ones after it.
+    pub fn by_forfeit(scores: Vec<i32>, forfeits: &[Forfeit]) -> Standing {
+        let places = vec![1; scores.len()];
+        Standing::ranking(scores, &places, forfeits)
+    }
+
+    fn ranking(scores: Vec<i32>, engine_places: &[u8], forfeits: &[Forfeit]) -> Standing {
+        let forfeited = |seat: usize| forfeits.iter().any(|f| usize::from(f.seat) == seat);
+        // Ranks by the engine's place among the seats still in; forfeited seats rank below.
+        let keys: Vec<(bool, i32)> = engine_places
+            .iter()
+            .enumerate()
+            .map(|(seat, place)| (!forfeited(seat), -i32::from(*place)))
+            .collect();
+        let mut forfeits = forfeits.to_vec();
+        forfeits.sort_by_key(|forfeit| forfeit.seat);
+        forfeits.dedup_by_key(|forfeit| forfeit.seat);
+        Standing {
+            scores,
+            places: competition_places(&keys),
+            forfeits,
+        }
+    }
+}
+
+/// Whether forfeits leave too few seats in play to go on.
+pub fn too_few_remain(seat_count: u8, forfeits: &[Forfeit]) -> bool {
+    let out = (0..seat_count)
+        .filter(|seat| forfeits.iter().any(|f| f.seat == *seat))
+        .count();
+    usize::from(seat_count) - out <= 1
+}
+
+/// The server's side of a log, folded: who forfeited, which bots play, how it ended early.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerFold {
+    pub forfeits: Vec<Forfeit>,
+    pub bots: Vec<(Seat, BotStrategy)>,
+    pub clocks: Vec<(Seat, SeatClock)>,
+    pub ended: Option<Standing>,
+}
+
+impl ServerFold {
+    fn clock(&mut self, seat: Seat) -> &mut SeatClock {
+        let index = match self.clocks.iter().position(|(taken, _)| *taken == seat) {
+            Some(index) => index,
+            None => {
+                self.clocks.push((seat, SeatClock::default()));
+                self.clocks.len() - 1
+            }
+        };
+        &mut self.clocks[index].1
+    }
+
+    pub fn apply(&mut self, event: &ServerEvent) {
+        match event {
+            ServerEvent::ClockStarted {
+                seat,
+                deadline_ms,
+                time_left_ms,
+            } => {
+                *self.clock(*seat) = SeatClock {
+                    deadline_ms: Some(*deadline_ms),
+                    bank_ms: *time_left_ms,
+                }
+            }
+            ServerEvent::ClockStopped { seat, time_left_ms } => {
+                *self.clock(*seat) = SeatClock {
+                    deadline_ms: None,
+                    bank_ms: *time_left_ms,
+                }
+            }
+            ServerEvent::SeatResigned { seat } => self.forfeit(*seat, ForfeitReason::Resigned),
+            ServerEvent::SeatTimedOut { seat, .. } => self.forfeit(*seat, ForfeitReason::TimedOut),
+            ServerEvent::SeatTakenOver { seat, bot } => {
+                self.bots.retain(|(taken, _)| taken != seat);
+                self.bots.push((*seat, *bot));
+                *self.clock(*seat) = SeatClock::default();
+            }
+            ServerEvent::GameEndedByForfeit { scores, .. } => {
+                self.ended = Some(Standing::by_forfeit(scores.clone(), &self.forfeits));
+                self.clocks.clear();
+            }
+        }
+    }
+
+    fn forfeit(&mut self, seat: Seat, reason: ForfeitReason) {
+        if !self.forfeits.iter().any(|f| f.seat == seat) {
+            self.forfeits.push(Forfeit { seat, reason });
+        }
+    }
+
+    /// The game's final standing, given the engine's outcome if it ended by its rules.
+    pub fn standing(&self, engine: Option<&Outcome>) -> Option<Standing> {
+        self.ended
+            .clone()
+            .or_else(|| engine.map(|outcome| Standing::after_play(outcome, &self.forfeits)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BANK: TimeControl = TimeControl::TimeBank {
+        initial_seconds: 3600,
+        increment_seconds: 600,
+        maximum_seconds: 4000,
+    };
+
+    fn turn(was_acting: bool, is_acting: bool, acted: bool) -> ClockTurn {
+        ClockTurn {
+            was_acting,
+            is_acting,
+            acted,
+        }
+    }
+
+    #[test]
+    fn a_bank_runs_down_while_acting_and_gains_the_increment_up_to_the_maximum() {
+        let fresh = SeatClock {
+            deadline_ms: None,
+            bank_ms: BANK.initial_bank_ms(),
+        };
+        let (started, events) = BANK.advance(0, fresh, turn(false, true, false), 1_000);
+        assert_eq!(started.deadline_ms, Some(1_000 + 3_600_000));
+        assert_eq!(events.len(), 1);
+        // Acts after 100 s and keeps acting: 3500 s + 600 s, capped at 4000 s.
+        let (again, _) = BANK.advance(0, started, turn(true, true, true), 101_000);
+        assert_eq!(again.deadline_ms, Some(101_000 + 4_000_000));
+        // Acts after 1000 s more and stops: 3000 s + 600 s stay in the bank.
+        let (stopped, events) = BANK.advance(0, again, turn(true, false, true), 1_101_000);
+        assert_eq!(stopped.deadline_ms, None);
+        assert_eq!(stopped.bank_ms, 3_600_000);
+        assert_eq!(
+            events,
+            vec![ServerEvent::ClockStopped {
+                seat: 0,
+                time_left_ms: 3_600_000
+            }]
+        );
+    }
+
+    #[test]
+    fn days_per_move_restarts_on_each_action_and_keeps_a_deadline_while_others_act() {
+        let control = TimeControl::DaysPerMove { days: 2 };
+        let (started, _) = control.advance(1, SeatClock::default(), turn(false, true, false), 0);
+        assert_eq!(started.deadline_ms, Some(2 * DAY_MS));
+        // Another seat acts in a simultaneous phase: the deadline stays.
+        let (kept, events) = control.advance(1, started, turn(true, true, false), 5_000);
+        assert_eq!(kept, started);
+        assert!(events.is_empty());
+        let (restarted, _) = control.advance(1, kept, turn(true, true, true), DAY_MS);
+        assert_eq!(restarted.deadline_ms, Some(3 * DAY_MS));
+    }
+
+    #[test]
+    fn without_a_time_control_nothing_is_written() {
+        let (clock, events) =
+            TimeControl::None.advance(0, SeatClock::default(), turn(false, true, false), 0);
+        assert_eq!(clock, SeatClock::default());
+        assert!(events.is_empty());
+    }
+
+    #[test]
+    fn bounds_are_checked() {
+        assert!(TimeControl::DaysPerMove { days: 0 }.check().is_err());
+        assert!(TimeControl::DaysPerMove { days: 15 }.check().is_err());
+        assert!(TimeControl::DaysPerMove { days: 14 }.check().is_ok());
+        assert!(BANK.check().is_ok());
+        let below = TimeControl::TimeBank {
+            initial_seconds: 3600,
+            increment_seconds: 0,
+            maximum_seconds: 60,
+        };
+        assert!(below.check().is_err());
+    }
+
+    #[test]
+    fn forfeited_seats_rank_last_whatever_their_score() {
+        let outcome = Outcome {
+            scores: vec![50, 40, 30],
+            places: vec![1, 2, 3],
+        };
+        let forfeit = Forfeit {
+            seat: 0,
+            reason: ForfeitReason::Resigned,
+        };
+        let standing = Standing::after_play(&outcome, &[forfeit]);
+        assert_eq!(standing.places, vec![3, 1, 2]);
+        assert_eq!(standing.scores, vec![50, 40, 30]);
+        assert_eq!(standing.forfeits, vec![forfeit]);
+    }
+
+    #[test]
+    fn a_two_player_forfeit_leaves_the_other_seat_the_winner() {
+        let forfeit = Forfeit {
+            seat: 1,
+            reason: ForfeitReason::TimedOut,
+        };
+        assert!(too_few_remain(2, &[forfeit]));
+        assert!(!too_few_remain(3, &[forfeit]));
+        let standing = Standing::by_forfeit(vec![3, 9], &[forfeit]);
+        assert_eq!(standing.places, vec![1, 2]);
+    }
+
+    #[test]
+    fn the_fold_of_server_events_keeps_forfeits_bots_and_clocks() {
+        let mut fold = ServerFold::default();
+        fold.apply(&ServerEvent::ClockStarted {
+            seat: 2,
+            deadline_ms: 10,
+            time_left_ms: 10,
+        });
+        fold.apply(&ServerEvent::SeatTimedOut {
+            seat: 2,
+            deadline_ms: 10,
+        });
+        fold.apply(&ServerEvent::SeatTakenOver {
+            seat: 2,
+            bot: BotStrategy::Random,
+        });
+        assert_eq!(fold.bots, vec![(2, BotStrategy::Random)]);
+        assert_eq!(fold.clocks, vec![(2, SeatClock::default())]);
+        let outcome = Outcome {
+            scores: vec![1, 2, 3],
+            places: vec![3, 2, 1],
+        };
+        assert_eq!(fold.standing(Some(&outcome)).unwrap().places, vec![2, 1, 3]);
+    }
+
+    #[test]
+    fn events_round_trip_and_name_their_type() {
+        let events = [
+            ServerEvent::SeatResigned { seat: 1 },
+            ServerEvent::GameEndedByForfeit {
+                scores: vec![1, 2],
+                places: vec![1, 2],
+            },
+        ];
+        for event in events {
+            let json = serde_json::to_value(&event).unwrap();
+            assert_eq!(json["type"], event.event_type());
+            assert!(ServerEvent::TYPES.contains(&event.event_type()));
+            assert_eq!(serde_json::from_value::<ServerEvent>(json).unwrap(), event);
+        }
+        assert_eq!(duration_text(90_061_000), "1 day 1 h");
+        assert_eq!(duration_text(59_000), "59 s");
+    }
+}

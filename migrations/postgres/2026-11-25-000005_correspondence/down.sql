@@ -1,0 +1,17 @@
+DROP TABLE game_invitations;
+ALTER TABLE actions DROP COLUMN bot;
+DELETE FROM actions WHERE account_id IS NULL;
+ALTER TABLE actions ALTER COLUMN account_id SET NOT NULL;
+ALTER TABLE events DROP COLUMN source;
+DROP INDEX seats_bot_turn_idx;
+DROP INDEX seats_deadline_idx;
+ALTER TABLE seats DROP COLUMN bank_ms;
+ALTER TABLE seats DROP COLUMN deadline;
+ALTER TABLE seats DROP COLUMN forfeit;
+ALTER TABLE seats DROP COLUMN bot;
+DELETE FROM seats WHERE account_id IS NULL;
+ALTER TABLE seats ALTER COLUMN account_id SET NOT NULL;
+DROP INDEX games_open_created_idx;
+ALTER TABLE games DROP COLUMN cancel_reason;
+ALTER TABLE games DROP COLUMN private;
+ALTER TABLE games DROP COLUMN time_control;

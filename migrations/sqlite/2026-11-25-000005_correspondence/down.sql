@@ -1,0 +1,15 @@
+DROP TABLE game_invitations;
+DELETE FROM actions WHERE account_id IS NULL;
+ALTER TABLE actions DROP COLUMN bot;
+ALTER TABLE events DROP COLUMN source;
+DROP INDEX seats_bot_turn_idx;
+DROP INDEX seats_deadline_idx;
+DELETE FROM seats WHERE account_id IS NULL;
+ALTER TABLE seats DROP COLUMN bank_ms;
+ALTER TABLE seats DROP COLUMN deadline;
+ALTER TABLE seats DROP COLUMN forfeit;
+ALTER TABLE seats DROP COLUMN bot;
+DROP INDEX games_open_created_idx;
+ALTER TABLE games DROP COLUMN cancel_reason;
+ALTER TABLE games DROP COLUMN private;
+ALTER TABLE games DROP COLUMN time_control;

@@ -59,8 +59,7 @@ impl Referee {
             tracing::warn!(%error, "reading passed deadlines failed");
             Vec::new()
         }) {
-            match referee::record_timeouts(&self.db, &self.cache, &game_id, now - TIMEOUT_GRACE_MS)
-            {
+            match referee::record_timeouts(&self.db, &self.cache, &game_id, now) {
                 Ok(Some(appended)) => self.changes.published(&game_id, appended.seq),
                 Ok(None) => {}
                 Err(error) => tracing::warn!(%error, game_id, "recording a timeout failed"),

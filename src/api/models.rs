@@ -142,7 +142,10 @@ impl GameSummary {
             seat_count: game.seat_count,
             seats,
             current_seq: game.current_seq,
-            your_turn: your_seat.is_some_and(|seat| game.to_act.contains(&seat)),
+            // A seat a bot took over is the bot's to play, not its former player's.
+            your_turn: loaded
+                .seat_row_of(caller)
+                .is_some_and(|seat| seat.bot.is_none() && game.to_act.contains(&seat.seat)),
             to_act: game.to_act.clone(),
             your_seat,
             outcome: game.outcome.as_ref().map(|outcome| GameOutcome {

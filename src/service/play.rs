@@ -269,9 +269,14 @@ pub fn legal_actions(
         let game = LoadedGame::load(conn, game_id)?;
         let seat = game.seat_of(user);
         let seq = game.game.current_seq;
+        let played_by_a_bot = game
+            .seat_row_of(user)
+            .is_some_and(|taken| taken.bot.is_some());
         let actions = match seat {
             Some(seat)
-                if game.game.status == GameStatus::Running && game.game.to_act.contains(&seat) =>
+                if game.game.status == GameStatus::Running
+                    && game.game.to_act.contains(&seat)
+                    && !played_by_a_bot =>
             {
                 let table = game.state_at(conn, cache, seq)?;
                 let mut actions = table.legal_actions(seat);

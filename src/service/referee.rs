@@ -89,13 +89,15 @@ pub fn resign(
     })
 }
 
-/// Records the timeout of every seat of `game_id` whose deadline is at or before `now`.
+/// Records, at `now`, the timeout of every seat of `game_id` whose deadline is at least
+/// [`TIMEOUT_GRACE_MS`] past.
 pub fn record_timeouts(
     db: &Db,
     cache: &FoldCache,
     game_id: &str,
     now: i64,
 ) -> Result<Option<Appended>, ApiError> {
+    let late_by = now - TIMEOUT_GRACE_MS;
     db.write(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         if game.game.status != GameStatus::Running {
@@ -109,7 +111,7 @@ pub fn record_timeouts(
                 taken
                     .clock
                     .deadline_ms
-                    .is_some_and(|deadline| deadline <= now)
+                    .is_some_and(|deadline| deadline <= late_by)
             })
             .map(|taken| Forfeiting {
                 seat: taken.seat,

@@ -182,6 +182,14 @@ async fn a_silent_player_times_out_and_a_bot_finishes_the_game(backend: Backend)
             assert_eq!(events[1]["type"], "seat_taken_over");
             assert_eq!(events[1]["text"], "A playouts bot plays Yellow from now on");
             assert!(deadline < rfc3339(clock.now_millis()));
+            // The seat is the bot's now: its former player has nothing to do.
+            let legal = app
+                .get(&players[2], &format!("/v1/games/{id}/legal-actions"))
+                .await
+                .expect_status(200)
+                .json();
+            assert_eq!(legal["actions"], json!([]));
+            assert_eq!(summary(&app, &players[2], &id).await["your_turn"], false);
             timed_out = true;
         } else {
             // A bot must act: wait for its move.
@@ -406,6 +414,53 @@ async fn a_time_bank_runs_down_and_refills(backend: Backend) {
         .iter()
         .any(|event| event["type"] == "clock_started"
             && event["text"].as_str().unwrap().contains("1 h 0 min left")));
+}
+
+/// A move a moment before the deadline wins: the clock moves on and no timeout is written.
+async fn a_move_just_before_the_deadline_wins(backend: Backend) {
+    let (app, clock) = app_with_clock(backend).await;
+    let alice = app.register("alice").await;
+    let bob = app.register("bob").await;
+    let created = app
+        .post(
+            &alice,
+            "/v1/games",
+            &json!({"kind": "tikal", "seats": 2,
+                    "time_control": {"type": "days_per_move", "days": 1}}),
+        )
+        .await
+        .expect_status(201)
+        .json();
+    let id = created["id"].as_str().unwrap().to_owned();
+    app.post(&bob, &format!("/v1/games/{id}/seats"), &json!({}))
+        .await
+        .expect_status(200);
+    clock.advance(DAY_MS - 1);
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    assert!(
+        act_randomly(&app, &alice, &id, &mut rng).await,
+        "one ms left is enough"
+    );
+    let seq = summary(&app, &alice, &id).await["current_seq"]
+        .as_i64()
+        .unwrap();
+    clock.advance(60_000);
+    // Several referee rounds pass; nothing is appended.
+    let page = app
+        .get(&alice, &format!("/v1/games/{id}/events?after={seq}&wait=1"))
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(page["events"], json!([]));
+    let game = summary(&app, &alice, &id).await;
+    assert_eq!(game["status"], "running");
+    assert_eq!(game["seats"][0]["forfeit"], Value::Null);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_just_before_the_deadline_wins_on_both_backends() {
+    a_move_just_before_the_deadline_wins(Backend::Sqlite).await;
+    a_move_just_before_the_deadline_wins(Backend::Postgres).await;
 }
 
 /// `my_turn=true` lists the games by nearest deadline, those without one last.

@@ -6,11 +6,13 @@
 //! replaying an export re-derives every bot move. Their cost is a fixed number of simulated
 //! actions, never wall-clock time, for the same reason.
 //!
-//! The Monte Carlo bot simulates on a clone of the full state, secrets included (deck order,
-//! other seats' hidden choices): it does not guess the hidden information, it peeks at it.
-//! Its random playouts draw their own dice and cards, but where a game has shuffled its
-//! piles at set-up, the playouts know the order. Fine for play against the machine and for
-//! filling tables; not a fair opponent in a rated game.
+//! The bots do not peek. The Monte Carlo bot never simulates on the real state: each of its
+//! playouts starts from a fresh [`Table::sample_hidden_for`] its seat, a state the seat
+//! cannot tell from the real one, with everything hidden from it (deck order, other seats'
+//! hands and sealed choices) re-drawn at random. Averaged over many such samples, a
+//! candidate is judged by what the seat knows, as a person in that seat would judge it.
+//! The samples follow the view, not what the history hints at (see
+//! [`crate::engine::Engine::sample_hidden`]), so the bot is fair, if somewhat naive.
 
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -77,7 +79,7 @@ const MARGIN_WEIGHT: f64 = 0.25;
 ///
 /// Deterministic given `rng`: the server passes the game's seed stream for the seq the
 /// action will be appended at, so replaying the export re-derives the same choice. The
-/// Monte Carlo bot seeds a [`ChaCha8Rng`] from it for its playouts.
+/// Monte Carlo bot seeds a [`ChaCha8Rng`] from it for its samples and playouts.
 ///
 /// # Panics
 /// If `seat` has no legal action: the caller asks only seats that must act.
@@ -113,7 +115,9 @@ pub fn choose_action_within(
     legal.swap_remove(chosen)
 }
 
-/// The index in `legal` of the candidate whose playouts scored best for `seat`.
+/// The index in `legal` of the candidate whose playouts scored best for `seat`. Every
+/// playout starts from a fresh sample of what `seat` cannot see, so no playout knows the
+/// real deck or hands, and a candidate's mean is taken over many possible worlds.
 fn best_by_playouts(
     budget: PlayoutBudget,
     rules: &dyn GameRules,
@@ -140,7 +144,7 @@ fn best_by_playouts(
             if spent >= budget.simulated_actions {
                 break 'budget;
             }
-            let mut simulated = table.clone_table();
+            let mut simulated = table.sample_hidden_for(seat, &mut playout_rng);
             let Ok((_, events)) = simulated.decide(seat, &legal[candidate], &mut playout_rng)
             else {
                 // A listed action is always accepted; should an engine break that, the
@@ -407,6 +411,42 @@ mod tests {
                         rules.kind()
                     );
                 }
+            }
+        }
+    }
+
+    /// Every game, the ones to come included: a seat's sample shows it what it sees and
+    /// lets it do what it may in the real state, is drawn deterministically, and where
+    /// something is hidden from the seat, some samples differ from the real state (a game
+    /// that hides something but kept the default `sample_hidden` fails here).
+    #[test]
+    fn bots_simulate_on_samples_their_seat_cannot_tell_apart() {
+        for rules in all_games() {
+            for seats in rules.player_counts() {
+                let (mut hidden, mut differ) = (0, 0);
+                for (number, moves) in [(1, 0), (2, 25), (3, 90), (4, 300)] {
+                    let table = table_after(*rules, seats, number, moves);
+                    for seat in 0..seats {
+                        let sample = |stream| {
+                            table.sample_hidden_for(seat, &mut rng_for(seed(number), stream))
+                        };
+                        let drawn = sample(1);
+                        let viewer = Viewer::Seat(seat);
+                        let kind = rules.kind();
+                        assert_eq!(drawn.view(viewer), table.view(viewer), "{kind} {seat}");
+                        assert_eq!(drawn.legal_actions(seat), table.legal_actions(seat));
+                        assert_eq!(drawn.state_json(), sample(1).state_json());
+                        if table.secrets().iter().any(|s| s.owner != Some(seat)) {
+                            hidden += 1;
+                            differ += usize::from(drawn.state_json() != table.state_json());
+                        }
+                    }
+                }
+                assert!(
+                    hidden == 0 || differ > 0,
+                    "{} at {seats}: {hidden} positions hide something, no sample differs",
+                    rules.kind()
+                );
             }
         }
     }

@@ -171,16 +171,42 @@ fn best_by_playouts(
             playouts[slot] += 1;
         }
     }
-    let mut best = 0;
-    let mut best_mean = f64::NEG_INFINITY;
-    for slot in 0..candidates.len() {
-        let mean = totals[slot] / f64::from(playouts[slot].max(1));
-        if mean > best_mean {
-            best = slot;
-            best_mean = mean;
+    let means: Vec<f64> = totals
+        .iter()
+        .zip(&playouts)
+        .map(|(total, &count)| total / f64::from(count.max(1)))
+        .collect();
+    let best_mean = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let best: Vec<usize> = (0..candidates.len())
+        .filter(|&slot| means[slot] >= best_mean - 1e-9)
+        .map(|slot| candidates[slot])
+        .collect();
+    // Equal means: the playouts could not tell these apart (in Java, free developer moves
+    // and ending the turn, when nothing scores within reach). Drawn by type, or a bot would
+    // mostly keep taking the commonest type: taking the first one made Java games last
+    // until the 20,000-action stop, moving developers to and fro within one terrain.
+    let by_type = group_by_type(legal, best);
+    let (_, of_type) = &by_type[playout_rng.gen_range(0..by_type.len())];
+    of_type[playout_rng.gen_range(0..of_type.len())]
+}
+
+/// `indices` into `legal` grouped by action type (`"type"`), types in order of appearance.
+fn group_by_type(
+    legal: &[Value],
+    indices: impl IntoIterator<Item = usize>,
+) -> Vec<(&str, Vec<usize>)> {
+    let mut by_type: Vec<(&str, Vec<usize>)> = Vec::new();
+    for index in indices {
+        let action_type = legal[index]
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        match by_type.iter_mut().find(|(known, _)| *known == action_type) {
+            Some((_, of_type)) => of_type.push(index),
+            None => by_type.push((action_type, vec![index])),
         }
     }
-    candidates[best]
+    by_type
 }
 
 /// At most `limit` indices into `legal`, sampled fairly by action type.
@@ -188,14 +214,7 @@ fn sample_candidates(legal: &[Value], limit: usize, rng: &mut ChaCha8Rng) -> Vec
     if legal.len() <= limit {
         return (0..legal.len()).collect();
     }
-    let mut by_type: Vec<(&str, Vec<usize>)> = Vec::new();
-    for (index, action) in legal.iter().enumerate() {
-        let action_type = action.get("type").and_then(Value::as_str).unwrap_or("");
-        match by_type.iter_mut().find(|(known, _)| *known == action_type) {
-            Some((_, indices)) => indices.push(index),
-            None => by_type.push((action_type, vec![index])),
-        }
-    }
+    let mut by_type = group_by_type(legal, 0..legal.len());
     let mut candidates = Vec::with_capacity(limit);
     while candidates.len() < limit {
         for (_, indices) in by_type
@@ -449,6 +468,65 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// In Java a developer moves for free within one terrain, so a seat that spent its action
+    /// points may still move developers to and fro as long as it likes, and short playouts
+    /// cannot tell those moves from ending the turn. The bot must still end it soon (taking
+    /// the first of equally good candidates, it used to move on until the game was stopped).
+    #[test]
+    fn bots_end_a_turn_of_free_moves() {
+        let rules = crate::find_game_rules("java").unwrap();
+        let only_free_moves = |table: &dyn Table, seat: Seat| {
+            let legal = table.legal_actions(seat);
+            let free_move =
+                |action: &Value| action["type"] == "move_developer" && action["cost"] == 0;
+            legal.iter().any(free_move)
+                && legal
+                    .iter()
+                    .all(|action| free_move(action) || action["type"] == "end_turn")
+        };
+        let mut positions = 0;
+        for number in 1..40 {
+            let mut table = table_after(rules, 2, number, 0);
+            let mut rng = ChaCha8Rng::seed_from_u64(number);
+            let found = (0..3_000).find_map(|_| {
+                let seat = *table.to_act().first()?;
+                if only_free_moves(table.as_ref(), seat) {
+                    return Some(seat);
+                }
+                table.play_randomly(1, &mut rng);
+                None
+            });
+            let Some(seat) = found else { continue };
+            positions += 1;
+            let mut moves = 0;
+            while table.to_act() == [seat] {
+                moves += 1;
+                assert!(
+                    moves <= 40,
+                    "seed {number}: seat {seat} keeps moving for free"
+                );
+                let rng = &mut rng_for(seed(number), moves);
+                let action = choose_action_within(
+                    BotStrategy::Playouts,
+                    QUICK,
+                    rules,
+                    table.as_ref(),
+                    seat,
+                    rng,
+                );
+                let (_, events) = table.decide(seat, &action, rng).unwrap();
+                for event in events {
+                    let payload = event.payload.to_string();
+                    table.apply(&payload, rules.event_schema_version()).unwrap();
+                }
+            }
+            if positions == 5 {
+                return;
+            }
+        }
+        panic!("only {positions} positions with nothing but free moves found");
     }
 
     #[test]

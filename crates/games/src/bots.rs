@@ -6,11 +6,13 @@
 //! replaying an export re-derives every bot move. Their cost is a fixed number of simulated
 //! actions, never wall-clock time, for the same reason.
 //!
-//! The Monte Carlo bot simulates on a clone of the full state, secrets included (deck order,
-//! other seats' hidden choices): it does not guess the hidden information, it peeks at it.
-//! Its random playouts draw their own dice and cards, but where a game has shuffled its
-//! piles at set-up, the playouts know the order. Fine for play against the machine and for
-//! filling tables; not a fair opponent in a rated game.
+//! The bots do not peek. The Monte Carlo bot never simulates on the real state: each of its
+//! playouts starts from a fresh [`Table::sample_hidden_for`] its seat, a state the seat
+//! cannot tell from the real one, with everything hidden from it (deck order, other seats'
+//! hands and sealed choices) re-drawn at random. Averaged over many such samples, a
+//! candidate is judged by what the seat knows, as a person in that seat would judge it.
+//! The samples follow the view, not what the history hints at (see
+//! [`crate::engine::Engine::sample_hidden`]), so the bot is fair, if somewhat naive.
 
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -77,7 +79,7 @@ const MARGIN_WEIGHT: f64 = 0.25;
 ///
 /// Deterministic given `rng`: the server passes the game's seed stream for the seq the
 /// action will be appended at, so replaying the export re-derives the same choice. The
-/// Monte Carlo bot seeds a [`ChaCha8Rng`] from it for its playouts.
+/// Monte Carlo bot seeds a [`ChaCha8Rng`] from it for its samples and playouts.
 ///
 /// # Panics
 /// If `seat` has no legal action: the caller asks only seats that must act.
@@ -113,7 +115,9 @@ pub fn choose_action_within(
     legal.swap_remove(chosen)
 }
 
-/// The index in `legal` of the candidate whose playouts scored best for `seat`.
+/// The index in `legal` of the candidate whose playouts scored best for `seat`. Every
+/// playout starts from a fresh sample of what `seat` cannot see, so no playout knows the
+/// real deck or hands, and a candidate's mean is taken over many possible worlds.
 fn best_by_playouts(
     budget: PlayoutBudget,
     rules: &dyn GameRules,
@@ -140,7 +144,7 @@ fn best_by_playouts(
             if spent >= budget.simulated_actions {
                 break 'budget;
             }
-            let mut simulated = table.clone_table();
+            let mut simulated = table.sample_hidden_for(seat, &mut playout_rng);
             let Ok((_, events)) = simulated.decide(seat, &legal[candidate], &mut playout_rng)
             else {
                 // A listed action is always accepted; should an engine break that, the
@@ -167,16 +171,42 @@ fn best_by_playouts(
             playouts[slot] += 1;
         }
     }
-    let mut best = 0;
-    let mut best_mean = f64::NEG_INFINITY;
-    for slot in 0..candidates.len() {
-        let mean = totals[slot] / f64::from(playouts[slot].max(1));
-        if mean > best_mean {
-            best = slot;
-            best_mean = mean;
+    let means: Vec<f64> = totals
+        .iter()
+        .zip(&playouts)
+        .map(|(total, &count)| total / f64::from(count.max(1)))
+        .collect();
+    let best_mean = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let best: Vec<usize> = (0..candidates.len())
+        .filter(|&slot| means[slot] >= best_mean - 1e-9)
+        .map(|slot| candidates[slot])
+        .collect();
+    // Equal means: the playouts could not tell these apart (in Java, free developer moves
+    // and ending the turn, when nothing scores within reach). Drawn by type, or a bot would
+    // mostly keep taking the commonest type: taking the first one made Java games last
+    // until the 20,000-action stop, moving developers to and fro within one terrain.
+    let by_type = group_by_type(legal, best);
+    let (_, of_type) = &by_type[playout_rng.gen_range(0..by_type.len())];
+    of_type[playout_rng.gen_range(0..of_type.len())]
+}
+
+/// `indices` into `legal` grouped by action type (`"type"`), types in order of appearance.
+fn group_by_type(
+    legal: &[Value],
+    indices: impl IntoIterator<Item = usize>,
+) -> Vec<(&str, Vec<usize>)> {
+    let mut by_type: Vec<(&str, Vec<usize>)> = Vec::new();
+    for index in indices {
+        let action_type = legal[index]
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        match by_type.iter_mut().find(|(known, _)| *known == action_type) {
+            Some((_, of_type)) => of_type.push(index),
+            None => by_type.push((action_type, vec![index])),
         }
     }
-    candidates[best]
+    by_type
 }
 
 /// At most `limit` indices into `legal`, sampled fairly by action type.
@@ -184,14 +214,7 @@ fn sample_candidates(legal: &[Value], limit: usize, rng: &mut ChaCha8Rng) -> Vec
     if legal.len() <= limit {
         return (0..legal.len()).collect();
     }
-    let mut by_type: Vec<(&str, Vec<usize>)> = Vec::new();
-    for (index, action) in legal.iter().enumerate() {
-        let action_type = action.get("type").and_then(Value::as_str).unwrap_or("");
-        match by_type.iter_mut().find(|(known, _)| *known == action_type) {
-            Some((_, indices)) => indices.push(index),
-            None => by_type.push((action_type, vec![index])),
-        }
-    }
+    let mut by_type = group_by_type(legal, 0..legal.len());
     let mut candidates = Vec::with_capacity(limit);
     while candidates.len() < limit {
         for (_, indices) in by_type
@@ -409,6 +432,101 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every game, the ones to come included: a seat's sample shows it what it sees and
+    /// lets it do what it may in the real state, is drawn deterministically, and where
+    /// something is hidden from the seat, some samples differ from the real state (a game
+    /// that hides something but kept the default `sample_hidden` fails here).
+    #[test]
+    fn bots_simulate_on_samples_their_seat_cannot_tell_apart() {
+        for rules in all_games() {
+            for seats in rules.player_counts() {
+                let (mut hidden, mut differ) = (0, 0);
+                for (number, moves) in [(1, 0), (2, 25), (3, 90), (4, 300)] {
+                    let table = table_after(*rules, seats, number, moves);
+                    for seat in 0..seats {
+                        let sample = |stream| {
+                            table.sample_hidden_for(seat, &mut rng_for(seed(number), stream))
+                        };
+                        let drawn = sample(1);
+                        let viewer = Viewer::Seat(seat);
+                        let kind = rules.kind();
+                        assert_eq!(drawn.view(viewer), table.view(viewer), "{kind} {seat}");
+                        assert_eq!(drawn.legal_actions(seat), table.legal_actions(seat));
+                        assert_eq!(drawn.state_json(), sample(1).state_json());
+                        if table.secrets().iter().any(|s| s.owner != Some(seat)) {
+                            hidden += 1;
+                            differ += usize::from(drawn.state_json() != table.state_json());
+                        }
+                    }
+                }
+                assert!(
+                    hidden == 0 || differ > 0,
+                    "{} at {seats}: {hidden} positions hide something, no sample differs",
+                    rules.kind()
+                );
+            }
+        }
+    }
+
+    /// In Java a developer moves for free within one terrain, so a seat that spent its action
+    /// points may still move developers to and fro as long as it likes, and short playouts
+    /// cannot tell those moves from ending the turn. The bot must still end it soon (taking
+    /// the first of equally good candidates, it used to move on until the game was stopped).
+    #[test]
+    fn bots_end_a_turn_of_free_moves() {
+        let rules = crate::find_game_rules("java").unwrap();
+        let only_free_moves = |table: &dyn Table, seat: Seat| {
+            let legal = table.legal_actions(seat);
+            let free_move =
+                |action: &Value| action["type"] == "move_developer" && action["cost"] == 0;
+            legal.iter().any(free_move)
+                && legal
+                    .iter()
+                    .all(|action| free_move(action) || action["type"] == "end_turn")
+        };
+        let mut positions = 0;
+        for number in 1..40 {
+            let mut table = table_after(rules, 2, number, 0);
+            let mut rng = ChaCha8Rng::seed_from_u64(number);
+            let found = (0..3_000).find_map(|_| {
+                let seat = *table.to_act().first()?;
+                if only_free_moves(table.as_ref(), seat) {
+                    return Some(seat);
+                }
+                table.play_randomly(1, &mut rng);
+                None
+            });
+            let Some(seat) = found else { continue };
+            positions += 1;
+            let mut moves = 0;
+            while table.to_act() == [seat] {
+                moves += 1;
+                assert!(
+                    moves <= 40,
+                    "seed {number}: seat {seat} keeps moving for free"
+                );
+                let rng = &mut rng_for(seed(number), moves);
+                let action = choose_action_within(
+                    BotStrategy::Playouts,
+                    QUICK,
+                    rules,
+                    table.as_ref(),
+                    seat,
+                    rng,
+                );
+                let (_, events) = table.decide(seat, &action, rng).unwrap();
+                for event in events {
+                    let payload = event.payload.to_string();
+                    table.apply(&payload, rules.event_schema_version()).unwrap();
+                }
+            }
+            if positions == 5 {
+                return;
+            }
+        }
+        panic!("only {positions} positions with nothing but free moves found");
     }
 
     #[test]

@@ -244,4 +244,20 @@ pub trait Engine: 'static + Debug + Clone {
 
     /// Everything hidden in `state`, for the leak tests.
     fn secrets(state: &Self::State) -> Vec<Secret>;
+
+    /// A state that `seat` cannot tell from `state`: everything hidden from it (the order of
+    /// decks and piles, other seats' hands, sealed choices...) re-drawn at random, consistent
+    /// with what it sees. `view(sample, Viewer::Seat(seat))` equals `view(state,
+    /// Viewer::Seat(seat))`, `legal_actions(sample, seat)` equals `legal_actions(state,
+    /// seat)`, and the material overall is the same; only what [`Engine::secrets`] hides from
+    /// `seat` may differ. The draw is uniform over what the view allows: it does not weigh
+    /// what the history hints at (a seat that passed a bid probably held nothing better).
+    /// The bots simulate from such samples, so they never peek.
+    ///
+    /// The default returns a clone, which is right only for a game that hides nothing from
+    /// a seated player; any other game overrides it (the bots' tests fail otherwise).
+    fn sample_hidden(state: &Self::State, seat: Seat, rng: &mut dyn RngCore) -> Self::State {
+        let _ = (seat, rng);
+        state.clone()
+    }
 }

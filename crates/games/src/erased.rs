@@ -125,6 +125,9 @@ pub trait Table: Send {
     /// Works on the typed state without any JSON, because the bots' playouts take thousands
     /// of actions per move.
     fn play_randomly(&mut self, max_actions: usize, rng: &mut dyn RngCore) -> usize;
+    /// A table `seat` cannot tell from this one, everything hidden from it re-drawn at
+    /// random ([`Engine::sample_hidden`]): what the bots simulate on, so they never peek.
+    fn sample_hidden_for(&self, seat: Seat, rng: &mut dyn RngCore) -> Box<dyn Table>;
 }
 
 /// Adapts a typed engine to [`GameRules`].
@@ -400,5 +403,11 @@ impl<E: Engine> Table for TypedTable<E> {
             }
         }
         max_actions
+    }
+
+    fn sample_hidden_for(&self, seat: Seat, rng: &mut dyn RngCore) -> Box<dyn Table> {
+        Box::new(TypedTable::<E> {
+            state: E::sample_hidden(&self.state, seat, rng),
+        })
     }
 }

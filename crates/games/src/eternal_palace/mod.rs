@@ -23,6 +23,7 @@ pub mod action;
 pub mod codes;
 pub mod data;
 pub mod event;
+pub mod hidden;
 pub mod legal;
 pub mod rules;
 pub mod scoring;
@@ -317,6 +318,10 @@ impl Engine for EternalPalace {
             }
         }
         out
+    }
+
+    fn sample_hidden(state: &State, seat: Seat, rng: &mut dyn RngCore) -> State {
+        hidden::sample_hidden(state, seat, rng)
     }
 }
 

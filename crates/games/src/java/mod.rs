@@ -7,12 +7,13 @@
 //!
 //! Layout: [`data`] loads the board and material from `data/java/`, [`state`] holds the
 //! state and `evolve`, [`rules`] decides actions and lists the legal ones, [`view`] builds
-//! what each viewer may see.
+//! what each viewer may see, [`hidden`] re-draws what a seat may not see for the bots.
 
 pub mod action;
 pub mod codes;
 pub mod data;
 pub mod event;
+pub mod hidden;
 pub mod rules;
 pub mod state;
 pub mod view;
@@ -146,5 +147,9 @@ impl Engine for Java {
 
     fn secrets(state: &JavaState) -> Vec<Secret> {
         view::secrets(state)
+    }
+
+    fn sample_hidden(state: &JavaState, seat: Seat, rng: &mut dyn RngCore) -> JavaState {
+        hidden::sample_hidden(state, seat, rng)
     }
 }

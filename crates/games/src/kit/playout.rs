@@ -268,3 +268,48 @@ pub fn assert_no_leaks<E: Engine>(state: &E::State, log: &[E::Event], seats: u8)
         }
     }
 }
+
+/// Checks [`Engine::sample_hidden`] at `state` for every seat: the seat's sample shows it the
+/// same view and the same legal actions as `state`, holds the same `material` (the game's
+/// cards or tiles, listed in any order), and is drawn deterministically from `rng`'s seed.
+/// Returns each seat's sample, for the game's own checks of what was re-drawn.
+#[track_caller]
+pub fn check_samples<E: Engine>(
+    state: &E::State,
+    seats: u8,
+    seed: u64,
+    material: impl Fn(&E::State) -> Vec<String>,
+) -> Vec<E::State> {
+    let sorted = |state: &E::State| {
+        let mut items = material(state);
+        items.sort_unstable();
+        items
+    };
+    let json = |value: &E::View| serde_json::to_value(value).expect("view");
+    (0..seats)
+        .map(|seat| {
+            let sample = E::sample_hidden(state, seat, &mut ChaCha8Rng::seed_from_u64(seed));
+            let viewer = Viewer::Seat(seat);
+            assert_eq!(
+                json(&E::view(&sample, viewer)),
+                json(&E::view(state, viewer)),
+                "seed {seed}: seat {seat} can tell its sample from the real state"
+            );
+            assert!(
+                E::legal_actions(&sample, seat) == E::legal_actions(state, seat),
+                "seed {seed}: seat {seat} may do otherwise in its sample"
+            );
+            assert_eq!(
+                sorted(&sample),
+                sorted(state),
+                "seed {seed}: seat {seat}'s sample changed the material"
+            );
+            let again = E::sample_hidden(state, seat, &mut ChaCha8Rng::seed_from_u64(seed));
+            assert!(
+                again == sample,
+                "seed {seed}: sampling is not deterministic"
+            );
+            sample
+        })
+        .collect()
+}

@@ -7,7 +7,8 @@
 //!
 //! Structure: `data` parses the embedded material, `state` holds the full state and
 //! `evolve`, `rules` holds `setup`, `decide` and `legal_actions` (one check function per
-//! action, shared by both), `view` builds views, redacts events and names the secrets.
+//! action, shared by both), `view` builds views, redacts events and names the secrets,
+//! `hidden` re-draws them for the bots.
 //! Hidden information has no owner: the order of the undrawn hexes and the face-down
 //! treasure tokens. Both are fixed by the shuffles in `setup` and recorded in the
 //! `game_set_up` event, which `redact` blanks for everyone but the omniscient export;
@@ -17,6 +18,7 @@ pub mod action;
 pub mod codes;
 pub mod data;
 pub mod event;
+pub mod hidden;
 pub mod rules;
 pub mod state;
 pub mod view;
@@ -133,5 +135,9 @@ impl Engine for Tikal {
 
     fn secrets(state: &TikalState) -> Vec<Secret> {
         view::secrets(state)
+    }
+
+    fn sample_hidden(state: &TikalState, _seat: Seat, rng: &mut dyn RngCore) -> TikalState {
+        hidden::sample_hidden(state, rng)
     }
 }

@@ -3,6 +3,7 @@
 
 mod balance;
 mod fuzz;
+mod hidden;
 mod leaks;
 mod modules;
 mod playouts;

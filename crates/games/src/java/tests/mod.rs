@@ -3,6 +3,7 @@
 
 mod audit;
 mod examples;
+mod hidden;
 mod playouts;
 mod rule_checks;
 mod spec;

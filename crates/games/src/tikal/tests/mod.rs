@@ -3,6 +3,7 @@
 
 mod examples;
 mod helpers;
+mod hidden;
 mod limits;
 mod playouts;
 mod spec;

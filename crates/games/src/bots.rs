@@ -2,9 +2,10 @@
 //! Carlo one that plays random games on from every candidate action.
 //!
 //! Bots are pure: every random choice comes from the `rng` the caller passes, which the
-//! server takes from the game's seed stream for the seq the action will be appended at, so
-//! replaying an export re-derives every bot move. Their cost is a fixed number of simulated
-//! actions, never wall-clock time, for the same reason.
+//! server takes from the game's seed with [`crate::bot_rng_for`] for the seq the action will
+//! be appended at (a stream of its own, so a bot's choice is independent of the dice the
+//! action then rolls), so replaying an export re-derives every bot move. Their cost is a
+//! fixed number of simulated actions, never wall-clock time, for the same reason.
 //!
 //! The bots do not peek. The Monte Carlo bot never simulates on the real state: each of its
 //! playouts starts from a fresh [`Table::sample_hidden_for`] its seat, a state the seat
@@ -22,7 +23,7 @@ use utoipa::ToSchema;
 
 use crate::engine::{Outcome, Seat, Viewer};
 use crate::erased::{GameRules, Table};
-use crate::rng_for;
+use crate::{bot_rng_for, rng_for};
 
 /// How a bot picks its actions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
@@ -77,9 +78,9 @@ const MARGIN_WEIGHT: f64 = 0.25;
 /// The action `seat` takes in `table`'s state, by `strategy`. `table` must have `seat` among
 /// those to act, with at least one legal action; `rules` are the table's rules.
 ///
-/// Deterministic given `rng`: the server passes the game's seed stream for the seq the
-/// action will be appended at, so replaying the export re-derives the same choice. The
-/// Monte Carlo bot seeds a [`ChaCha8Rng`] from it for its samples and playouts.
+/// Deterministic given `rng`: the server passes [`crate::bot_rng_for`] the game's seed and
+/// the seq the action will be appended at, so replaying the export re-derives the same
+/// choice. The Monte Carlo bot seeds a [`ChaCha8Rng`] from it for its samples and playouts.
 ///
 /// # Panics
 /// If `seat` has no legal action: the caller asks only seats that must act.
@@ -288,9 +289,9 @@ fn current_scores(table: &dyn Table) -> Vec<i32> {
 pub const MAX_GAME_ACTIONS: usize = 20_000;
 
 /// Plays a whole game of `rules` at `seats` with a bot in every seat (`lineup[seat]`),
-/// as the server would: set-up from the seed stream at seq 0, then each action chosen and
-/// decided with the stream of the seq it is appended at. Where several seats must act, the
-/// lowest acts first. `choose` picks each action (normally [`choose_action`]; tests and
+/// as the server would: set-up from the seed stream at seq 0, then each action chosen with
+/// [`bot_rng_for`] and decided with [`rng_for`] the seq it is appended at. Where several
+/// seats must act, the lowest acts first. `choose` picks each action (normally [`choose_action`]; tests and
 /// benches wrap it to check or time it). Returns the outcome and the log as stored
 /// payloads, or why the game could not be played.
 pub fn play_bot_game(
@@ -348,7 +349,7 @@ pub fn play_bot_game(
             lineup[usize::from(seat)],
             table.as_ref(),
             seat,
-            &mut rng_for(seed, next_seq),
+            &mut bot_rng_for(seed, next_seq),
         );
         let (_, events) = table
             .decide(seat, &action, &mut rng_for(seed, next_seq))
@@ -414,14 +415,14 @@ mod tests {
                         *rules,
                         table.as_ref(),
                         seat,
-                        &mut rng_for(seed(9), 5),
+                        &mut bot_rng_for(seed(9), 5),
                     );
                     let again = choose_action(
                         strategy,
                         *rules,
                         table.as_ref(),
                         seat,
-                        &mut rng_for(seed(9), 5),
+                        &mut bot_rng_for(seed(9), 5),
                     );
                     assert_eq!(first, again, "{} {strategy:?}", rules.kind());
                     assert!(
@@ -447,7 +448,7 @@ mod tests {
                     let table = table_after(*rules, seats, number, moves);
                     for seat in 0..seats {
                         let sample = |stream| {
-                            table.sample_hidden_for(seat, &mut rng_for(seed(number), stream))
+                            table.sample_hidden_for(seat, &mut bot_rng_for(seed(number), stream))
                         };
                         let drawn = sample(1);
                         let viewer = Viewer::Seat(seat);
@@ -507,15 +508,15 @@ mod tests {
                     moves <= 40,
                     "seed {number}: seat {seat} keeps moving for free"
                 );
-                let rng = &mut rng_for(seed(number), moves);
                 let action = choose_action_within(
                     BotStrategy::Playouts,
                     QUICK,
                     rules,
                     table.as_ref(),
                     seat,
-                    rng,
+                    &mut bot_rng_for(seed(number), moves),
                 );
+                let rng = &mut rng_for(seed(number), moves);
                 let (_, events) = table.decide(seat, &action, rng).unwrap();
                 for event in events {
                     let payload = event.payload.to_string();
@@ -541,7 +542,7 @@ mod tests {
                     rules,
                     table.as_ref(),
                     seat,
-                    &mut rng_for(seed(1), stream),
+                    &mut bot_rng_for(seed(1), stream),
                 )
                 .to_string()
             })

@@ -59,10 +59,17 @@ pub struct PlayoutBudget {
 }
 
 impl PlayoutBudget {
-    /// The budget of [`choose_action`]: 2,500 simulated actions over at most 10 candidates,
-    /// playouts cut at 100 actions. Measured with `cargo bench --bench bots` on the 2-core
-    /// reference machine: a Tikal move takes ~25 ms, an Eternal Palace one ~70 ms and a Java
-    /// one ~110 ms (Java's legal actions are the costliest to list).
+    /// The budget of [`choose_action`]: 2,000 simulated actions over at most 10 candidates,
+    /// playouts cut at 80 actions. Every simulated action lists the legal actions once, so
+    /// a move costs about 2,000 listings whatever the position (a move with one legal action
+    /// costs nothing), and its time is bounded by how costly a game's listing can get.
+    /// Measured with `cargo bench -p turnpost-games --bench bots 4` (4 games per game and
+    /// seat count, one bot among random ones) on the 2-core reference machine, the mean
+    /// (and slowest) milliseconds per move over all seat counts:
+    /// - Tikal: 16–19 ms (slowest 44 ms);
+    /// - Java: 99–101 ms (slowest 227 ms): its listing is the costliest (up to ~2,400 tile
+    ///   placements at the start of a turn);
+    /// - Eternal Palace: 42–48 ms (slowest 80 ms).
     pub const DEFAULT: PlayoutBudget = PlayoutBudget {
         simulated_actions: 2_000,
         candidates: 10,

@@ -4,8 +4,9 @@
 //! and seat count, games with one `playouts` bot among `random` ones, the strong seat
 //! rotating through the table from game to game, and prints its win rate: its share of
 //! first places, a first place shared by k seats counting 1/k (a random seat's expectation
-//! is 1/seats). Also the mean wall-clock time of a strong move (measured here, outside the
-//! pure crate) and the simulated actions one is allowed.
+//! is 1/seats). Also the actions a game took (all seats), the mean wall-clock time of a
+//! strong move (measured here, outside the pure crate) and the simulated actions one is
+//! allowed.
 
 use std::time::{Duration, Instant};
 
@@ -30,8 +31,16 @@ fn main() {
         budget.simulated_actions, budget.candidates, budget.depth
     );
     println!(
-        "{:<16} {:>5} {:>6} {:>9} {:>9} {:>12} {:>12} {:>12}",
-        "kind", "seats", "games", "win rate", "expected", "strong moves", "ms/move", "max ms/move"
+        "{:<16} {:>5} {:>6} {:>9} {:>9} {:>12} {:>12} {:>12} {:>12}",
+        "kind",
+        "seats",
+        "games",
+        "win rate",
+        "expected",
+        "actions/game",
+        "strong moves",
+        "ms/move",
+        "max ms/move"
     );
     let chosen = all_games()
         .iter()
@@ -40,6 +49,7 @@ fn main() {
         for seats in rules.player_counts() {
             let mut wins = 0.0;
             let mut moves = 0u32;
+            let mut actions = 0u64;
             let mut thinking = Duration::ZERO;
             let mut slowest = Duration::ZERO;
             for game in 0..games {
@@ -55,6 +65,7 @@ fn main() {
                     seed,
                     &lineup,
                     |strategy, table, seat, rng| {
+                        actions += 1;
                         if strategy == BotStrategy::Random {
                             return choose_action(strategy, *rules, table, seat, rng);
                         }
@@ -74,12 +85,13 @@ fn main() {
                 }
             }
             println!(
-                "{:<16} {:>5} {:>6} {:>8.0}% {:>8.0}% {:>12} {:>12.1} {:>12.1}",
+                "{:<16} {:>5} {:>6} {:>8.0}% {:>8.0}% {:>12} {:>12} {:>12.1} {:>12.1}",
                 rules.kind(),
                 seats,
                 games,
                 100.0 * wins / games as f64,
                 100.0 / f64::from(seats),
+                actions / games.max(1),
                 moves,
                 thinking.as_secs_f64() * 1000.0 / f64::from(moves.max(1)),
                 slowest.as_secs_f64() * 1000.0

@@ -83,12 +83,15 @@ pub fn rng_for(seed: [u8; 32], seq: u64) -> ChaCha20Rng {
     rng
 }
 
-/// The random source of a bot's choice of the action that will start at `seq`: the same
-/// seed as [`rng_for`] but its own ChaCha stream (`seq` with the top bit set), so a bot's
-/// thinking never shares numbers with the dice and draws of the action it picks, and a
-/// replay with the revealed seed re-derives the choice.
+/// The random source for a bot's choice of the action that will be appended at `seq`
+/// (the seq [`rng_for`] gets for that action's own dice and draws): the same seed, but the
+/// stream `seq | 1 << 63`, which no log position uses. The choice is thus replayable from
+/// the seed, yet independent of what the chosen action will roll; with one stream for
+/// both, a bot's playouts would be correlated with the very outcome they try to foresee.
 pub fn bot_rng_for(seed: [u8; 32], seq: u64) -> ChaCha20Rng {
-    rng_for(seed, seq | 1 << 63)
+    let mut rng = ChaCha20Rng::from_seed(seed);
+    rng.set_stream(seq | 1 << 63);
+    rng
 }
 
 #[cfg(test)]
@@ -101,6 +104,24 @@ mod tests {
         assert_eq!(decode_seed(&encode_seed(&seed)), Some(seed));
         assert_eq!(decode_seed("zz"), None);
         assert_eq!(decode_seed(&"é".repeat(32)), None);
+    }
+
+    #[test]
+    fn bot_choices_draw_from_their_own_stream() {
+        use rand::RngCore;
+        let seed = [3; 32];
+        for seq in [0, 1, 77] {
+            let action = rng_for(seed, seq).next_u64();
+            assert_ne!(bot_rng_for(seed, seq).next_u64(), action);
+            assert_eq!(
+                bot_rng_for(seed, seq).next_u64(),
+                bot_rng_for(seed, seq).next_u64()
+            );
+        }
+        assert_ne!(
+            bot_rng_for(seed, 1).next_u64(),
+            bot_rng_for(seed, 2).next_u64()
+        );
     }
 
     #[test]

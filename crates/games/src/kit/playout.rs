@@ -2,7 +2,8 @@
 //! must hold for every game (someone can act until the game ends, every listed action is
 //! accepted, events and states survive JSON, the fold of the log equals the live state, no
 //! secret reaches a viewer who may not see it, the game ends), plus the game's own
-//! invariants (material conserved, ...).
+//! invariants (material conserved, ...); and the checks of a game's samples of what a seat
+//! cannot see ([`check_samples`]).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -271,7 +272,7 @@ pub fn assert_no_leaks<E: Engine>(state: &E::State, log: &[E::Event], seats: u8)
 
 /// Checks [`Engine::sample_hidden`] at `state` for every seat: the seat's sample shows it the
 /// same view and the same legal actions as `state`, holds the same `material` (the game's
-/// cards or tiles, listed in any order), and is drawn deterministically from `rng`'s seed.
+/// cards or tiles, listed in any order), and is drawn deterministically from `seed`.
 /// Returns each seat's sample, for the game's own checks of what was re-drawn.
 #[track_caller]
 pub fn check_samples<E: Engine>(

@@ -167,7 +167,7 @@ pub fn create_game(
         seat: i32::from(*seat),
         account_id: None,
         joined_at: now,
-        bot: Some(store::bot_name(*bot).to_owned()),
+        bot: Some(bot.as_str().to_owned()),
     }));
     db.write(|conn| {
         let invited = request

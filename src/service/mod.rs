@@ -31,13 +31,6 @@ use crate::store::{
 /// The bot that plays on for a seat whose player resigned or ran out of time.
 pub const TAKE_OVER_BOT: BotStrategy = BotStrategy::Playouts;
 
-/// A seat that forfeits in an append.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Forfeiting {
-    pub seat: Seat,
-    pub reason: ForfeitReason,
-}
-
 pub use crate::store::{Game, GameStatus, SeatWithName};
 
 /// A game with its seats and its rules.
@@ -155,7 +148,7 @@ impl LoadedGame {
         table: &mut dyn Table,
         events: Vec<RecordedEvent>,
         seat: Option<Seat>,
-        forfeiting: &[Forfeiting],
+        forfeiting: &[Forfeit],
         now: i64,
         action: Option<ActionRow>,
     ) -> Result<Append, ApiError> {
@@ -196,10 +189,7 @@ impl LoadedGame {
                         .unwrap_or(now),
                 },
             });
-            forfeits.push(Forfeit {
-                seat: forfeit.seat,
-                reason: forfeit.reason,
-            });
+            forfeits.push(*forfeit);
             if let Some(update) = updates.iter_mut().find(|u| u.seat == forfeit.seat) {
                 update.forfeit = Some(forfeit.reason);
             }

@@ -662,9 +662,7 @@ fn recorded_actions(rows: Vec<ActionRow>) -> Result<Vec<RecordedAction>, ApiErro
                 bot: row
                     .bot
                     .as_deref()
-                    .map(|bot| {
-                        serde_json::from_value(Value::String(bot.to_owned())).map_err(|_| corrupt())
-                    })
+                    .map(|bot| BotStrategy::parse(bot).ok_or_else(corrupt))
                     .transpose()?,
             })
         })

@@ -7,32 +7,32 @@ use serde_json::json;
 
 use super::fold_cache::FoldCache;
 use super::play::decide;
-use super::{Forfeiting, GameStatus, LoadedGame};
+use super::{GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::bot_rng_for;
 use crate::games::bots::choose_action;
-use crate::games::server_events::ForfeitReason;
+use crate::games::server_events::{Forfeit, ForfeitReason};
 use crate::store::{self, ActionRow, CancelReason, Db, DbConnection, StoreError};
 
 /// How long after a deadline the timeout is recorded: a move sent just before the deadline
 /// has this long to commit first.
 pub const TIMEOUT_GRACE_MS: i64 = 2_000;
 
-/// What one append outside a player's action did: the game's new seq, and its fold to keep.
+/// What one append outside a player's action did: the game's new seq, and whether it ended
+/// the game.
 pub struct Appended {
     pub seq: i64,
     pub finished: bool,
 }
 
-/// Appends the forfeit of `forfeiting` to the game as loaded (guarded by its seq) and keeps
-/// the fold in the cache once committed by the caller. `None` when another writer got there
-/// first.
+/// Appends the forfeit of `forfeiting` to the game as loaded, guarded by its seq; `None`
+/// when another writer got there first.
 fn append_forfeits(
     conn: &mut DbConnection,
     cache: &FoldCache,
     game: &LoadedGame,
-    forfeiting: &[Forfeiting],
+    forfeiting: &[Forfeit],
     now: i64,
 ) -> Result<Option<Appended>, ApiError> {
     let mut table = game.state_at(conn, cache, game.game.current_seq)?;
@@ -79,7 +79,7 @@ pub fn resign(
                 "your seat has already left the game",
             ));
         }
-        let forfeiting = [Forfeiting {
+        let forfeiting = [Forfeit {
             seat: seat.seat,
             reason: ForfeitReason::Resigned,
         }];
@@ -103,7 +103,7 @@ pub fn record_timeouts(
         if game.game.status != GameStatus::Running {
             return Ok(None);
         }
-        let late: Vec<Forfeiting> = game
+        let late: Vec<Forfeit> = game
             .seats
             .iter()
             .filter(|taken| taken.bot.is_none() && taken.forfeit.is_none())
@@ -113,7 +113,7 @@ pub fn record_timeouts(
                     .deadline_ms
                     .is_some_and(|deadline| deadline <= late_by)
             })
-            .map(|taken| Forfeiting {
+            .map(|taken| Forfeit {
                 seat: taken.seat,
                 reason: ForfeitReason::TimedOut,
             })
@@ -158,7 +158,7 @@ pub fn play_bot_move(
         }
         let mut table = game.state_at(conn, cache, seq)?;
         let (action, events) = decide(&game, table.as_ref(), seat, &action)?;
-        let bot_name = store::bot_name(bot);
+        let bot_name = bot.as_str();
         let row = ActionRow {
             game_id: game_id.to_owned(),
             first_seq: seq + 1,

@@ -218,9 +218,9 @@ impl SeatWithName {
     /// bot took the seat over.
     pub fn display_name(&self) -> Option<String> {
         match (&self.account_name, self.bot) {
-            (Some(name), Some(bot)) => Some(format!("{name} ({} bot)", bot_name(bot))),
+            (Some(name), Some(bot)) => Some(format!("{name} ({} bot)", bot.as_str())),
             (Some(name), None) => Some(name.clone()),
-            (None, Some(bot)) => Some(format!("{} bot", bot_name(bot))),
+            (None, Some(bot)) => Some(format!("{} bot", bot.as_str())),
             (None, None) => None,
         }
     }
@@ -234,19 +234,6 @@ pub struct SeatUpdate {
     pub clock: SeatClock,
     pub bot: Option<BotStrategy>,
     pub forfeit: Option<ForfeitReason>,
-}
-
-pub fn bot_name(bot: BotStrategy) -> &'static str {
-    match bot {
-        BotStrategy::Random => "random",
-        BotStrategy::Playouts => "playouts",
-    }
-}
-
-fn parse_bot(text: &str) -> Option<BotStrategy> {
-    BotStrategy::ALL
-        .into_iter()
-        .find(|bot| bot_name(*bot) == text)
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]
@@ -575,7 +562,7 @@ fn seats_of(
     for (game_id, seat, account_id, account_name, bot, forfeit, deadline, bank_ms) in rows {
         let seat = Seat::try_from(seat).map_err(|error| corrupt(&game_id, "seats.seat", error))?;
         let bot = bot
-            .map(|bot| parse_bot(&bot).ok_or_else(|| corrupt(&game_id, "seats.bot", bot)))
+            .map(|bot| BotStrategy::parse(&bot).ok_or_else(|| corrupt(&game_id, "seats.bot", bot)))
             .transpose()?;
         let forfeit = forfeit
             .map(|text| {
@@ -858,7 +845,7 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
         .set((
             seats::deadline.eq(update.clock.deadline_ms),
             seats::bank_ms.eq(update.clock.bank_ms),
-            seats::bot.eq(update.bot.map(bot_name)),
+            seats::bot.eq(update.bot.map(BotStrategy::as_str)),
             seats::forfeit.eq(update.forfeit.map(ForfeitReason::as_str)),
         ))
         .execute(conn)?;

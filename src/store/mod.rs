@@ -19,7 +19,7 @@ pub use accounts::{
     find_account_by_id, find_account_by_name, insert_account, revoke_tokens, Account,
 };
 pub use games::{
-    append, bot_name, cancel_open_game, count_open_games_created_by, find_action_by_key, find_game,
+    append, cancel_open_game, count_open_games_created_by, find_action_by_key, find_game,
     finished_game_ids, games_awaiting_a_bot, games_past_deadline, games_played_by, insert_game,
     invitations, invite, leave_seat, list_games, load_actions, load_events, load_events_between,
     load_seats, load_server_events, lock_open_game, open_games_created_before, take_seat,

@@ -672,21 +672,14 @@ async fn bad_settings_are_refused(app: &TestApp) {
     }
 }
 
-async fn timeouts_on_sqlite() {
-    a_silent_player_times_out_and_a_bot_finishes_the_game(Backend::Sqlite).await;
-}
-async fn timeouts_on_postgres() {
-    a_silent_player_times_out_and_a_bot_finishes_the_game(Backend::Postgres).await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_player_times_out_on_sqlite() {
-    timeouts_on_sqlite().await;
+    a_silent_player_times_out_and_a_bot_finishes_the_game(Backend::Sqlite).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_player_times_out_on_postgres() {
-    timeouts_on_postgres().await;
+    a_silent_player_times_out_and_a_bot_finishes_the_game(Backend::Postgres).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -738,7 +731,8 @@ async fn two_instances_record_a_timeout_once() {
             .unwrap();
         clock.advance(DAY_MS + 5_000);
         events_after(&other, &alice, &id, seq).await;
-        // Let both referees have several more rounds at it before looking.
+        // Wait a second past the last event, so both referees (each looks every 100 ms)
+        // have had many rounds at the passed deadline before the count.
         let exported = export(&app, &alice, &id).await;
         let last = exported["events"].as_array().unwrap().last().unwrap()["seq"]
             .as_i64()

@@ -39,6 +39,20 @@ pub enum BotStrategy {
 
 impl BotStrategy {
     pub const ALL: [BotStrategy; 2] = [BotStrategy::Random, BotStrategy::Playouts];
+
+    /// The wire and stored name: `random`, `playouts`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BotStrategy::Random => "random",
+            BotStrategy::Playouts => "playouts",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<BotStrategy> {
+        BotStrategy::ALL
+            .into_iter()
+            .find(|bot| bot.as_str() == text)
+    }
 }
 
 /// What the [`BotStrategy::Playouts`] bot may spend on one move.

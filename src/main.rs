@@ -3,6 +3,10 @@ use tracing_subscriber::EnvFilter;
 
 use turnpost::config::{Cli, Command};
 
+/// See the note on the dependency in Cargo.toml.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn verify(path: &std::path::Path) -> std::process::ExitCode {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,

@@ -133,6 +133,13 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_BEHIND_PROXY")]
     pub behind_proxy: bool,
 
+    /// Milliseconds for which this instance reuses the database's word that a token's
+    /// account exists at the token's generation (0: ask on every request). A revocation made
+    /// through this instance applies at once; one made through another instance applies
+    /// here within this time.
+    #[arg(long, env = "TURNPOST_TOKEN_RECHECK_MS", default_value_t = 1000)]
+    pub token_recheck_ms: u64,
+
     /// Games whose folded state is kept in memory between requests (least recently used
     /// forgotten first; 0 turns the cache off). A state takes 2 to 10 KiB.
     #[arg(long, env = "TURNPOST_FOLD_CACHE_GAMES", default_value_t = 10_000)]
@@ -203,6 +210,7 @@ impl Config {
             bulk_exports_per_hour_per_account: 30,
             open_games_per_account: 20,
             behind_proxy: false,
+            token_recheck_ms: 1000,
             fold_cache_games: 10_000,
             password_hashes: None,
             password_queue: 64,

@@ -69,6 +69,9 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     })?;
     let rate_limits = web::Data::new(config.rate_limits());
     let fold_cache = web::Data::new(FoldCache::new(config.fold_cache_games));
+    let recent_checks = web::Data::new(crate::auth::RecentChecks::new(Duration::from_millis(
+        config.token_recheck_ms,
+    )));
     let changes = web::Data::new(crate::service::changes::GameChanges::default());
     let webhook_policy = web::Data::new(crate::api::webhooks::WebhookPolicy {
         allow_private: config.webhooks_allow_private,
@@ -112,6 +115,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .app_data(body_deadline.clone())
             .app_data(rate_limits.clone())
             .app_data(fold_cache.clone())
+            .app_data(recent_checks.clone())
             .app_data(changes.clone())
             .app_data(clock.clone())
             .app_data(webhook_policy.clone())

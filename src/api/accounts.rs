@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use super::blocking;
 use super::rate_limit::RateLimits;
-use crate::auth::{AuthUser, Passwords, TokenKeys};
+use crate::auth::{AuthUser, Passwords, RecentChecks, TokenKeys};
 use crate::error::{ApiError, Problem};
 use crate::service::accounts::{self, SignedIn};
 use crate::service::{format_time, now_millis};
@@ -167,10 +167,12 @@ pub async fn change_password(
     db: web::Data<Db>,
     keys: web::Data<TokenKeys>,
     passwords: web::Data<Passwords>,
+    checks: web::Data<RecentChecks>,
     user: AuthUser,
     body: web::Json<PasswordChange>,
 ) -> Result<HttpResponse, ApiError> {
     let change = body.into_inner();
+    let account_id = user.account_id.clone();
     let signed_in = accounts::change_password(
         db.into_inner(),
         &passwords,
@@ -179,6 +181,7 @@ pub async fn change_password(
         change.new_password,
     )
     .await?;
+    checks.forget(&account_id);
     token_issued(&keys, signed_in)
 }
 
@@ -191,7 +194,13 @@ pub async fn change_password(
     )
 )]
 #[delete("/v1/me/tokens")]
-pub async fn revoke_tokens(db: web::Data<Db>, user: AuthUser) -> Result<HttpResponse, ApiError> {
+pub async fn revoke_tokens(
+    db: web::Data<Db>,
+    checks: web::Data<RecentChecks>,
+    user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    let account_id = user.account_id.clone();
     blocking(move || accounts::revoke_all_tokens(&db, &user)).await?;
+    checks.forget(&account_id);
     Ok(HttpResponse::NoContent().finish())
 }

@@ -2,6 +2,7 @@
 //! signature declare that it needs a signed-in account.
 
 mod password;
+mod recent_checks;
 mod token;
 
 use std::future::Future;
@@ -10,6 +11,7 @@ use std::pin::Pin;
 use actix_web::{web, FromRequest, HttpRequest};
 
 pub use password::{PasswordCost, PasswordLimits, Passwords};
+pub use recent_checks::RecentChecks;
 pub use token::{load_or_create_secret, IssuedToken, SignedToken, TokenKeys};
 
 use crate::error::ApiError;
@@ -28,14 +30,26 @@ impl FromRequest for AuthUser {
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
     /// The signature is checked at once; then the database must still know the account at
-    /// the token's generation, so a deleted account or "sign out everywhere" revokes it.
+    /// the token's generation, so a deleted account or "sign out everywhere" revokes it. A
+    /// confirmation is reused for a moment (see [`RecentChecks`]).
     fn from_request(request: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
         let signed = signed_token(request);
         let db = request.app_data::<web::Data<Db>>().cloned();
+        let checks = request.app_data::<web::Data<RecentChecks>>().cloned();
         Box::pin(async move {
             let signed = signed?;
+            if let Some(user) = checks.as_ref().and_then(|checks| checks.confirmed(&signed)) {
+                return Ok(user);
+            }
             let db = db.ok_or_else(|| ApiError::Internal("no database is configured".into()))?;
-            web::block(move || crate::service::accounts::authenticate(&db, signed)).await?
+            let generation = signed.generation;
+            let asked_at = std::time::Instant::now();
+            let user =
+                web::block(move || crate::service::accounts::authenticate(&db, signed)).await??;
+            if let Some(checks) = checks {
+                checks.remember(&user, generation, asked_at);
+            }
+            Ok(user)
         })
     }
 }

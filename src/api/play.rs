@@ -2,6 +2,7 @@
 
 use crate::games::bots::BotStrategy;
 use crate::games::server_events::TimeControl;
+use actix_web::http::header::ContentType;
 use actix_web::{post, route, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -111,13 +112,27 @@ pub async fn get_legal_actions(
     };
     let game_id = id.clone();
     let legal = blocking(move || play::legal_actions(&db, &cache, &id, &user, &filter)).await?;
-    Ok(HttpResponse::Ok().json(LegalActions {
+    Ok(HttpResponse::Ok()
+        .content_type(ContentType::json())
+        .body(legal_actions_body(game_id, legal)?))
+}
+
+/// A [`LegalActions`] body around the service's ready-made JSON array of actions, which is
+/// copied in as it is instead of being parsed into values and written again.
+fn legal_actions_body(game_id: String, legal: play::LegalActions) -> Result<String, ApiError> {
+    let head = LegalActions {
         game_id,
         kind: legal.kind,
         seq: legal.seq,
         seat: legal.seat,
-        actions: legal.actions,
-    }))
+        actions: Vec::new(),
+    };
+    let head = serde_json::to_string(&head).unwrap_or_default();
+    // `actions` is the last field, so the head ends with it, empty.
+    let fields = head
+        .strip_suffix("\"actions\":[]}")
+        .ok_or_else(|| ApiError::Internal("legal actions did not end in `actions`".into()))?;
+    Ok(format!("{fields}\"actions\":{}}}", legal.actions_json))
 }
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
@@ -379,4 +394,34 @@ pub async fn export_game(
     let caller = user.clone();
     let export = blocking(move || play::export(&db, &id, &caller)).await?;
     Ok(HttpResponse::Ok().json(GameExport::of(export, &user)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_legal_actions_body_carries_the_actions_as_they_came() {
+        let legal = play::LegalActions {
+            kind: "tikal".to_owned(),
+            seq: 7,
+            seat: Some(1),
+            actions_json: r#"[{"type":"end_turn"},{"type":"dig","space":"B3"}]"#.to_owned(),
+        };
+        let body = legal_actions_body("g1".to_owned(), legal).unwrap();
+        let parsed: LegalActions = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            (
+                parsed.game_id.as_str(),
+                parsed.kind.as_str(),
+                parsed.seq,
+                parsed.seat
+            ),
+            ("g1", "tikal", 7, Some(1))
+        );
+        assert_eq!(
+            Value::Array(parsed.actions),
+            serde_json::json!([{"type": "end_turn"}, {"type": "dig", "space": "B3"}])
+        );
+    }
 }

@@ -41,9 +41,11 @@ pub struct LoadedGame {
 }
 
 impl LoadedGame {
+    /// The game and its seats, read in one statement (so also consistent outside a
+    /// transaction).
     fn load(conn: &mut DbConnection, id: &str) -> Result<LoadedGame, ApiError> {
-        let game = store::find_game(conn, id)?.ok_or_else(|| ApiError::game_not_found(id))?;
-        let seats = store::load_seats(conn, id)?;
+        let (game, seats) =
+            store::find_game_with_seats(conn, id)?.ok_or_else(|| ApiError::game_not_found(id))?;
         LoadedGame::with_seats(game, seats)
     }
 
@@ -122,10 +124,13 @@ impl LoadedGame {
             Some(cached) => cached,
             None => (0, self.empty_table()?),
         };
+        if from == seq {
+            return Ok(table);
+        }
         for event in store::load_events_between(conn, &self.game.id, from, seq)? {
             apply_stored(table.as_mut(), &event)?;
         }
-        if seq == self.game.current_seq && from < seq {
+        if seq == self.game.current_seq {
             cache.put(&self.game.id, self.game.rules_version, seq, table.as_ref());
         }
         Ok(table)
@@ -152,11 +157,34 @@ impl LoadedGame {
         now: i64,
         action: Option<ActionRow>,
     ) -> Result<Append, ApiError> {
+        self.append_described_after(table, events, seat, forfeiting, now, action, None)
+            .map(|(append, _)| append)
+    }
+
+    /// [`Self::append_after`], and each engine event as `describe_for` may see it with its
+    /// one-line text (from the same parse that folds it), when a viewer is given.
+    #[allow(clippy::too_many_arguments)] // append_after's, and the viewer
+    fn append_described_after(
+        &self,
+        table: &mut dyn Table,
+        events: Vec<RecordedEvent>,
+        seat: Option<Seat>,
+        forfeiting: &[Forfeit],
+        now: i64,
+        action: Option<ActionRow>,
+        describe_for: Option<Viewer>,
+    ) -> Result<(Append, Vec<(serde_json::Value, String)>), ApiError> {
         let schema_version = self.rules.event_schema_version();
         let mut stored = Vec::with_capacity(events.len() + 2);
+        let mut described = Vec::new();
         for event in events {
             let payload = event.payload.to_string();
-            table.apply(&payload, schema_version)?;
+            match describe_for {
+                Some(viewer) => {
+                    described.push(table.redact_and_apply(&payload, schema_version, viewer)?)
+                }
+                None => table.apply(&payload, schema_version)?,
+            }
             stored.push(NewEvent {
                 seat: seat.map(i32::from),
                 event_type: event.event_type,
@@ -269,8 +297,16 @@ impl LoadedGame {
                     && taken.forfeit == update.forfeit
             })
         };
+        let listeners = updates
+            .iter()
+            .filter(|update| update.bot.is_none())
+            .filter_map(|update| {
+                let account = self.seat_row(update.seat)?.account_id.clone()?;
+                Some((update.seat, account))
+            })
+            .collect();
         updates.retain(|update| !unchanged(update));
-        Ok(Append {
+        let append = Append {
             game_id: self.game.id.clone(),
             kind: self.game.kind.clone(),
             previous_status: self.game.status,
@@ -288,7 +324,9 @@ impl LoadedGame {
             now,
             action,
             seat_updates: updates,
-        })
+            listeners,
+        };
+        Ok((append, described))
     }
 
     /// The bots that must act now, lowest seat first.

@@ -62,39 +62,77 @@ fn describe_events(
     events: &[StoredEvent],
     viewer: Viewer,
 ) -> Result<Vec<DescribedEvent>, ApiError> {
-    let mut described = Vec::with_capacity(events.len());
-    for event in events {
-        let schema_version = super::stored_schema_version(event)?;
-        let corrupt = |column: &str| {
-            ApiError::Internal(format!("event {} has a corrupt {column}", event.seq))
-        };
-        let (payload, text) = if event.is_server_event() {
-            // The server's events are public: nothing to redact.
-            let parsed: ServerEvent =
-                serde_json::from_str(&event.payload).map_err(|_| corrupt("payload"))?;
-            (
-                serde_json::to_value(&parsed).map_err(|_| corrupt("payload"))?,
-                parsed.describe(format_time),
-            )
-        } else {
-            table.redact_and_apply(&event.payload, schema_version, viewer)?
-        };
-        described.push(DescribedEvent {
-            seq: event.seq,
-            created_at: event.created_at,
-            seat: event
-                .seat
-                .map(Seat::try_from)
-                .transpose()
-                .map_err(|_| corrupt("seat"))?,
-            event_type: event.event_type.clone(),
-            schema_version,
-            payload,
-            text,
-            from_server: event.is_server_event(),
-        });
-    }
-    Ok(described)
+    events
+        .iter()
+        .map(|event| {
+            let schema_version = super::stored_schema_version(event)?;
+            let (payload, text) = if event.is_server_event() {
+                describe_server_event(event)?
+            } else {
+                table.redact_and_apply(&event.payload, schema_version, viewer)?
+            };
+            described_event(event, schema_version, payload, text)
+        })
+        .collect()
+}
+
+/// The events `append` wrote, described: the engine's from `engine_described` (in order,
+/// as [`LoadedGame::append_described_after`] made them), the server's read here.
+fn describe_appended(
+    append: &Append,
+    engine_described: Vec<(Value, String)>,
+) -> Result<Vec<DescribedEvent>, ApiError> {
+    let mut engine_described = engine_described.into_iter();
+    appended_events(append)
+        .iter()
+        .map(|event| {
+            let schema_version = super::stored_schema_version(event)?;
+            let (payload, text) = if event.is_server_event() {
+                describe_server_event(event)?
+            } else {
+                engine_described.next().ok_or_else(|| {
+                    ApiError::Internal(format!("event {} was not described", event.seq))
+                })?
+            };
+            described_event(event, schema_version, payload, text)
+        })
+        .collect()
+}
+
+fn corrupt(event: &StoredEvent, column: &str) -> ApiError {
+    ApiError::Internal(format!("event {} has a corrupt {column}", event.seq))
+}
+
+/// The server's events are public: nothing to redact.
+fn describe_server_event(event: &StoredEvent) -> Result<(Value, String), ApiError> {
+    let parsed: ServerEvent =
+        serde_json::from_str(&event.payload).map_err(|_| corrupt(event, "payload"))?;
+    Ok((
+        serde_json::to_value(&parsed).map_err(|_| corrupt(event, "payload"))?,
+        parsed.describe(format_time),
+    ))
+}
+
+fn described_event(
+    event: &StoredEvent,
+    schema_version: u32,
+    payload: Value,
+    text: String,
+) -> Result<DescribedEvent, ApiError> {
+    Ok(DescribedEvent {
+        seq: event.seq,
+        created_at: event.created_at,
+        seat: event
+            .seat
+            .map(Seat::try_from)
+            .transpose()
+            .map_err(|_| corrupt(event, "seat"))?,
+        event_type: event.event_type.clone(),
+        schema_version,
+        payload,
+        text,
+        from_server: event.is_server_event(),
+    })
 }
 
 fn view_at(
@@ -195,7 +233,7 @@ pub fn view(
     user: &AuthUser,
     at: Option<i64>,
 ) -> Result<ViewAt, ApiError> {
-    db.read(|conn| {
+    db.read_without_transaction(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         require_started(&game)?;
         let seq = seq_within(at, game.game.current_seq)?;
@@ -215,7 +253,9 @@ pub struct LegalActions {
     pub kind: String,
     pub seq: i64,
     pub seat: Option<Seat>,
-    pub actions: Vec<Value>,
+    /// The actions as one JSON array: written straight from the engine's typed actions when
+    /// nothing is filtered out, since Java's opening list is 190 KB.
+    pub actions_json: String,
 }
 
 /// Which of the legal actions a client asks for, so that a UI can ask for what one click
@@ -265,31 +305,35 @@ pub fn legal_actions(
     user: &AuthUser,
     filter: &ActionFilter,
 ) -> Result<LegalActions, ApiError> {
-    db.read(|conn| {
+    db.read_without_transaction(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         let seat = game.seat_of(user);
         let seq = game.game.current_seq;
         let played_by_a_bot = game
             .seat_row_of(user)
             .is_some_and(|taken| taken.bot.is_some());
-        let actions = match seat {
+        let actions_json = match seat {
             Some(seat)
                 if game.game.status == GameStatus::Running
                     && game.game.to_act.contains(&seat)
                     && !played_by_a_bot =>
             {
                 let table = game.state_at(conn, cache, seq)?;
-                let mut actions = table.legal_actions(seat);
-                actions.retain(|action| filter.keeps(action));
-                actions
+                if *filter == ActionFilter::default() {
+                    table.legal_actions_json(seat)
+                } else {
+                    let mut actions = table.legal_actions(seat);
+                    actions.retain(|action| filter.keeps(action));
+                    Value::Array(actions).to_string()
+                }
             }
-            _ => Vec::new(),
+            _ => "[]".to_owned(),
         };
         Ok(LegalActions {
             kind: game.game.kind.clone(),
             seq,
             seat,
-            actions,
+            actions_json,
         })
     })
 }
@@ -358,7 +402,7 @@ fn act_in(
     require_in_play(&game, seat, now)?;
     let mut table = game.state_at(conn, cache, current_seq)?;
     let (action, events) = decide(&game, table.as_ref(), seat, &request.action)?;
-    let before = table.clone_table();
+    let viewer = Viewer::Seat(seat);
     let action_row = ActionRow {
         game_id: game_id.to_owned(),
         first_seq: current_seq + 1,
@@ -371,13 +415,14 @@ fn act_in(
         created_at: now,
         bot: None,
     };
-    let append = game.append_after(
+    let (append, described) = game.append_described_after(
         table.as_mut(),
         events,
         Some(seat),
         &[],
         now,
         Some(action_row),
+        Some(viewer),
     )?;
     let seq = match store::append(conn, &append) {
         Ok(seq) => seq,
@@ -391,9 +436,7 @@ fn act_in(
         }
         Err(other) => return Err(other.into()),
     };
-    let viewer = Viewer::Seat(seat);
-    let mut replay = before;
-    let events = describe_events(replay.as_mut(), &appended_events(&append), viewer)?;
+    let events = describe_appended(&append, described)?;
     let deadlines = deadlines_after(&game, &append);
     let mut after = game;
     after.game.current_seq = seq;

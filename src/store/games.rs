@@ -308,6 +308,9 @@ pub struct Append {
     pub action: Option<ActionRow>,
     /// Seats whose clock, bot or forfeit changed.
     pub seat_updates: Vec<SeatUpdate>,
+    /// The seated people once the events are in, who hear about them: not bots, nor the
+    /// accounts whose seats bots took over.
+    pub listeners: Vec<(Seat, String)>,
 }
 
 /// Which games to list; all filters apply at once, paging happens in SQL.
@@ -528,27 +531,22 @@ pub fn load_seats(conn: &mut DbConnection, game_id: &str) -> Result<Vec<SeatWith
         .unwrap_or_default())
 }
 
-/// The taken seats of these games, by game, in seat order.
-fn seats_of(
-    conn: &mut DbConnection,
-    game_ids: Vec<String>,
-) -> Result<HashMap<String, Vec<SeatWithName>>, StoreError> {
-    type Row = (
-        String,
-        i32,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        Option<i64>,
-        i64,
-    );
-    let rows: Vec<Row> = seats::table
-        .left_join(accounts::table)
-        .filter(seats::game_id.eq_any(game_ids))
-        .order((seats::game_id.asc(), seats::seat.asc()))
-        .select((
-            seats::game_id,
+/// A taken seat as stored, with its account's name: seat, account, name, bot, forfeit,
+/// deadline, time bank.
+type SeatColumns = (
+    i32,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<i64>,
+    i64,
+);
+
+/// The columns of [`SeatColumns`] in a query that joins `seats` with `accounts`.
+macro_rules! seat_columns {
+    () => {
+        (
             seats::seat,
             seats::account_id,
             accounts::name.nullable(),
@@ -556,32 +554,75 @@ fn seats_of(
             seats::forfeit,
             seats::deadline,
             seats::bank_ms,
-        ))
+        )
+    };
+}
+
+fn seat_from_columns(game_id: &str, columns: SeatColumns) -> Result<SeatWithName, StoreError> {
+    let (seat, account_id, account_name, bot, forfeit, deadline, bank_ms) = columns;
+    let seat = Seat::try_from(seat).map_err(|error| corrupt(game_id, "seats.seat", error))?;
+    let bot = bot
+        .map(|bot| BotStrategy::parse(&bot).ok_or_else(|| corrupt(game_id, "seats.bot", bot)))
+        .transpose()?;
+    let forfeit = forfeit
+        .map(|text| {
+            ForfeitReason::parse(&text).ok_or_else(|| corrupt(game_id, "seats.forfeit", text))
+        })
+        .transpose()?;
+    Ok(SeatWithName {
+        seat,
+        account_id,
+        account_name,
+        bot,
+        forfeit,
+        clock: SeatClock {
+            deadline_ms: deadline,
+            bank_ms,
+        },
+    })
+}
+
+/// The taken seats of these games, by game, in seat order.
+fn seats_of(
+    conn: &mut DbConnection,
+    game_ids: Vec<String>,
+) -> Result<HashMap<String, Vec<SeatWithName>>, StoreError> {
+    let rows: Vec<(String, SeatColumns)> = seats::table
+        .left_join(accounts::table)
+        .filter(seats::game_id.eq_any(game_ids))
+        .order((seats::game_id.asc(), seats::seat.asc()))
+        .select((seats::game_id, seat_columns!()))
         .load(conn)?;
     let mut by_game: HashMap<String, Vec<SeatWithName>> = HashMap::new();
-    for (game_id, seat, account_id, account_name, bot, forfeit, deadline, bank_ms) in rows {
-        let seat = Seat::try_from(seat).map_err(|error| corrupt(&game_id, "seats.seat", error))?;
-        let bot = bot
-            .map(|bot| BotStrategy::parse(&bot).ok_or_else(|| corrupt(&game_id, "seats.bot", bot)))
-            .transpose()?;
-        let forfeit = forfeit
-            .map(|text| {
-                ForfeitReason::parse(&text).ok_or_else(|| corrupt(&game_id, "seats.forfeit", text))
-            })
-            .transpose()?;
-        by_game.entry(game_id).or_default().push(SeatWithName {
-            seat,
-            account_id,
-            account_name,
-            bot,
-            forfeit,
-            clock: SeatClock {
-                deadline_ms: deadline,
-                bank_ms,
-            },
-        });
+    for (game_id, columns) in rows {
+        let seat = seat_from_columns(&game_id, columns)?;
+        by_game.entry(game_id).or_default().push(seat);
     }
     Ok(by_game)
+}
+
+/// The game with its taken seats in seat order, read in one statement: one snapshot even
+/// outside a transaction.
+pub fn find_game_with_seats(
+    conn: &mut DbConnection,
+    id: &str,
+) -> Result<Option<(Game, Vec<SeatWithName>)>, StoreError> {
+    let rows: Vec<(GameRow, Option<SeatColumns>)> = games::table
+        .left_join(seats::table.left_join(accounts::table))
+        .filter(games::id.eq(id))
+        .order(seats::seat.asc())
+        .select((GameRow::as_select(), seat_columns!().nullable()))
+        .load(conn)?;
+    let mut rows = rows.into_iter();
+    let Some((game, first_seat)) = rows.next() else {
+        return Ok(None);
+    };
+    let seats = first_seat
+        .into_iter()
+        .chain(rows.filter_map(|(_, seat)| seat))
+        .map(|columns| seat_from_columns(id, columns))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some((Game::try_from(game)?, seats)))
 }
 
 /// [`StoreError::Duplicate`] when the seat is taken or the account already sits there.
@@ -835,7 +876,9 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
         StoreError::Duplicate => StoreError::StaleSeq { current: new_seq },
         other => other,
     })?;
-    mark_seats_to_act(conn, &append.game_id, &append.to_act)?;
+    if append.to_act != append.previous_to_act {
+        mark_seats_to_act(conn, &append.game_id, &append.to_act)?;
+    }
     for update in &append.seat_updates {
         diesel::update(
             seats::table
@@ -863,22 +906,11 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
 /// Tells the seated accounts what the append means for them: the game started, it is their
 /// turn (newly, or after another seat acted), the game finished.
 fn notify_seats(conn: &mut DbConnection, append: &Append, seq: i64) -> Result<(), StoreError> {
-    // Only people hear from their games: not bots, nor accounts whose seat a bot took over.
-    let seated: Vec<(i32, Option<String>)> = seats::table
-        .filter(seats::game_id.eq(&append.game_id))
-        .filter(seats::bot.is_null())
-        .select((seats::seat, seats::account_id))
-        .load(conn)?;
-    let seated = seated
-        .into_iter()
-        .filter_map(|(seat, account)| Some((seat, account?)));
     let started = append.previous_status == GameStatus::Open && append.status != GameStatus::Open;
     let finished =
         append.previous_status != GameStatus::Finished && append.status == GameStatus::Finished;
-    for (seat, account_id) in seated {
-        let Ok(seat) = Seat::try_from(seat) else {
-            continue;
-        };
+    for (seat, account_id) in &append.listeners {
+        let seat = *seat;
         let turn = append.to_act.contains(&seat)
             && (!append.previous_to_act.contains(&seat) || append.acting_seat != Some(seat));
         let kinds = [

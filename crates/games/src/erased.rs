@@ -103,6 +103,9 @@ pub trait Table: Send {
         rng: &mut dyn RngCore,
     ) -> Result<(Value, Vec<RecordedEvent>), ActionError>;
     fn legal_actions(&self, seat: Seat) -> Vec<Value>;
+    /// [`Table::legal_actions`] as one JSON array, written straight from the typed actions:
+    /// no `Value` per action (Java's opening has hundreds).
+    fn legal_actions_json(&self, seat: Seat) -> String;
     fn to_act(&self) -> Vec<Seat>;
     fn outcome(&self) -> Option<Outcome>;
     /// Each seat's score as it stands now.
@@ -336,6 +339,12 @@ impl<E: Engine> Table for TypedTable<E> {
             .iter()
             .map(to_json)
             .collect()
+    }
+
+    fn legal_actions_json(&self, seat: Seat) -> String {
+        // Engine types are plain data with string keys, so serialising them cannot fail.
+        serde_json::to_string(&E::legal_actions(&self.state, seat))
+            .unwrap_or_else(|_| "[]".to_owned())
     }
 
     fn to_act(&self) -> Vec<Seat> {

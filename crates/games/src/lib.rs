@@ -99,6 +99,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn legal_actions_as_json_are_the_legal_actions_serialised() {
+        use rand::SeedableRng;
+        for rules in all_games() {
+            let options = rules.default_options();
+            let version = rules.newest_rules_version();
+            for seats in rules.player_counts() {
+                let mut table = rules.new_table(&options, seats, version).unwrap();
+                let opening = rules
+                    .setup(&options, seats, version, None, &mut rng_for([seats; 32], 0))
+                    .unwrap();
+                for event in opening {
+                    let payload = event.payload.to_string();
+                    table.apply(&payload, rules.event_schema_version()).unwrap();
+                }
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(seats));
+                let mut compared = 0;
+                while compared < 300 && table.outcome().is_none() {
+                    for seat in table.to_act() {
+                        assert_eq!(
+                            table.legal_actions_json(seat),
+                            serde_json::to_string(&table.legal_actions(seat)).unwrap(),
+                            "{} at {seats} seats",
+                            rules.kind()
+                        );
+                        compared += 1;
+                    }
+                    table.play_randomly(1, &mut rng);
+                }
+                assert!(compared >= 100, "{}: {compared} compared", rules.kind());
+            }
+        }
+    }
+
+    #[test]
     fn seeds_round_trip_through_hex() {
         let seed: [u8; 32] = std::array::from_fn(|index| (index * 7) as u8);
         assert_eq!(decode_seed(&encode_seed(&seed)), Some(seed));

@@ -1,8 +1,9 @@
 //! Load against the real release server on loopback, on SQLite and on PostgreSQL: a fast
-//! client plays many games of every kind at once (each step reads the view and the legal
-//! actions, then posts one), and the run prints actions per second, POST latency, read
-//! latency early and late in a game, the server's CPU time per action, and, on the same
-//! PostgreSQL with as many clients, pgbench's rate of single-row inserts.
+//! client plays many games of every kind at once (each step reads the legal actions and
+//! posts one; every fourth step reads the view too), and the run prints actions per
+//! second, POST latency, read latency early and late in a game, the server's CPU time per
+//! action, and, on the same PostgreSQL with as many clients, pgbench's rate of single-row
+//! inserts.
 //!
 //! `scripts/bench-load [concurrent games] [seconds per backend]` (defaults 64 and 20); it
 //! starts a throwaway PostgreSQL unless `BENCH_DATABASE_URL` names one.
@@ -15,6 +16,8 @@ use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
 use diesel::Connection;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use server::{percentile, sign_up, Server};
 use tokio::sync::Mutex;
@@ -24,26 +27,84 @@ const KINDS: [&str; 3] = ["tikal", "java", "eternal_palace"];
 const EARLY: i64 = 60;
 const LATE: i64 = 400;
 
+/// A view is read every this many steps (the answer to an action carries the actor's view
+/// already; other clients read it when a stream tells them the game moved).
+const VIEW_EVERY: usize = 4;
+
 #[derive(Default)]
 struct Samples {
     posts: Vec<Duration>,
-    early_reads: Vec<Duration>,
-    late_reads: Vec<Duration>,
+    early_legal: Vec<Duration>,
+    late_legal: Vec<Duration>,
+    early_views: Vec<Duration>,
+    late_views: Vec<Duration>,
     actions: usize,
     games_finished: usize,
     errors: usize,
 }
 
+impl Samples {
+    fn read(&mut self, seq: i64, took: Duration, view: bool) {
+        let samples = match (seq <= EARLY, seq > LATE, view) {
+            (true, _, false) => &mut self.early_legal,
+            (true, _, true) => &mut self.early_views,
+            (_, true, false) => &mut self.late_legal,
+            (_, true, true) => &mut self.late_views,
+            _ => return,
+        };
+        samples.push(took);
+    }
+
+    fn add(&mut self, mut other: Samples) {
+        self.posts.append(&mut other.posts);
+        self.early_legal.append(&mut other.early_legal);
+        self.late_legal.append(&mut other.late_legal);
+        self.early_views.append(&mut other.early_views);
+        self.late_views.append(&mut other.late_views);
+        self.actions += other.actions;
+        self.games_finished += other.games_finished;
+        self.errors += other.errors;
+    }
+}
+
+/// p50 and p99.
+type Spread = (Duration, Duration);
+
+fn spread(samples: &mut [Duration]) -> Spread {
+    (percentile(samples, 0.5), percentile(samples, 0.99))
+}
+
 struct Table {
     name: &'static str,
     actions_per_second: f64,
-    post_p50: Duration,
-    post_p99: Duration,
-    early: (Duration, Duration),
-    late: (Duration, Duration),
+    post: Spread,
+    early_legal: Spread,
+    late_legal: Spread,
+    early_view: Spread,
+    late_view: Spread,
     cpu_ms_per_action: f64,
     finished: usize,
     errors: usize,
+}
+
+/// What the client reads of legal actions: the actions stay unparsed JSON, as a bot that
+/// picks one and posts it back needs nothing more.
+#[derive(Deserialize)]
+struct Legal<'a> {
+    seq: i64,
+    #[serde(borrow)]
+    actions: Vec<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Accepted {
+    view: AcceptedView,
+}
+
+#[derive(Deserialize)]
+struct AcceptedView {
+    finished: bool,
+    to_act: Vec<usize>,
 }
 
 async fn new_game(client: &reqwest::Client, base: &str, kind: &str, tokens: &[String]) -> String {
@@ -78,6 +139,10 @@ fn seats_to_act(to_act: &Value) -> Vec<usize> {
                 .collect()
         })
         .unwrap_or_default();
+    either_if_none(seats)
+}
+
+fn either_if_none(seats: Vec<usize>) -> Vec<usize> {
     if seats.is_empty() {
         vec![0, 1]
     } else {
@@ -85,7 +150,8 @@ fn seats_to_act(to_act: &Value) -> Vec<usize> {
     }
 }
 
-/// One client playing games of `kind` one after another until `deadline`.
+/// One client playing games of `kind` one after another until `deadline`: every step reads
+/// the legal actions and posts one of them; every [`VIEW_EVERY`]th step reads the view too.
 async fn play(
     client: reqwest::Client,
     base: String,
@@ -99,37 +165,47 @@ async fn play(
     'games: while Instant::now() < deadline {
         let id = new_game(&client, &base, kind, &tokens).await;
         let mut to_act: Vec<usize> = vec![0];
+        let mut seq = 0;
         while Instant::now() < deadline {
             step += 1;
             let token = &tokens[to_act[step % to_act.len()]];
-            let read_started = Instant::now();
-            let view = client
-                .get(format!("{base}/v1/games/{id}/view"))
-                .bearer_auth(token)
-                .send()
-                .await;
+            if step % VIEW_EVERY == 0 {
+                let started = Instant::now();
+                let view = match client
+                    .get(format!("{base}/v1/games/{id}/view"))
+                    .bearer_auth(token)
+                    .send()
+                    .await
+                {
+                    Ok(view) => view.bytes().await.is_ok(),
+                    Err(_) => false,
+                };
+                if !view {
+                    local.errors += 1;
+                    continue 'games;
+                }
+                local.read(seq, started.elapsed(), true);
+            }
+            let started = Instant::now();
             let legal = client
                 .get(format!("{base}/v1/games/{id}/legal-actions"))
                 .bearer_auth(token)
                 .send()
                 .await;
-            let (Ok(view), Ok(legal)) = (view, legal) else {
+            let Ok(body) = (match legal {
+                Ok(legal) => legal.bytes().await,
+                Err(error) => Err(error),
+            }) else {
                 local.errors += 1;
                 continue 'games;
             };
-            let (Ok(_), Ok(legal)) = (view.bytes().await, legal.json::<Value>().await) else {
+            let Ok(legal) = serde_json::from_slice::<Legal>(&body) else {
                 local.errors += 1;
                 continue 'games;
             };
-            let read = read_started.elapsed() / 2;
-            let seq = legal["seq"].as_i64().unwrap_or(0);
-            if seq <= EARLY {
-                local.early_reads.push(read);
-            } else if seq > LATE {
-                local.late_reads.push(read);
-            }
-            let actions = legal["actions"].as_array().cloned().unwrap_or_default();
-            if actions.is_empty() {
+            seq = legal.seq;
+            local.read(seq, started.elapsed(), false);
+            if legal.actions.is_empty() {
                 // The other seat must act; ask the game who.
                 let summary: Value = match client
                     .get(format!("{base}/v1/games/{id}"))
@@ -147,36 +223,36 @@ async fn play(
                 to_act = seats_to_act(&summary["to_act"]);
                 continue;
             }
-            let action = &actions[step * 7919 % actions.len()];
+            let action = legal.actions[step * 7919 % legal.actions.len()].get();
+            let body = format!("{{\"expected_seq\":{seq},\"action\":{action}}}");
             let posted = Instant::now();
             let answer = client
                 .post(format!("{base}/v1/games/{id}/actions"))
                 .bearer_auth(token)
-                .json(&json!({"expected_seq": seq, "action": action}))
+                .header("content-type", "application/json")
+                .body(body)
                 .send()
                 .await;
-            match answer {
-                Ok(response) if response.status() == 200 => {
-                    local.posts.push(posted.elapsed());
-                    local.actions += 1;
-                    let accepted: Value = response.json().await.unwrap_or_default();
-                    if accepted["view"]["finished"] == true {
-                        local.games_finished += 1;
-                        continue 'games;
-                    }
-                    to_act = seats_to_act(&accepted["view"]["to_act"]);
-                }
-                _ => local.errors += 1,
+            let accepted = match answer {
+                Ok(response) if response.status() == 200 => response.bytes().await.ok(),
+                _ => None,
+            };
+            let Some(accepted) =
+                accepted.and_then(|bytes| serde_json::from_slice::<Accepted>(&bytes).ok())
+            else {
+                local.errors += 1;
+                continue;
+            };
+            local.posts.push(posted.elapsed());
+            local.actions += 1;
+            if accepted.view.finished {
+                local.games_finished += 1;
+                continue 'games;
             }
+            to_act = either_if_none(accepted.view.to_act);
         }
     }
-    let mut shared = samples.lock().await;
-    shared.posts.append(&mut local.posts);
-    shared.early_reads.append(&mut local.early_reads);
-    shared.late_reads.append(&mut local.late_reads);
-    shared.actions += local.actions;
-    shared.games_finished += local.games_finished;
-    shared.errors += local.errors;
+    samples.lock().await.add(local);
 }
 
 async fn run(name: &'static str, database_url: &str, games: usize, seconds: u64) -> Table {
@@ -228,16 +304,11 @@ async fn run(name: &'static str, database_url: &str, games: usize, seconds: u64)
     Table {
         name,
         actions_per_second: samples.actions as f64 / elapsed,
-        post_p50: percentile(&mut samples.posts, 0.5),
-        post_p99: percentile(&mut samples.posts, 0.99),
-        early: (
-            percentile(&mut samples.early_reads, 0.5),
-            percentile(&mut samples.early_reads, 0.99),
-        ),
-        late: (
-            percentile(&mut samples.late_reads, 0.5),
-            percentile(&mut samples.late_reads, 0.99),
-        ),
+        post: spread(&mut samples.posts),
+        early_legal: spread(&mut samples.early_legal),
+        late_legal: spread(&mut samples.late_legal),
+        early_view: spread(&mut samples.early_views),
+        late_view: spread(&mut samples.late_views),
         cpu_ms_per_action: cpu * 1000.0 / samples.actions.max(1) as f64,
         finished: samples.games_finished,
         errors: samples.errors,
@@ -335,27 +406,31 @@ async fn main() {
     }
     println!(
         "{games} concurrent 2-player games ({} of each kind), {seconds} s per backend; a step \
-         reads the view and the legal actions, then posts one",
+         reads the legal actions and posts one, every {VIEW_EVERY}th step reads the view too; \
+         reads early: seq <= {EARLY}, late: seq > {LATE}",
         games / KINDS.len()
     );
     println!(
-        "| backend | actions/s | POST p50 | POST p99 | read p50/p99 early (seq <= {EARLY}) | \
-         read p50/p99 late (seq > {LATE}) | late/early p50 | server CPU per action | games \
-         finished | errors |"
+        "| backend | actions/s | POST p50 / p99 | legal actions p50 / p99 early | late | \
+         late/early p50 | view p50 / p99 early | late | late/early p50 | server CPU per action \
+         | games finished | errors |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    let ratio =
+        |late: Spread, early: Spread| late.0.as_secs_f64() / early.0.as_secs_f64().max(1e-9);
+    let both = |spread: Spread| format!("{} / {} ms", ms(spread.0), ms(spread.1));
     for table in &tables {
         println!(
-            "| {} | {:.0} | {} ms | {} ms | {} / {} ms | {} / {} ms | {:.2} | {:.2} ms | {} | {} |",
+            "| {} | {:.0} | {} | {} | {} | {:.2} | {} | {} | {:.2} | {:.2} ms | {} | {} |",
             table.name,
             table.actions_per_second,
-            ms(table.post_p50),
-            ms(table.post_p99),
-            ms(table.early.0),
-            ms(table.early.1),
-            ms(table.late.0),
-            ms(table.late.1),
-            table.late.0.as_secs_f64() / table.early.0.as_secs_f64().max(1e-9),
+            both(table.post),
+            both(table.early_legal),
+            both(table.late_legal),
+            ratio(table.late_legal, table.early_legal),
+            both(table.early_view),
+            both(table.late_view),
+            ratio(table.late_view, table.early_view),
             table.cpu_ms_per_action,
             table.finished,
             table.errors

@@ -5,7 +5,9 @@
 //! `cargo bench --bench engines` prints one row per game kind and exits non-zero if a
 //! target is missed. Targets (per operation, on one core of the reference machine):
 //! fold of a whole finished game < 50 ms, legal actions < 10 ms, a view < 5 ms,
-//! a finished game's state < 256 KiB as JSON.
+//! a finished game's state < 256 KiB as JSON. It also prints, with no target, the most memory
+//! a table took at any position of the played games (`Table::memory_bytes`: the state and the
+//! heap buffers it owns).
 
 use std::time::{Duration, Instant};
 
@@ -29,6 +31,8 @@ struct Measured {
     view: Duration,
     view_calls: u32,
     state_bytes: usize,
+    /// The most `Table::memory_bytes` of any position.
+    memory_bytes: usize,
 }
 
 /// Plays one random game to its end; returns its log as stored payloads.
@@ -56,6 +60,7 @@ fn play(rules: &dyn GameRules, seats: u8, seed: u64, measured: &mut Measured) ->
             .apply(payload, rules.event_schema_version())
             .expect("apply");
     }
+    measured.memory_bytes = measured.memory_bytes.max(table.memory_bytes());
     let mut chooser = ChaCha8Rng::seed_from_u64(seed);
     while table.outcome().is_none() {
         let to_act = table.to_act();
@@ -79,6 +84,7 @@ fn play(rules: &dyn GameRules, seats: u8, seed: u64, measured: &mut Measured) ->
                 .expect("apply");
             log.push(payload);
         }
+        measured.memory_bytes = measured.memory_bytes.max(table.memory_bytes());
     }
     measured.state_bytes = measured
         .state_bytes
@@ -105,8 +111,15 @@ fn fold(rules: &dyn GameRules, seats: u8, log: &[String]) -> Box<dyn Table> {
 fn main() {
     let mut missed = Vec::new();
     println!(
-        "{:<16} {:>5} {:>8} {:>12} {:>12} {:>10} {:>11}",
-        "kind", "seats", "events", "fold/game", "legal/call", "view/call", "state KiB"
+        "{:<16} {:>5} {:>8} {:>12} {:>12} {:>10} {:>11} {:>11}",
+        "kind",
+        "seats",
+        "events",
+        "fold/game",
+        "legal/call",
+        "view/call",
+        "state KiB",
+        "memory KiB"
     );
     for rules in all_games() {
         let seats = (*rules.player_counts().start())
@@ -120,6 +133,7 @@ fn main() {
             view: Duration::ZERO,
             view_calls: 0,
             state_bytes: 0,
+            memory_bytes: 0,
         };
         let mut worst_fold = Duration::ZERO;
         for seed in 0..GAMES_PER_KIND {
@@ -134,14 +148,15 @@ fn main() {
         let legal = measured.legal / measured.legal_calls.max(1);
         let view = measured.view / measured.view_calls.max(1);
         println!(
-            "{:<16} {:>5} {:>8} {:>12.2?} {:>12.2?} {:>10.2?} {:>11.1}",
+            "{:<16} {:>5} {:>8} {:>12.2?} {:>12.2?} {:>10.2?} {:>11.1} {:>11.1}",
             rules.kind(),
             seats,
             measured.events / GAMES_PER_KIND as usize,
             measured.fold / GAMES_PER_KIND as u32,
             legal,
             view,
-            measured.state_bytes as f64 / 1024.0
+            measured.state_bytes as f64 / 1024.0,
+            measured.memory_bytes as f64 / 1024.0
         );
         if worst_fold > FOLD_TARGET {
             missed.push(format!(

@@ -7,6 +7,7 @@
 use std::fmt::Debug;
 use std::ops::RangeInclusive;
 
+use get_size2::GetSize;
 use rand::RngCore;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -113,7 +114,13 @@ pub trait Engine: 'static + Debug + Clone {
     /// Options chosen at game creation (e.g. a variant). `{}` must deserialize to the default.
     type Options: Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + ToSchema;
     /// Full state including every secret. Must round-trip through JSON unchanged.
-    type State: Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync;
+    ///
+    /// [`GetSize`] (derive it, `#[derive(GetSize)]` from `get_size2`, on the state and every
+    /// type it holds) reports the heap bytes the state owns, which
+    /// [`Table::memory_bytes`](crate::Table::memory_bytes) adds up so that a cache of folded
+    /// states can be bounded in bytes. Data loaded once and held by `&'static` reference
+    /// counts 0 there.
+    type State: Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync + GetSize;
     /// What a seat asks to do. Tagged JSON, e.g. `{"type":"end_turn"}`.
     type Action: Serialize + DeserializeOwned + Clone + Debug + PartialEq + ToSchema;
     /// What happened. Carries every random outcome. Must round-trip through JSON unchanged.

@@ -4,6 +4,7 @@
 use std::marker::PhantomData;
 use std::ops::RangeInclusive;
 
+use get_size2::GetSize;
 use rand::{Rng, RngCore};
 use serde_json::Value;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
@@ -123,6 +124,16 @@ pub trait Table: Send {
     fn secrets(&self) -> Vec<Secret>;
     fn state_json(&self) -> Value;
     fn clone_table(&self) -> Box<dyn Table>;
+    /// Bytes this table takes in memory: the state itself and everything it owns on the heap
+    /// (allocator overhead not counted).
+    ///
+    /// Counted: the allocation a `Box<dyn Table>` points to (the table, which is the state
+    /// inline) and every heap buffer the state owns, `Vec`s and `String`s by their capacity
+    /// (not their length), recursively. Not counted: the box's own (fat) pointer, which lives
+    /// in whoever holds the box; the allocator's bookkeeping and rounding; data shared by all
+    /// games and held by `&'static` reference. A clone can take less than its original,
+    /// because cloning a `Vec` or `String` allocates only its length.
+    fn memory_bytes(&self) -> usize;
     /// Plays on with uniformly random legal actions (by a random seat among those to act)
     /// until the game ends or `max_actions` actions were taken; returns how many were taken.
     /// Works on the typed state without any JSON, because the bots' playouts take thousands
@@ -390,6 +401,10 @@ impl<E: Engine> Table for TypedTable<E> {
         })
     }
 
+    fn memory_bytes(&self) -> usize {
+        size_of::<Self>() + self.state.get_heap_size()
+    }
+
     fn play_randomly(&mut self, max_actions: usize, rng: &mut dyn RngCore) -> usize {
         for taken in 0..max_actions {
             let to_act = E::to_act(&self.state);
@@ -418,5 +433,250 @@ impl<E: Engine> Table for TypedTable<E> {
         Box::new(TypedTable::<E> {
             state: E::sample_hidden(&self.state, seat, rng),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! [`Table::memory_bytes`] on random games of every kind, and on states grown by hand
+    //! deep inside, where the exact number of bytes added is known.
+
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::eternal_palace::{self, EternalPalace, EternalPalaceOptions};
+    use crate::java::{self, Java};
+    use crate::tikal::{self, Tikal};
+
+    /// No state of these games comes near it (the engines bench prints the real figures);
+    /// a state past it keeps something it should have dropped.
+    const SANITY_BOUND: usize = 256 * 1024;
+    /// Random games per kind and seat count.
+    const GAMES: u64 = 3;
+    /// A random game longer than this would not end.
+    const MAX_ACTIONS: usize = 20_000;
+
+    /// A table of `E` at `seats` with the opening events folded in.
+    fn opening<E: Engine>(options: &E::Options, seats: u8, seed: u64) -> TypedTable<E> {
+        let version = E::newest_rules_version();
+        let mut state = E::initial_state(options, seats, version);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for event in E::setup(options, seats, version, None, &mut rng).expect("setup") {
+            E::evolve(&mut state, &event);
+        }
+        TypedTable { state }
+    }
+
+    /// Plays `GAMES` random games of `E` at every seat count to their end, checking every
+    /// position: the table takes more than its state's inline size (every state owns heap
+    /// buffers) and less than the sanity bound; a clone takes no more than the original (a
+    /// cloned `Vec` or `String` drops its spare capacity) and exactly as much as a clone of
+    /// itself; and the finished table takes more than the opening one, because laying tiles,
+    /// taking cards and placing dice fill buffers that were empty at the opening.
+    fn check_random_games<E: Engine>(options: &E::Options) {
+        let inline = size_of::<E::State>();
+        for seats in E::player_counts() {
+            for seed in 0..GAMES {
+                let game = format!("{} at {seats}, seed {seed}", E::NAME);
+                let mut table = opening::<E>(options, seats, seed);
+                let at_opening = table.memory_bytes();
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                let mut actions = 0;
+                loop {
+                    let memory = table.memory_bytes();
+                    assert!(
+                        memory > inline,
+                        "{game}, action {actions}: {memory} bytes, the state alone is {inline}"
+                    );
+                    assert!(
+                        memory < SANITY_BOUND,
+                        "{game}, action {actions}: {memory} bytes"
+                    );
+                    let clone = table.clone_table();
+                    let cloned = clone.memory_bytes();
+                    assert!(
+                        cloned <= memory,
+                        "{game}, action {actions}: the clone takes {cloned} bytes, the \
+                         original {memory}"
+                    );
+                    assert_eq!(
+                        clone.clone_table().memory_bytes(),
+                        cloned,
+                        "{game}, action {actions}: a clone of the clone"
+                    );
+                    if E::outcome(&table.state).is_some() {
+                        break;
+                    }
+                    assert!(actions < MAX_ACTIONS, "{game} does not end");
+                    let taken = table.play_randomly(1, &mut rng);
+                    assert_eq!(taken, 1, "{game}, action {actions}: nothing to play");
+                    actions += taken;
+                }
+                let at_end = table.memory_bytes();
+                assert!(
+                    at_end > at_opening,
+                    "{game}: {at_end} bytes at the end, {at_opening} at the opening"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn tikal_memory_over_random_games() {
+        check_random_games::<Tikal>(&Default::default());
+        check_random_games::<Tikal>(&tikal::TikalOptions { auction: true });
+    }
+
+    #[test]
+    fn java_memory_over_random_games() {
+        check_random_games::<Java>(&Default::default());
+    }
+
+    #[test]
+    fn eternal_palace_memory_over_random_games() {
+        check_random_games::<EternalPalace>(&Default::default());
+        check_random_games::<EternalPalace>(&EternalPalaceOptions {
+            privileges: true,
+            river_market: true,
+            ..Default::default()
+        });
+    }
+
+    /// `grow` changes the state and returns the heap bytes it added; the table must report
+    /// exactly that many more.
+    fn check_growth<E: Engine>(
+        table: &mut TypedTable<E>,
+        grow: impl FnOnce(&mut E::State) -> usize,
+    ) {
+        let before = table.memory_bytes();
+        let added = grow(&mut table.state);
+        assert!(added > 0);
+        assert_eq!(table.memory_bytes(), before + added, "{}", E::NAME);
+    }
+
+    /// Heap bytes of a `Vec`'s buffer alone.
+    fn buffer<T>(vec: &Vec<T>) -> usize {
+        vec.capacity() * size_of::<T>()
+    }
+
+    #[test]
+    fn memory_counts_what_tikal_holds_deep_inside() {
+        let mut table = opening::<Tikal>(&Default::default(), 3, 1);
+        // A treasure token on a laid hex: board -> Option<PlacedHex> -> Vec<String>.
+        check_growth(&mut table, |state| {
+            let hex = state.board.iter_mut().flatten().next().expect("a laid hex");
+            let before = buffer(&hex.tokens);
+            let token = "treasure-x".repeat(5);
+            let owned = token.capacity();
+            hex.tokens.push(token);
+            buffer(&hex.tokens) - before + owned
+        });
+        // Spare capacity counts, not only length.
+        check_growth(&mut table, |state| {
+            let before = buffer(&state.draw_pile);
+            state
+                .draw_pile
+                .reserve_exact(state.draw_pile.capacity() + 10);
+            buffer(&state.draw_pile) - before
+        });
+        // The bidding of the auction variant: Option<Bidding> -> Vec<Seat>.
+        check_growth(&mut table, |state| {
+            let passed = vec![0, 2];
+            let added = buffer(&passed);
+            state.bidding = Some(tikal::state::Bidding {
+                opener: 0,
+                current: 1,
+                high: None,
+                passed,
+            });
+            added
+        });
+    }
+
+    #[test]
+    fn memory_counts_what_java_holds_deep_inside() {
+        use java::data::Symbol;
+        use java::state::{BidStatus, Bidder, Card, FestivalStage, FestivalState, Phase};
+        let mut table = opening::<Java>(&Default::default(), 3, 1);
+        let card = |id: &str| Card {
+            id: id.to_owned(),
+            symbols: vec![Symbol::Drum, Symbol::Mask],
+        };
+        let card_heap = |card: &Card| card.id.capacity() + buffer(&card.symbols);
+        // A card in a hand: players -> Vec<HandCard> -> Card -> String and Vec<Symbol>.
+        check_growth(&mut table, |state| {
+            let hand = &mut state.players[1].hand;
+            let before = buffer(hand);
+            let taken = card("pc99");
+            let owned = card_heap(&taken);
+            hand.push(java::state::HandCard {
+                card: taken,
+                public: false,
+            });
+            buffer(hand) - before + owned
+        });
+        // A festival, held in an enum variant: Phase::Festival -> Vec<Bidder> -> Vec<Card>.
+        assert!(!matches!(table.state.phase, Phase::Festival(_)));
+        check_growth(&mut table, |state| {
+            let played = vec![card("pc98"), card("pc97")];
+            let bidders = vec![Bidder {
+                seat: 0,
+                status: BidStatus::In,
+                points: 3,
+                played,
+            }];
+            let symbols = vec![Symbol::Puppet];
+            let added = buffer(&bidders)
+                + bidders[0].played.iter().map(card_heap).sum::<usize>()
+                + buffer(&bidders[0].played)
+                + buffer(&symbols);
+            state.phase = Phase::Festival(FestivalState {
+                palace: 0,
+                host: 0,
+                symbols,
+                bidders,
+                high: 3,
+                tie_maker: None,
+                stage: FestivalStage::Bidding { to_act: 1 },
+            });
+            added
+        });
+    }
+
+    #[test]
+    fn memory_counts_what_eternal_palace_holds_deep_inside() {
+        use eternal_palace::state::{Pending, PlacedGroup};
+        let mut table = opening::<EternalPalace>(&Default::default(), 3, 1);
+        // A revealed group: players -> Vec<Vec<u8>>.
+        check_growth(&mut table, |state| {
+            let groups = &mut state.players[2].groups;
+            let before = buffer(groups);
+            let group = vec![3, 3, 5];
+            let owned = buffer(&group);
+            groups.push(group);
+            buffer(groups) - before + owned
+        });
+        // Dice on a location: Vec<Vec<PlacedGroup>> -> Vec<u8>.
+        check_growth(&mut table, |state| {
+            let dice = &mut state.location_dice[4];
+            let before = buffer(dice);
+            let pips = vec![6, 6];
+            let owned = buffer(&pips);
+            dice.push(PlacedGroup { seat: 1, pips });
+            buffer(dice) - before + owned
+        });
+        // Drawn advisors, held in an enum variant: Vec<Pending> -> Vec<String>.
+        check_growth(&mut table, |state| {
+            let before = buffer(&state.pending);
+            let cards = vec!["held0:a01".to_owned(), "held0:a02".to_owned()];
+            let owned = buffer(&cards) + cards.iter().map(String::capacity).sum::<usize>();
+            state.pending.push(Pending::FishMarket {
+                seat: 0,
+                cards,
+                draw_more: false,
+            });
+            buffer(&state.pending) - before + owned
+        });
     }
 }

@@ -4,6 +4,7 @@
 
 use std::sync::OnceLock;
 
+use get_size2::GetSize;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -62,7 +63,7 @@ fn is_zero(value: &i32) -> bool {
 }
 
 /// A bundle of material (also used as a signed change). Zero fields are omitted in JSON.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, GetSize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
 #[schema(as = EternalPalaceGoods)]
 pub struct Goods {

@@ -1,6 +1,7 @@
 //! What happened. Every random outcome is written here; secret fields are `Option`s that
 //! `redact` empties for viewers who may not see them.
 
+use get_size2::GetSize;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -48,7 +49,7 @@ pub enum Reason {
 }
 
 /// Where a hired advisor came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, GetSize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[schema(as = EternalPalaceHireSource)]
 pub enum HireSource {
@@ -62,7 +63,7 @@ pub enum HireSource {
 }
 
 /// A choice that waits for the active seat.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize, ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[schema(as = EternalPalaceChoice)]
 pub enum Choice {
@@ -134,7 +135,7 @@ fn is_zero(value: &i32) -> bool {
 }
 
 /// One line of the final scoring.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize, ToSchema)]
 #[schema(as = EternalPalaceScoreSheet)]
 pub struct ScoreSheet {
     pub seat: Seat,

@@ -1,5 +1,6 @@
 //! The full state (with every secret) and `evolve`, which folds one event into it.
 
+use get_size2::GetSize;
 use serde::{Deserialize, Serialize};
 
 use super::data::{data, Goods, LocationKind, ENTRANCE, LOCATIONS};
@@ -8,7 +9,7 @@ use super::EternalPalaceOptions;
 use crate::engine::Seat;
 
 /// Where the game stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Before the opening events.
@@ -24,7 +25,7 @@ pub enum Phase {
 }
 
 /// An advisor in front of a player.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct OwnedAdvisor {
     pub card: String,
     /// Turned sideways this round (patrons stay unused: they acted once on hiring).
@@ -32,7 +33,7 @@ pub struct OwnedAdvisor {
 }
 
 /// One seat's material and progress.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct Player {
     /// Fish, wisdom, resources and privilege tokens (the palace field stays 0).
     pub stock: Goods,
@@ -65,14 +66,14 @@ pub struct Player {
 }
 
 /// A group lying on a location this round.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct PlacedGroup {
     pub seat: Seat,
     pub pips: Vec<u8>,
 }
 
 /// A decision the active seat owes before the turn can pass.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Pending {
     /// Fish market: drawn cards (hidden tokens "held{seat}:{id}"). `draw_more`: Fish
@@ -96,7 +97,7 @@ impl Pending {
 }
 
 /// The whole game, secrets included.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct State {
     /// The rules version the game is played under (see `Engine::RULES_VERSIONS`).
     pub rules_version: u32,

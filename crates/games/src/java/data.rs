@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use get_size2::GetSize;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -169,7 +170,18 @@ fn parse_material(lines: Vec<(String, u8)>) -> Material {
 
 /// One of the three festival symbols on palace cards.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    GetSize,
+    ToSchema,
 )]
 #[schema(as = JavaSymbol)]
 #[serde(rename_all = "snake_case")]

@@ -1,5 +1,6 @@
 //! The full state (with every secret) and `evolve`, which folds one event into it.
 
+use get_size2::GetSize;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -13,7 +14,7 @@ pub const ACTION_POINTS: u8 = 6;
 
 /// A palace card. Its id is unique for the whole game (cards get fresh ids whenever the
 /// discard pile is reshuffled into a new deck).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize, ToSchema)]
 #[schema(as = JavaCard)]
 pub struct Card {
     /// Unique id such as "pc07".
@@ -30,7 +31,7 @@ impl Card {
 }
 
 /// Top terrain of a stack of tiles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, GetSize, ToSchema)]
 #[schema(as = JavaTerrain)]
 #[serde(rename_all = "snake_case")]
 pub enum Terrain {
@@ -46,7 +47,7 @@ fn is_false(value: &bool) -> bool {
     !*value
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct SpaceState {
     /// Number of tiles stacked here.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -69,7 +70,7 @@ pub struct SpaceState {
     pub water_scored: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct Palace {
     pub space: usize,
     pub value: u8,
@@ -79,14 +80,14 @@ pub struct Palace {
     pub changed_in_turn: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct HandCard {
     pub card: Card,
     /// Everyone saw this card being taken (it was the face-up card).
     pub public: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct PlayerState {
     /// Developers in the reserve (not on the board).
     pub developers: u8,
@@ -100,13 +101,13 @@ pub struct PlayerState {
     pub counted: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct PalaceStock {
     pub value: u8,
     pub count: u8,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct TurnState {
     pub number: u32,
     pub ap: u8,
@@ -116,7 +117,7 @@ pub struct TurnState {
 }
 
 /// Where a festival participant stands in the bidding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, GetSize, ToSchema)]
 #[schema(as = JavaBidStatus)]
 #[serde(rename_all = "snake_case")]
 pub enum BidStatus {
@@ -128,7 +129,7 @@ pub enum BidStatus {
     Out,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct Bidder {
     pub seat: Seat,
     pub status: BidStatus,
@@ -136,7 +137,7 @@ pub struct Bidder {
     pub played: Vec<Card>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 #[serde(tag = "stage", rename_all = "snake_case")]
 pub enum FestivalStage {
     /// `to_act` must match the highest bid (or go above it) or pass.
@@ -148,7 +149,7 @@ pub enum FestivalStage {
     Decided { winners: Vec<Seat>, shared: bool },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct FestivalState {
     pub palace: u8,
     pub host: Seat,
@@ -180,7 +181,7 @@ impl FestivalState {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum Phase {
     /// Before the opening events.
@@ -193,7 +194,7 @@ pub enum Phase {
 }
 
 /// The complete state of a Java game, secrets included.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct JavaState {
     /// The rules version the game is played under (see `Engine::RULES_VERSIONS`).
     pub rules_version: u32,

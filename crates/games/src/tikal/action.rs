@@ -1,12 +1,13 @@
 //! What a seat can ask for. Spaces are named like "C3" (column letter A-H, row 1-5).
 
+use get_size2::GetSize;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::engine::Seat;
 
 /// Which of a player's figures an action is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, GetSize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[schema(as = TikalPieceKind)]
 pub enum PieceKind {

@@ -5,6 +5,7 @@
 
 use std::sync::OnceLock;
 
+use get_size2::GetSize;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -28,7 +29,7 @@ pub const TREASURE_ID_PREFIX: &str = "treasure-";
 pub const EDGES: usize = 6;
 
 /// What a hex shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, GetSize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[schema(as = TikalTerrain)]
 pub enum Terrain {

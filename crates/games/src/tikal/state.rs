@@ -1,5 +1,6 @@
 //! The full state (with every secret), its queries and `evolve`.
 
+use get_size2::GetSize;
 use serde::{Deserialize, Serialize};
 
 use super::action::PieceKind;
@@ -25,7 +26,7 @@ pub const LEADER_WEIGHT: u32 = 3;
 pub const UNREACHABLE: u8 = u8::MAX;
 
 /// Figures of one seat on one hex (the guard is not among them).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct Pieces {
     pub workers: u8,
     pub leader: bool,
@@ -48,14 +49,14 @@ impl Pieces {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct Guard {
     pub seat: Seat,
     pub piece: PieceKind,
 }
 
 /// A laid hex.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct PlacedHex {
     pub tile: String,
     pub terrain: Terrain,
@@ -78,7 +79,7 @@ impl PlacedHex {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct PlayerState {
     pub score: i32,
     pub workers_in_supply: u8,
@@ -92,19 +93,19 @@ pub struct PlayerState {
 }
 
 /// A limit counter for one hex within the current turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct HexCount {
     pub space: u8,
     pub count: u8,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct Bid {
     pub seat: Seat,
     pub amount: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct Bidding {
     pub opener: Seat,
     pub current: Seat,
@@ -113,7 +114,7 @@ pub struct Bidding {
     pub passed: Vec<Seat>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum Phase {
     NotStarted,
@@ -135,7 +136,7 @@ pub enum Phase {
     Finished,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize)]
 pub struct TikalState {
     /// The rules version the game is played under (see `Engine::RULES_VERSIONS`).
     pub rules_version: u32,

@@ -88,6 +88,7 @@ fn fill(db: &Db) {
                     now: index as i64,
                     action: None,
                     seat_updates: Vec::new(),
+                    listeners: Vec::new(),
                 },
             )?;
         }

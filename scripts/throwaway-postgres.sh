@@ -42,9 +42,15 @@ as_cluster_owner "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres -E UTF8
     cat "$PG_DIR/initdb.log" >&2
     exit 1
 }
-# Durability is pointless for a throwaway cluster; these make the tests faster.
+# Durability is pointless for a throwaway cluster and these settings make the tests faster;
+# THROWAWAY_POSTGRES_DURABLE=1 keeps PostgreSQL's durable defaults, as the load benchmark
+# wants for a fair comparison with a production database.
+PG_SETTINGS="-c max_connections=300"
+if [ "${THROWAWAY_POSTGRES_DURABLE:-0}" != 1 ]; then
+    PG_SETTINGS="$PG_SETTINGS -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+fi
 as_cluster_owner "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
-    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 $PG_SETTINGS" \
     start >/dev/null || {
     cat "$PG_DIR/server.log" >&2
     exit 1

@@ -141,9 +141,15 @@ pub struct Config {
     pub token_recheck_ms: u64,
 
     /// Games whose folded state is kept in memory between requests (least recently used
-    /// forgotten first; 0 turns the cache off). A state takes 2 to 10 KiB.
+    /// forgotten first; 0 turns the cache off).
     #[arg(long, env = "TURNPOST_FOLD_CACHE_GAMES", default_value_t = 10_000)]
     pub fold_cache_games: usize,
+
+    /// Memory the cached states may take in all, in MiB, counted by the engines (a state
+    /// takes about 4 to 8 KiB; the allocator's own overhead comes on top; 0 turns the cache
+    /// off).
+    #[arg(long, env = "TURNPOST_FOLD_CACHE_MIB", default_value_t = 128)]
+    pub fold_cache_mib: usize,
 
     /// Password hashes computed at once (each holds `--password-memory-kib` of memory;
     /// default: one per core).
@@ -212,6 +218,7 @@ impl Config {
             behind_proxy: false,
             token_recheck_ms: 1000,
             fold_cache_games: 10_000,
+            fold_cache_mib: 128,
             password_hashes: None,
             password_queue: 64,
             sqlite_busy_timeout_ms: 5000,

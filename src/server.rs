@@ -68,7 +68,10 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         source,
     })?;
     let rate_limits = web::Data::new(config.rate_limits());
-    let fold_cache = web::Data::new(FoldCache::new(config.fold_cache_games));
+    let fold_cache = web::Data::new(FoldCache::new(
+        config.fold_cache_games,
+        config.fold_cache_mib.saturating_mul(1 << 20),
+    ));
     let recent_checks = web::Data::new(crate::auth::RecentChecks::new(Duration::from_millis(
         config.token_recheck_ms,
     )));

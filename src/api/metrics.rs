@@ -21,6 +21,7 @@ pub struct Metrics {
     fold_cache_hits: IntCounter,
     fold_cache_misses: IntCounter,
     fold_cache_games: IntGauge,
+    fold_cache_bytes: IntGauge,
     pool_connections: IntGauge,
     pool_idle: IntGauge,
 }
@@ -50,6 +51,10 @@ impl Metrics {
             )?,
             fold_cache_misses: IntCounter::new("fold_cache_misses_total", "Folds from scratch")?,
             fold_cache_games: gauge("fold_cache_games", "Games whose folded state is cached")?,
+            fold_cache_bytes: gauge(
+                "fold_cache_bytes",
+                "Memory the cached states take, as the engines count it",
+            )?,
             pool_connections: gauge("db_pool_connections", "Database connections held")?,
             pool_idle: gauge("db_pool_idle_connections", "Database connections idle")?,
             requests,
@@ -67,6 +72,7 @@ impl Metrics {
         }
         for collector in [
             &metrics.fold_cache_games,
+            &metrics.fold_cache_bytes,
             &metrics.pool_connections,
             &metrics.pool_idle,
         ] {
@@ -121,6 +127,7 @@ pub async fn get_metrics(
     let misses = &metrics.fold_cache_misses;
     misses.inc_by(stats.misses.saturating_sub(misses.get()));
     metrics.fold_cache_games.set(stats.games as i64);
+    metrics.fold_cache_bytes.set(stats.bytes as i64);
     let (connections, idle) = db.pool_state();
     metrics.pool_connections.set(i64::from(connections));
     metrics.pool_idle.set(i64::from(idle));

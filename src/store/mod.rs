@@ -8,11 +8,13 @@ pub mod schema;
 
 use std::path::Path;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnection};
+use diesel::r2d2::{
+    ConnectionManager, CustomizeConnection, ManageConnection, Pool, PooledConnection,
+};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 pub use accounts::{
@@ -71,10 +73,66 @@ pub enum Backend {
     Sqlite,
 }
 
+/// A connection that answered within this time is handed out without asking the database
+/// first whether it still answers.
+const TRUSTED_FOR: Duration = Duration::from_secs(1);
+
+/// A pooled connection with when it last did its work without an error.
+struct Tracked {
+    conn: DbConnection,
+    last_success: Option<Instant>,
+}
+
+impl Tracked {
+    /// Runs `work`, noting whether it succeeded: a failure may mean the connection died.
+    fn run<T, E>(&mut self, work: impl FnOnce(&mut DbConnection) -> Result<T, E>) -> Result<T, E> {
+        let result = work(&mut self.conn);
+        self.last_success = result.is_ok().then(Instant::now);
+        result
+    }
+}
+
+/// r2d2 asks the database `SELECT 1` at every checkout, a round trip per request; this
+/// manager asks only of connections idle for over [`TRUSTED_FOR`] and of those whose last
+/// work failed, which also drops a dead one when it goes back to the pool.
+struct Connections(ConnectionManager<DbConnection>);
+
+impl ManageConnection for Connections {
+    type Connection = Tracked;
+    type Error = diesel::r2d2::Error;
+
+    fn connect(&self) -> Result<Tracked, diesel::r2d2::Error> {
+        Ok(Tracked {
+            conn: self.0.connect()?,
+            last_success: Some(Instant::now()),
+        })
+    }
+
+    fn is_valid(&self, tracked: &mut Tracked) -> Result<(), diesel::r2d2::Error> {
+        match tracked.last_success {
+            Some(at) if at.elapsed() < TRUSTED_FOR => Ok(()),
+            _ => self.0.is_valid(&mut tracked.conn),
+        }
+    }
+
+    fn has_broken(&self, tracked: &mut Tracked) -> bool {
+        if self.0.has_broken(&mut tracked.conn) {
+            return true;
+        }
+        if tracked.last_success.is_none() {
+            if self.0.is_valid(&mut tracked.conn).is_err() {
+                return true;
+            }
+            tracked.last_success = Some(Instant::now());
+        }
+        false
+    }
+}
+
 /// A pool of connections to one database, with the writes serialised where the backend
 /// needs it.
 pub struct Db {
-    pool: Pool<ConnectionManager<DbConnection>>,
+    pool: Pool<Connections>,
     backend: Backend,
     /// SQLite has one writer at a time; taking the lock in-process avoids SQLITE_BUSY on
     /// upgrading read transactions. Postgres serialises per game with row locks instead.
@@ -102,9 +160,9 @@ struct SqlitePragmas {
     busy_timeout: Duration,
 }
 
-impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
-    fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
-        if let DbConnection::Sqlite(conn) = conn {
+impl CustomizeConnection<Tracked, diesel::r2d2::Error> for SqlitePragmas {
+    fn on_acquire(&self, tracked: &mut Tracked) -> Result<(), diesel::r2d2::Error> {
+        if let DbConnection::Sqlite(conn) = &mut tracked.conn {
             conn.batch_execute(&format!(
                 "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = {}; \
                  PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
@@ -159,7 +217,7 @@ impl Db {
             Backend::Sqlite => diesel::SqliteConnection::establish(&target).map(drop),
         }
         .map_err(|error| StoreError::Unavailable(error.to_string()))?;
-        let manager = ConnectionManager::<DbConnection>::new(target);
+        let manager = Connections(ConnectionManager::<DbConnection>::new(target));
         let builder = Pool::builder().connection_timeout(Duration::from_secs(5));
         let pool = match backend {
             Backend::Postgres => builder.max_size(16).build(manager),
@@ -190,7 +248,7 @@ impl Db {
         self.backend
     }
 
-    fn connection(&self) -> Result<PooledConnection<ConnectionManager<DbConnection>>, StoreError> {
+    fn connection(&self) -> Result<PooledConnection<Connections>, StoreError> {
         self.pool
             .get()
             .map_err(|error| StoreError::Unavailable(error.to_string()))
@@ -198,8 +256,8 @@ impl Db {
 
     fn migrate(&self) -> Result<(), StoreError> {
         let _writer = self.sqlite_writer.as_ref().map(|lock| lock.lock());
-        let mut conn = self.connection()?;
-        let result = match &mut *conn {
+        let mut tracked = self.connection()?;
+        let result = match &mut tracked.conn {
             DbConnection::Postgresql(conn) => {
                 conn.run_pending_migrations(POSTGRES_MIGRATIONS).map(drop)
             }
@@ -213,8 +271,8 @@ impl Db {
         &self,
         work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
     ) -> Result<T, E> {
-        let mut conn = self.connection()?;
-        conn.transaction(|conn| work(conn))
+        self.connection()?
+            .run(|conn| conn.transaction(|conn| work(conn)))
     }
 
     /// Runs `work` on one connection without a transaction: each statement sees the
@@ -226,8 +284,7 @@ impl Db {
         &self,
         work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
     ) -> Result<T, E> {
-        let mut conn = self.connection()?;
-        work(&mut conn)
+        self.connection()?.run(work)
     }
 
     /// Runs `work` in one write transaction: all of it is committed, or nothing.
@@ -240,17 +297,18 @@ impl Db {
             .sqlite_writer
             .as_ref()
             .map(|lock| lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
-        let mut conn = self.connection()?;
-        match &mut *conn {
-            DbConnection::Sqlite(_) => sqlite_immediate_transaction(&mut conn, work),
+        self.connection()?.run(|conn| match conn {
+            DbConnection::Sqlite(_) => sqlite_immediate_transaction(conn, work),
             DbConnection::Postgresql(_) => conn.transaction(|conn| work(conn)),
-        }
+        })
     }
 
     /// Whether the database answers a trivial query.
     pub fn is_ready(&self) -> bool {
         self.connection()
-            .and_then(|mut conn| conn.batch_execute("SELECT 1").map_err(StoreError::from))
+            .and_then(|mut tracked| {
+                tracked.run(|conn| conn.batch_execute("SELECT 1").map_err(StoreError::from))
+            })
             .is_ok()
     }
 }

@@ -254,6 +254,41 @@ async fn password_changes_and_sign_out_everywhere_revoke_tokens(app: &TestApp) {
     app.get(&again, "/v1/games").await.expect_status(200);
 }
 
+/// An instance reuses its check of a token's account for `--token-recheck-ms`: a sign-out
+/// everywhere through another instance applies there once that time is up (at once with 0).
+async fn a_revocation_through_another_instance_applies_within_the_recheck_time(app: &TestApp) {
+    let reusing = app
+        .second_instance_with(|config| config.token_recheck_ms = 300)
+        .await;
+    let asking = app
+        .second_instance_with(|config| config.token_recheck_ms = 0)
+        .await;
+    let alice = app.register("alice").await;
+    for instance in [app, &reusing, &asking] {
+        instance.get(&alice, "/v1/games").await.expect_status(200);
+    }
+    app.request(
+        Method::DELETE,
+        "/v1/me/tokens",
+        Some(&alice.token),
+        None,
+        &[],
+    )
+    .await
+    .expect_status(204);
+    for instance in [app, &asking] {
+        instance
+            .get(&alice, "/v1/games")
+            .await
+            .expect_problem(401, "token_revoked");
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    reusing
+        .get(&alice, "/v1/games")
+        .await
+        .expect_problem(401, "token_revoked");
+}
+
 /// The files the server creates hold password hashes, seeds and the signing key: they are
 /// its owner's alone.
 async fn data_files_are_owner_only(app: &TestApp) {
@@ -328,6 +363,7 @@ on_both_backends!(
     nul_bytes_in_names_paths_and_queries_are_refused_cleanly,
     data_files_are_owner_only,
     password_changes_and_sign_out_everywhere_revoke_tokens,
+    a_revocation_through_another_instance_applies_within_the_recheck_time,
     accounts_and_tokens,
     health_and_unknown_routes,
     a_token_for_a_vanished_account_is_refused

@@ -51,8 +51,8 @@ fn play_whole_game(db: &Db, kind: &str, options: Value, players: &[AuthUser], se
     for player in &players[1..] {
         lobby::join_game(db, &id, player, None, now).unwrap();
     }
-    let instances = [FoldCache::new(100), FoldCache::new(100)];
-    let from_scratch = FoldCache::new(0);
+    let instances = [FoldCache::new(100, 1 << 30), FoldCache::new(100, 1 << 30)];
+    let from_scratch = FoldCache::new(0, 0);
     let spectator = AuthUser {
         account_id: "nobody".into(),
         name: "nobody".into(),

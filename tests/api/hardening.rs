@@ -10,6 +10,42 @@ use serde_json::json;
 
 use crate::util::{Backend, TestApp};
 
+/// The pool hands out a connection that just worked without asking the database first; one
+/// that sat idle is asked. So when PostgreSQL drops every connection (a restart, a failover,
+/// an administrator), the requests after a pause all succeed on fresh connections, and one
+/// that meets a dead connection gets a clean 503 that takes the connection out of the pool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_postgres_dropped_are_replaced() {
+    let app = TestApp::start(Backend::Postgres).await;
+    let alice = app.register("alice").await;
+    for _ in 0..4 {
+        app.get(&alice, "/v1/games").await.expect_status(200);
+    }
+    let drop_connections = || {
+        let mut admin = diesel::PgConnection::establish(&app.database_url).expect("postgres");
+        admin
+            .batch_execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity                  WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            )
+            .expect("connections dropped");
+    };
+    drop_connections();
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    for _ in 0..20 {
+        app.get(&alice, "/v1/games").await.expect_status(200);
+    }
+    drop_connections();
+    let mut statuses = Vec::new();
+    for _ in 0..20 {
+        statuses.push(app.get(&alice, "/v1/games").await.status);
+    }
+    assert!(
+        statuses.iter().all(|status| [200, 503].contains(status)),
+        "{statuses:?}"
+    );
+    assert_eq!(statuses.last(), Some(&200), "{statuses:?}");
+}
+
 /// Another process holding SQLite's write lock makes a write wait up to the busy timeout
 /// (and succeed if the lock goes within it), then answer 503 `server_busy` with
 /// `Retry-After`, never a 500 "database is locked".

@@ -281,5 +281,14 @@ async fn metrics_count_requests_actions_and_the_cache() {
         .and_then(|value| value.parse().ok())
         .expect("cache hits");
     assert!(hits > 0, "{text}");
+    let cached_bytes: u64 = text
+        .lines()
+        .find_map(|line| line.strip_prefix("turnpost_fold_cache_bytes "))
+        .and_then(|value| value.parse().ok())
+        .expect("cache bytes");
+    assert!(
+        (1_000..1_000_000).contains(&cached_bytes),
+        "one game's state: {text}"
+    );
     assert!(text.contains("turnpost_db_pool_connections "));
 }

@@ -74,7 +74,7 @@ pub struct TestApp {
     data_dir: std::path::PathBuf,
     /// Owned by the first instance on a database; a second instance shares its folder.
     _data_dir_handle: Option<tempfile::TempDir>,
-    database_url: String,
+    pub database_url: String,
     _postgres: Option<PgDatabase>,
 }
 

@@ -117,9 +117,13 @@ mod tests {
                 let mut compared = 0;
                 while compared < 300 && table.outcome().is_none() {
                     for seat in table.to_act() {
+                        // As values: whether a Value keeps its fields in order depends on
+                        // serde_json's features, which the crates using this one choose.
+                        let written: serde_json::Value =
+                            serde_json::from_str(&table.legal_actions_json(seat)).unwrap();
                         assert_eq!(
-                            table.legal_actions_json(seat),
-                            serde_json::to_string(&table.legal_actions(seat)).unwrap(),
+                            written,
+                            serde_json::Value::Array(table.legal_actions(seat)),
                             "{} at {seats} seats",
                             rules.kind()
                         );

@@ -75,7 +75,7 @@ fn spread(samples: &mut [Duration]) -> Spread {
 }
 
 struct Table {
-    name: &'static str,
+    name: String,
     actions_per_second: f64,
     post: Spread,
     early_legal: Spread,
@@ -150,23 +150,39 @@ fn either_if_none(seats: Vec<usize>) -> Vec<usize> {
     }
 }
 
-/// One client playing games of `kind` one after another until `deadline`: every step reads
-/// the legal actions and posts one of them; every [`VIEW_EVERY`]th step reads the view too.
+/// A game a client is playing: its id, the seats to act and the seq last seen.
+type InPlay = (String, Vec<usize>, i64);
+
+/// One client playing games of `kind` one after another until `deadline`, going on with
+/// `resume` first if given: every step reads the legal actions and posts one of them; every
+/// [`VIEW_EVERY`]th step reads the view too. Returns the game it was playing at the deadline.
+#[allow(clippy::too_many_arguments)] // the run's settings, one client's share
 async fn play(
     client: reqwest::Client,
     base: String,
     kind: &'static str,
     tokens: Vec<String>,
     deadline: Instant,
+    pace: Option<Pace>,
+    resume: Option<InPlay>,
     samples: Arc<Mutex<Samples>>,
-) {
+) -> Option<InPlay> {
     let mut local = Samples::default();
     let mut step: usize = 0;
+    let mut next_step = pace.map(|pace| tokio::time::Instant::now() + pace.offset);
+    let mut resume = resume;
+    let mut left_off = None;
     'games: while Instant::now() < deadline {
-        let id = new_game(&client, &base, kind, &tokens).await;
-        let mut to_act: Vec<usize> = vec![0];
-        let mut seq = 0;
+        let (id, mut to_act, mut seq) = match resume.take() {
+            Some(in_play) => in_play,
+            None => (new_game(&client, &base, kind, &tokens).await, vec![0], 0),
+        };
         while Instant::now() < deadline {
+            left_off = Some((id.clone(), to_act.clone(), seq));
+            if let (Some(pace), Some(next)) = (pace, next_step.as_mut()) {
+                tokio::time::sleep_until(*next).await;
+                *next += pace.every;
+            }
             step += 1;
             let token = &tokens[to_act[step % to_act.len()]];
             if step % VIEW_EVERY == 0 {
@@ -218,6 +234,7 @@ async fn play(
                 };
                 if summary["status"] == "finished" {
                     local.games_finished += 1;
+                    left_off = None;
                     continue 'games;
                 }
                 to_act = seats_to_act(&summary["to_act"]);
@@ -247,15 +264,27 @@ async fn play(
             local.actions += 1;
             if accepted.view.finished {
                 local.games_finished += 1;
+                left_off = None;
                 continue 'games;
             }
             to_act = either_if_none(accepted.view.to_act);
         }
     }
     samples.lock().await.add(local);
+    left_off
 }
 
-async fn run(name: &'static str, database_url: &str, games: usize, seconds: u64) -> Table {
+/// A client's steps at a fixed rate, starting `offset` into the first interval.
+#[derive(Clone, Copy)]
+struct Pace {
+    every: Duration,
+    offset: Duration,
+}
+
+/// The server on `database_url`, played flat out by `games` clients, then by as many at half
+/// the rate they reached, where the latency shows what a player meets on a server that keeps
+/// up.
+async fn run(backend: &str, database_url: &str, games: usize, seconds: u64) -> Vec<Table> {
     let server = Server::start(&[
         "--database-url",
         database_url,
@@ -276,24 +305,69 @@ async fn run(name: &'static str, database_url: &str, games: usize, seconds: u64)
         sign_up(&client, &server.base, "player-one").await,
         sign_up(&client, &server.base, "player-two").await,
     ];
+    let (flat_out, in_play) =
+        phase(&server, &client, &tokens, games, seconds, None, Vec::new()).await;
+    let rate = flat_out.actions_per_second / 2.0;
+    let every = Duration::from_secs_f64(games as f64 / rate.max(1.0));
+    // The same games go on, so that the paced run also reads late in long games.
+    let (paced, _) = phase(
+        &server,
+        &client,
+        &tokens,
+        games,
+        seconds,
+        Some(every),
+        in_play,
+    )
+    .await;
+    vec![
+        Table {
+            name: format!("{backend}, flat out"),
+            ..flat_out
+        },
+        Table {
+            name: format!("{backend}, paced at {rate:.0} actions/s"),
+            ..paced
+        },
+    ]
+}
+
+async fn phase(
+    server: &Server,
+    client: &reqwest::Client,
+    tokens: &[String],
+    games: usize,
+    seconds: u64,
+    step_every: Option<Duration>,
+    mut resume: Vec<Option<InPlay>>,
+) -> (Table, Vec<Option<InPlay>>) {
+    resume.resize(games, None);
     let samples = Arc::new(Mutex::new(Samples::default()));
     let cpu_before = server.cpu_seconds();
     let started = Instant::now();
     let deadline = started + Duration::from_secs(seconds);
     let players: Vec<_> = (0..games)
-        .map(|index| {
+        .zip(resume)
+        .map(|(index, resume)| {
+            let pace = step_every.map(|every| Pace {
+                every,
+                offset: every.mul_f64(index as f64 / games as f64),
+            });
             tokio::spawn(play(
                 client.clone(),
                 server.base.clone(),
                 KINDS[index % KINDS.len()],
-                tokens.clone(),
+                tokens.to_vec(),
                 deadline,
+                pace,
+                resume,
                 samples.clone(),
             ))
         })
         .collect();
+    let mut in_play = Vec::with_capacity(games);
     for player in players {
-        player.await.expect("a client");
+        in_play.push(player.await.expect("a client"));
     }
     let elapsed = started.elapsed().as_secs_f64();
     let cpu = server.cpu_seconds() - cpu_before;
@@ -301,8 +375,8 @@ async fn run(name: &'static str, database_url: &str, games: usize, seconds: u64)
         .ok()
         .expect("all clients done")
         .into_inner();
-    Table {
-        name,
+    let table = Table {
+        name: String::new(),
         actions_per_second: samples.actions as f64 / elapsed,
         post: spread(&mut samples.posts),
         early_legal: spread(&mut samples.early_legal),
@@ -312,7 +386,8 @@ async fn run(name: &'static str, database_url: &str, games: usize, seconds: u64)
         cpu_ms_per_action: cpu * 1000.0 / samples.actions.max(1) as f64,
         finished: samples.games_finished,
         errors: samples.errors,
-    }
+    };
+    (table, in_play)
 }
 
 /// pgbench's rate of single-row inserts into a scratch table, with `clients` clients.
@@ -394,12 +469,12 @@ async fn main() {
         .join("load.sqlite")
         .to_string_lossy()
         .into_owned();
-    let mut tables = vec![run("sqlite", &sqlite, games, seconds).await];
+    let mut tables = run("sqlite", &sqlite, games, seconds).await;
     let mut pgbench = None;
     match std::env::var("BENCH_DATABASE_URL") {
         Ok(admin_url) => {
             let url = fresh_database(&admin_url);
-            tables.push(run("postgres", &url, games, seconds).await);
+            tables.extend(run("postgres", &url, games, seconds).await);
             pgbench = pgbench_inserts(&url, games, seconds.min(10));
         }
         Err(_) => println!("BENCH_DATABASE_URL is not set: PostgreSQL and pgbench skipped"),
@@ -437,7 +512,9 @@ async fn main() {
         );
     }
     if let Some(tps) = pgbench {
-        let postgres = tables.iter().find(|table| table.name == "postgres");
+        let postgres = tables
+            .iter()
+            .find(|table| table.name == "postgres, flat out");
         let ratio = postgres.map_or(0.0, |table| table.actions_per_second / tps);
         println!(
             "pgbench, {games} clients, single-row inserts on the same PostgreSQL: {tps:.0}/s; \

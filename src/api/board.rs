@@ -55,7 +55,7 @@ pub async fn get_board(
             .map(|event| event.payload)
             .collect(),
     };
-    let svg = board_svg(&board.view.kind, &board.view.view, &context)
+    let svg = board_svg(&board.view.kind, &board.view.view.to_value(), &context)
         .map_err(|error| ApiError::Internal(format!("drawing the board failed: {error}")))?;
     Ok(HttpResponse::Ok()
         .content_type("image/svg+xml; charset=utf-8")

@@ -9,7 +9,7 @@ use crate::games::bots::BotStrategy;
 use crate::games::engine::Viewer;
 use crate::games::replay::EventSource;
 use crate::games::server_events::{Forfeit, ForfeitReason, TimeControl};
-use crate::service::play::{Accepted, DescribedEvent, ViewAt};
+use crate::service::play::{Accepted, DescribedEvent, ViewAt, ViewJson};
 use crate::service::{format_time, LoadedGame};
 use crate::store::CancelReason;
 
@@ -221,7 +221,7 @@ pub struct ViewOut {
     pub finished: bool,
     /// The game's own view (see the `<Kind>View` schemas).
     #[schema(value_type = Object)]
-    pub view: Value,
+    pub view: ViewJson,
 }
 
 impl From<ViewAt> for ViewOut {

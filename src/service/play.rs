@@ -1,5 +1,7 @@
 //! Reading a game as one viewer may see it, and acting in it.
 
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::fold_cache::FoldCache;
@@ -41,7 +43,35 @@ pub struct ViewAt {
     /// The running clocks at this seq: seat and deadline (ms since the epoch).
     pub deadlines: Vec<(Seat, i64)>,
     pub finished: bool,
-    pub view: Value,
+    pub view: ViewJson,
+}
+
+/// A game's own view as JSON text, written straight from the engine's typed view and put
+/// into responses as it is: no `Value` tree is built and written again.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ViewJson(Box<RawValue>);
+
+impl ViewJson {
+    fn of(table: &dyn Table, viewer: Viewer) -> Result<ViewJson, ApiError> {
+        RawValue::from_string(table.view_json(viewer))
+            .map(ViewJson)
+            .map_err(|error| ApiError::Internal(format!("a view is not JSON: {error}")))
+    }
+
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(self.get()).unwrap_or(Value::Null)
+    }
+}
+
+impl PartialEq for ViewJson {
+    fn eq(&self, other: &ViewJson) -> bool {
+        self.get() == other.get()
+    }
 }
 
 /// An accepted action: the events it appended and the actor's view after them.
@@ -141,9 +171,9 @@ fn view_at(
     seq: i64,
     viewer: Viewer,
     deadlines: Vec<(Seat, i64)>,
-) -> ViewAt {
+) -> Result<ViewAt, ApiError> {
     let finished = seq == game.game.current_seq && game.game.status == GameStatus::Finished;
-    ViewAt {
+    Ok(ViewAt {
         game_id: game.game.id.clone(),
         kind: game.game.kind.clone(),
         seq,
@@ -151,8 +181,8 @@ fn view_at(
         to_act: if finished { Vec::new() } else { table.to_act() },
         deadlines,
         finished: finished || table.outcome().is_some(),
-        view: table.view(viewer),
-    }
+        view: ViewJson::of(table, viewer)?,
+    })
 }
 
 /// The running clocks at `seq`: the seats' own columns for the current seq, the fold of the
@@ -239,13 +269,7 @@ pub fn view(
         let seq = seq_within(at, game.game.current_seq)?;
         let table = game.state_at(conn, cache, seq)?;
         let deadlines = deadlines_at(conn, &game, seq)?;
-        Ok(view_at(
-            &game,
-            table.as_ref(),
-            seq,
-            game.viewer_for(user),
-            deadlines,
-        ))
+        view_at(&game, table.as_ref(), seq, game.viewer_for(user), deadlines)
     })
 }
 
@@ -444,7 +468,7 @@ fn act_in(
     let accepted = Accepted {
         seq,
         events,
-        view: view_at(&after, table.as_ref(), seq, viewer, deadlines),
+        view: view_at(&after, table.as_ref(), seq, viewer, deadlines)?,
         appended: true,
     };
     let game = after;
@@ -601,7 +625,7 @@ fn replay_result(
     Ok(Accepted {
         seq: first.last_seq,
         events: described,
-        view: view_at(game, table.as_ref(), first.last_seq, viewer, deadlines),
+        view: view_at(game, table.as_ref(), first.last_seq, viewer, deadlines)?,
         appended: false,
     })
 }
@@ -742,7 +766,7 @@ pub fn board(
         let viewer = game.viewer_for(user);
         let last_events = describe_events(table.as_mut(), &events, viewer)?;
         let deadlines = deadlines_at(conn, &game, seq)?;
-        let view = view_at(&game, table.as_ref(), seq, viewer, deadlines);
+        let view = view_at(&game, table.as_ref(), seq, viewer, deadlines)?;
         let seat_names = (0..game.game.seat_count)
             .map(|seat| {
                 game.seats

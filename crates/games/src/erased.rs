@@ -112,6 +112,8 @@ pub trait Table: Send {
     /// Each seat's score as it stands now.
     fn scores(&self) -> Vec<i32>;
     fn view(&self, viewer: Viewer) -> Value;
+    /// [`Table::view`] as JSON text, written straight from the typed view.
+    fn view_json(&self, viewer: Viewer) -> String;
     /// The stored event as `viewer` may see it (in today's schema) and its one-line
     /// description, then the event folded into the state: `self` must be the state just
     /// before it. The payload is read once.
@@ -372,6 +374,11 @@ impl<E: Engine> Table for TypedTable<E> {
 
     fn view(&self, viewer: Viewer) -> Value {
         to_json(&E::view(&self.state, viewer))
+    }
+
+    fn view_json(&self, viewer: Viewer) -> String {
+        // Engine types are plain data with string keys, so serialising them cannot fail.
+        serde_json::to_string(&E::view(&self.state, viewer)).unwrap_or_else(|_| "null".to_owned())
     }
 
     fn redact_and_apply(

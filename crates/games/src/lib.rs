@@ -99,7 +99,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn legal_actions_as_json_are_the_legal_actions_serialised() {
+    fn legal_actions_and_views_as_json_are_the_values_serialised() {
         use rand::SeedableRng;
         for rules in all_games() {
             let options = rules.default_options();
@@ -128,6 +128,11 @@ mod tests {
                             rules.kind()
                         );
                         compared += 1;
+                    }
+                    for viewer in [engine::Viewer::Spectator, engine::Viewer::Seat(0)] {
+                        let written: serde_json::Value =
+                            serde_json::from_str(&table.view_json(viewer)).unwrap();
+                        assert_eq!(written, table.view(viewer), "{}", rules.kind());
                     }
                     table.play_randomly(1, &mut rng);
                 }

@@ -152,6 +152,7 @@ pub struct PasswordChange {
 /// Change your password.
 ///
 /// Every token issued before is revoked (on every device); the answer carries a fresh one.
+/// The revocation applies as for `DELETE /v1/me/tokens`.
 #[utoipa::path(
     post, path = "/v1/me/password", tag = "accounts",
     request_body = PasswordChange,
@@ -186,6 +187,9 @@ pub async fn change_password(
 }
 
 /// Sign out everywhere: revoke every token of your account, this one included.
+///
+/// Applies at once on the server instance that answers; other instances of the same
+/// deployment refuse the old tokens within their token recheck time (1 s by default).
 #[utoipa::path(
     delete, path = "/v1/me/tokens", tag = "accounts",
     responses(

@@ -5,7 +5,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::fold_cache::FoldCache;
-use super::{format_time, Game, GameStatus, LoadedGame};
+use super::{format_time, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::bots::BotStrategy;
@@ -373,6 +373,11 @@ pub struct ActionRequest {
 
 /// Checks and applies one action: everything it appends is appended in one transaction
 /// guarded by `expected_seq`, or nothing is.
+///
+/// The action is checked and its events decided before the write transaction, which holds
+/// only the append: SQLite's one writer is not kept waiting on the engine, and since the
+/// append is guarded by the seq the decision was made at, a game that moved on in between
+/// refuses it as it would have refused the request.
 pub fn act(
     db: &Db,
     cache: &FoldCache,
@@ -381,30 +386,94 @@ pub fn act(
     request: &ActionRequest,
     now: i64,
 ) -> Result<Accepted, ApiError> {
-    let (accepted, after) = db.write(|conn| act_in(conn, cache, game_id, user, request, now))?;
+    let decided = match db
+        .read_without_transaction(|conn| decide_action(conn, cache, game_id, user, request, now))?
+    {
+        Decision::Answered(accepted) => return Ok(*accepted),
+        Decision::Append(decided) => *decided,
+    };
+    let Decided {
+        game,
+        seat,
+        table,
+        append,
+        described,
+    } = decided;
+    let written = db.write(|conn| match store::append(conn, &append) {
+        Ok(seq) => Ok(Written::Appended(seq)),
+        // A retry racing its own first attempt loses the optimistic lock to it; once the
+        // winner has committed, the retry must return the winner's result, not a conflict.
+        Err(StoreError::StaleSeq { current }) => match first_attempt(conn, game_id, user, request)?
+        {
+            Some(first) => Ok(Written::Replayed(Box::new(replay_result(
+                conn, &game, &first, request, seat,
+            )?))),
+            None => Err(ApiError::stale_seq(current)),
+        },
+        Err(other) => Err(other.into()),
+    })?;
+    let seq = match written {
+        Written::Appended(seq) => seq,
+        Written::Replayed(accepted) => return Ok(*accepted),
+    };
+    let viewer = Viewer::Seat(seat);
+    let events = describe_appended(&append, described)?;
+    let deadlines = deadlines_after(&game, &append);
+    let mut after = game;
+    after.game.current_seq = seq;
+    after.game.status = append.status;
+    let accepted = Accepted {
+        seq,
+        events,
+        view: view_at(&after, table.as_ref(), seq, viewer, deadlines)?,
+        appended: true,
+    };
     // Only now is the append committed, so only now may its fold be kept.
-    if let Some((game, table)) = after {
-        cache.put(&game.id, game.rules_version, accepted.seq, table.as_ref());
-    }
+    cache.put(
+        &after.game.id,
+        after.game.rules_version,
+        seq,
+        table.as_ref(),
+    );
     Ok(accepted)
 }
 
-/// The accepted action, and the game with its fold after the new events when this call
-/// appended them (not when it returned an earlier attempt's result).
-type Acted = (Accepted, Option<(Game, Box<dyn Table>)>);
+/// What a request to act comes to before anything is written.
+enum Decision {
+    /// An earlier attempt with the same idempotency key already appended: its result.
+    Answered(Box<Accepted>),
+    Append(Box<Decided>),
+}
 
-fn act_in(
+/// An action checked and decided: what to append, and the state after it.
+struct Decided {
+    game: LoadedGame,
+    seat: Seat,
+    /// The fold after the new events.
+    table: Box<dyn Table>,
+    append: Append,
+    /// The new engine events as the actor sees them.
+    described: Vec<(Value, String)>,
+}
+
+enum Written {
+    Appended(i64),
+    Replayed(Box<Accepted>),
+}
+
+fn decide_action(
     conn: &mut DbConnection,
     cache: &FoldCache,
     game_id: &str,
     user: &AuthUser,
     request: &ActionRequest,
     now: i64,
-) -> Result<Acted, ApiError> {
+) -> Result<Decision, ApiError> {
     let game = LoadedGame::load(conn, game_id)?;
     let seat = acting_seat(&game, user, request)?;
     if let Some(first) = first_attempt(conn, game_id, user, request)? {
-        return Ok((replay_result(conn, &game, &first, request, seat)?, None));
+        let replayed = replay_result(conn, &game, &first, request, seat)?;
+        return Ok(Decision::Answered(Box::new(replayed)));
     }
     match game.game.status {
         GameStatus::Running => {}
@@ -426,7 +495,6 @@ fn act_in(
     require_in_play(&game, seat, now)?;
     let mut table = game.state_at(conn, cache, current_seq)?;
     let (action, events) = decide(&game, table.as_ref(), seat, &request.action)?;
-    let viewer = Viewer::Seat(seat);
     let action_row = ActionRow {
         game_id: game_id.to_owned(),
         first_seq: current_seq + 1,
@@ -446,33 +514,15 @@ fn act_in(
         &[],
         now,
         Some(action_row),
-        Some(viewer),
+        Some(Viewer::Seat(seat)),
     )?;
-    let seq = match store::append(conn, &append) {
-        Ok(seq) => seq,
-        // A retry racing its own first attempt loses the optimistic lock to it; once the
-        // winner has committed, the retry must return the winner's result, not a conflict.
-        Err(StoreError::StaleSeq { current }) => {
-            return match first_attempt(conn, game_id, user, request)? {
-                Some(first) => Ok((replay_result(conn, &game, &first, request, seat)?, None)),
-                None => Err(ApiError::stale_seq(current)),
-            };
-        }
-        Err(other) => return Err(other.into()),
-    };
-    let events = describe_appended(&append, described)?;
-    let deadlines = deadlines_after(&game, &append);
-    let mut after = game;
-    after.game.current_seq = seq;
-    after.game.status = append.status;
-    let accepted = Accepted {
-        seq,
-        events,
-        view: view_at(&after, table.as_ref(), seq, viewer, deadlines)?,
-        appended: true,
-    };
-    let game = after;
-    Ok((accepted, Some((game.game, table))))
+    Ok(Decision::Append(Box::new(Decided {
+        game,
+        seat,
+        table,
+        append,
+        described,
+    })))
 }
 
 /// Refuses a seat a bot plays now, and a seat whose deadline has passed (the referee records

@@ -92,18 +92,9 @@ fn describe_events(
     events: &[StoredEvent],
     viewer: Viewer,
 ) -> Result<Vec<DescribedEvent>, ApiError> {
-    events
-        .iter()
-        .map(|event| {
-            let schema_version = super::stored_schema_version(event)?;
-            let (payload, text) = if event.is_server_event() {
-                describe_server_event(event)?
-            } else {
-                table.redact_and_apply(&event.payload, schema_version, viewer)?
-            };
-            described_event(event, schema_version, payload, text)
-        })
-        .collect()
+    describe_with(events, |event, schema_version| {
+        Ok(table.redact_and_apply(&event.payload, schema_version, viewer)?)
+    })
 }
 
 /// The events `append` wrote, described: the engine's from `engine_described` (in order,
@@ -113,16 +104,27 @@ fn describe_appended(
     engine_described: Vec<(Value, String)>,
 ) -> Result<Vec<DescribedEvent>, ApiError> {
     let mut engine_described = engine_described.into_iter();
-    appended_events(append)
+    describe_with(&appended_events(append), |event, _| {
+        engine_described
+            .next()
+            .ok_or_else(|| ApiError::Internal(format!("event {} was not described", event.seq)))
+    })
+}
+
+/// `events` described: the engine's by `describe_engine_event` (given the event and its
+/// schema version), the server's, which are public, read here.
+fn describe_with(
+    events: &[StoredEvent],
+    mut describe_engine_event: impl FnMut(&StoredEvent, u32) -> Result<(Value, String), ApiError>,
+) -> Result<Vec<DescribedEvent>, ApiError> {
+    events
         .iter()
         .map(|event| {
             let schema_version = super::stored_schema_version(event)?;
             let (payload, text) = if event.is_server_event() {
                 describe_server_event(event)?
             } else {
-                engine_described.next().ok_or_else(|| {
-                    ApiError::Internal(format!("event {} was not described", event.seq))
-                })?
+                describe_engine_event(event, schema_version)?
             };
             described_event(event, schema_version, payload, text)
         })

@@ -77,7 +77,8 @@ async fn play_whole_game<G: Game>(
             Some(accepted.seq)
         );
         posted += 1;
-        if posted % 50 == 1 {
+        // (An action that ended the game is answered `game_finished` when posted again.)
+        if posted % 50 == 1 && !accepted.view.finished {
             // A stale seq is a typed problem with the seq to refetch from.
             let error = game.act(legal.seq, &legal.actions[pick]).await.unwrap_err();
             match error {

@@ -525,12 +525,6 @@ pub fn finished_game_ids(
         .load(conn)?)
 }
 
-pub fn load_seats(conn: &mut DbConnection, game_id: &str) -> Result<Vec<SeatWithName>, StoreError> {
-    Ok(seats_of(conn, vec![game_id.to_owned()])?
-        .remove(game_id)
-        .unwrap_or_default())
-}
-
 /// A taken seat as stored, with its account's name: seat, account, name, bot, forfeit,
 /// deadline, time bank.
 type SeatColumns = (

@@ -24,7 +24,7 @@ pub use games::{
     append, cancel_open_game, count_open_games_created_by, find_action_by_key, find_game,
     find_game_with_seats, finished_game_ids, games_awaiting_a_bot, games_past_deadline,
     games_played_by, insert_game, invitations, invite, leave_seat, list_games, load_actions,
-    load_events, load_events_between, load_seats, load_server_events, lock_open_game,
+    load_events, load_events_between, load_server_events, lock_open_game,
     open_games_created_before, take_seat, ActionRow, Append, CancelReason, Game, GameFilter,
     GameStatus, NewEvent, PlayedGame, SeatRow, SeatUpdate, SeatWithName, StoredEvent,
     ENGINE_SOURCE, SERVER_SOURCE,

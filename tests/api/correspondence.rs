@@ -112,22 +112,12 @@ async fn a_silent_player_times_out_and_a_bot_finishes_the_game(backend: Backend)
         app.register("bob").await,
         app.register("carol").await,
     ];
-    let created = app
-        .post(
-            &players[0],
-            "/v1/games",
-            &json!({"kind": "tikal", "seats": 3,
-                    "time_control": {"type": "days_per_move", "days": 1}}),
+    let id = app
+        .new_game_with(
+            json!({"kind": "tikal", "time_control": {"type": "days_per_move", "days": 1}}),
+            &players,
         )
-        .await
-        .expect_status(201)
-        .json();
-    let id = created["id"].as_str().unwrap().to_owned();
-    for player in &players[1..] {
-        app.post(player, &format!("/v1/games/{id}/seats"), &json!({}))
-            .await
-            .expect_status(200);
-    }
+        .await;
     let started = summary(&app, &players[0], &id).await;
     assert_eq!(
         started["time_control"],
@@ -362,21 +352,14 @@ async fn a_time_bank_runs_down_and_refills(backend: Backend) {
     let (app, clock) = app_with_clock(backend).await;
     let alice = app.register("alice").await;
     let bob = app.register("bob").await;
-    let created = app
-        .post(
-            &alice,
-            "/v1/games",
-            &json!({"kind": "java", "seats": 2, "time_control":
+    let id = app
+        .new_game_with(
+            json!({"kind": "java", "time_control":
                 {"type": "time_bank", "initial_seconds": 3600, "increment_seconds": 600,
                  "maximum_seconds": 4000}}),
+            &[alice.clone(), bob.clone()],
         )
-        .await
-        .expect_status(201)
-        .json();
-    let id = created["id"].as_str().unwrap().to_owned();
-    app.post(&bob, &format!("/v1/games/{id}/seats"), &json!({}))
-        .await
-        .expect_status(200);
+        .await;
     let game = summary(&app, &alice, &id).await;
     assert_eq!(game["to_act"], json!([0]));
     assert_eq!(
@@ -421,20 +404,12 @@ async fn a_move_just_before_the_deadline_wins(backend: Backend) {
     let (app, clock) = app_with_clock(backend).await;
     let alice = app.register("alice").await;
     let bob = app.register("bob").await;
-    let created = app
-        .post(
-            &alice,
-            "/v1/games",
-            &json!({"kind": "tikal", "seats": 2,
-                    "time_control": {"type": "days_per_move", "days": 1}}),
+    let id = app
+        .new_game_with(
+            json!({"kind": "tikal", "time_control": {"type": "days_per_move", "days": 1}}),
+            &[alice.clone(), bob.clone()],
         )
-        .await
-        .expect_status(201)
-        .json();
-    let id = created["id"].as_str().unwrap().to_owned();
-    app.post(&bob, &format!("/v1/games/{id}/seats"), &json!({}))
-        .await
-        .expect_status(200);
+        .await;
     clock.advance(DAY_MS - 1);
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     assert!(

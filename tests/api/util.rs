@@ -290,12 +290,16 @@ impl TestApp {
 
     /// `count` players who sit at a new game of `kind`, in seat order; the game has started.
     pub async fn new_game(&self, kind: &str, options: Value, players: &[Player]) -> String {
+        self.new_game_with(json!({"kind": kind, "options": options}), players)
+            .await
+    }
+
+    /// [`TestApp::new_game`] with any creation settings (`kind`, `time_control`, ...); the
+    /// seat count is the number of players.
+    pub async fn new_game_with(&self, mut settings: Value, players: &[Player]) -> String {
+        settings["seats"] = json!(players.len());
         let created = self
-            .post(
-                &players[0],
-                "/v1/games",
-                &json!({"kind": kind, "seats": players.len(), "options": options}),
-            )
+            .post(&players[0], "/v1/games", &settings)
             .await
             .expect_status(201)
             .json();

@@ -174,20 +174,95 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_WEBHOOKS_ALLOW_PRIVATE")]
     pub webhooks_allow_private: bool,
 
-    /// How often this instance looks for due webhook deliveries, in milliseconds; 0 turns
-    /// delivering off on this instance (others on the same database still deliver).
+    /// How often an idle webhook pool looks for due deliveries without being woken, in
+    /// milliseconds; 0 turns delivering off on this instance (others on the same database
+    /// still deliver).
     #[arg(long, env = "TURNPOST_WEBHOOK_POLL_MS", default_value_t = 500)]
     pub webhook_poll_ms: u64,
 
-    /// How often this instance looks for passed deadlines, bots to move and open games to
-    /// expire, in milliseconds (it also looks at once after its own appends); 0 turns it off
-    /// on this instance (others on the same database still do it).
+    /// How often this instance looks for passed deadlines and open games to expire, and
+    /// how often an idle bot worker looks for moves without being woken, in milliseconds;
+    /// 0 turns all three off on this instance (others on the same database still do them).
     #[arg(long, env = "TURNPOST_REFEREE_POLL_MS", default_value_t = 1000)]
     pub referee_poll_ms: u64,
 
     /// Hours an open game waits for its players before it is cancelled as expired.
     #[arg(long, env = "TURNPOST_OPEN_GAME_HOURS", default_value_t = 14 * 24)]
     pub open_game_hours: u64,
+
+    /// Database connections this instance holds at most (on SQLite at most 8). Size
+    /// PostgreSQL's `max_connections` for every instance's pool plus one listening
+    /// connection each.
+    #[arg(long, env = "TURNPOST_DB_CONNECTIONS", default_value_t = 16)]
+    pub db_connections: u32,
+
+    /// Bot moves this instance computes at once (default: one per core; 0: none here, others
+    /// on the same database still play them). Half of them, at least one, may play games no
+    /// person plays any more; the others keep to games where a person waits.
+    #[arg(long, env = "TURNPOST_BOT_WORKERS")]
+    pub bot_workers: Option<usize>,
+
+    /// The longest a playouts bot thinks about one move, in milliseconds.
+    #[arg(long, env = "TURNPOST_BOT_MOVE_MS", default_value_t = 300)]
+    pub bot_move_ms: u64,
+
+    /// Running games one account may leave to the bots alone at once: the resignation that
+    /// would leave one more game with only bots playing is refused (409 `bot_games_quota`).
+    #[arg(long, env = "TURNPOST_BOT_GAMES_PER_ACCOUNT", default_value_t = 3)]
+    pub bot_games_per_account: u32,
+
+    /// Webhook posts this instance makes at once.
+    #[arg(long, env = "TURNPOST_WEBHOOK_CONCURRENCY", default_value_t = 16)]
+    pub webhook_concurrency: usize,
+
+    /// Webhooks of one account this instance posts to at once (each webhook has at most
+    /// one delivery in flight anyway).
+    #[arg(
+        long,
+        env = "TURNPOST_WEBHOOKS_IN_FLIGHT_PER_ACCOUNT",
+        default_value_t = 2
+    )]
+    pub webhooks_in_flight_per_account: usize,
+
+    /// Seconds a webhook receiver has to answer.
+    #[arg(long, env = "TURNPOST_WEBHOOK_TIMEOUT_SECONDS", default_value_t = 10)]
+    pub webhook_timeout_seconds: u64,
+
+    /// Test deliveries (`POST /v1/me/webhooks/{id}/test`) one account may queue per hour.
+    #[arg(
+        long,
+        env = "TURNPOST_WEBHOOK_TESTS_PER_HOUR_PER_ACCOUNT",
+        default_value_t = 30
+    )]
+    pub webhook_tests_per_hour_per_account: u32,
+
+    /// Streams and long polls one account may hold open at once on this instance.
+    #[arg(long, env = "TURNPOST_STREAMS_PER_ACCOUNT", default_value_t = 16)]
+    pub streams_per_account: usize,
+
+    /// Streams and long polls one client address (an IPv6 /64) may hold open at once.
+    #[arg(long, env = "TURNPOST_STREAMS_PER_ADDRESS", default_value_t = 64)]
+    pub streams_per_address: usize,
+
+    /// Streams and long polls this instance holds at most (default: three quarters of
+    /// `--max-connections`, so ordinary requests always find a connection).
+    #[arg(long, env = "TURNPOST_MAX_STREAMS")]
+    pub max_streams: Option<usize>,
+
+    /// Seconds a stream lasts at most; then it closes and the client resumes with
+    /// `Last-Event-ID`.
+    #[arg(
+        long,
+        env = "TURNPOST_STREAM_LIFETIME_SECONDS",
+        default_value_t = 3_600
+    )]
+    pub stream_lifetime_seconds: u64,
+
+    /// Seconds between re-reads of everything this instance's streams follow, a safety net
+    /// behind PostgreSQL's notifications (and the listening connection's own re-read after
+    /// it reconnects).
+    #[arg(long, env = "TURNPOST_FOLLOW_RECHECK_SECONDS", default_value_t = 10)]
+    pub follow_recheck_seconds: u64,
 
     /// Where the time comes from: the system, except in tests, which move it by hand.
     #[arg(skip)]
@@ -227,29 +302,73 @@ impl Config {
             webhook_poll_ms: 500,
             referee_poll_ms: 1000,
             open_game_hours: 14 * 24,
+            db_connections: 16,
+            bot_workers: None,
+            bot_move_ms: 300,
+            bot_games_per_account: 3,
+            webhook_concurrency: 16,
+            webhooks_in_flight_per_account: 2,
+            webhook_timeout_seconds: 10,
+            webhook_tests_per_hour_per_account: 30,
+            streams_per_account: 16,
+            streams_per_address: 64,
+            max_streams: None,
+            stream_lifetime_seconds: 3_600,
+            follow_recheck_seconds: 10,
             clock: crate::clock::Clock::system(),
         }
     }
 
-    pub fn delivery_settings(&self) -> Option<crate::webhooks::DeliverySettings> {
-        (self.webhook_poll_ms > 0).then(|| crate::webhooks::DeliverySettings {
-            allow_private: self.webhooks_allow_private,
-            poll: std::time::Duration::from_millis(self.webhook_poll_ms),
-            timeout: std::time::Duration::from_secs(10),
-        })
+    fn cores() -> usize {
+        std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
     }
 
-    pub fn referee_settings(&self) -> Option<crate::referee::RefereeSettings> {
-        (self.referee_poll_ms > 0).then(|| crate::referee::RefereeSettings {
-            poll: std::time::Duration::from_millis(self.referee_poll_ms),
+    /// How this instance does the background work.
+    pub fn background_settings(&self) -> crate::background::BackgroundSettings {
+        use std::time::Duration;
+        crate::background::BackgroundSettings {
+            deadline_poll: (self.referee_poll_ms > 0)
+                .then(|| Duration::from_millis(self.referee_poll_ms)),
             open_game_ms: i64::try_from(self.open_game_hours.saturating_mul(3_600_000))
                 .unwrap_or(i64::MAX),
-        })
+            bots: crate::background::bots::BotSettings {
+                workers: if self.referee_poll_ms > 0 {
+                    self.bot_workers.unwrap_or_else(Config::cores)
+                } else {
+                    0
+                },
+                move_time: Duration::from_millis(self.bot_move_ms),
+                poll: Duration::from_millis(self.referee_poll_ms.max(100)),
+            },
+            deliveries: (self.webhook_poll_ms > 0).then(|| {
+                crate::background::deliveries::DeliverySettings {
+                    allow_private: self.webhooks_allow_private,
+                    poll: Duration::from_millis(self.webhook_poll_ms),
+                    timeout: Duration::from_secs(self.webhook_timeout_seconds),
+                    concurrency: self.webhook_concurrency.max(1),
+                    per_account: self.webhooks_in_flight_per_account.max(1),
+                }
+            }),
+        }
+    }
+
+    /// The caps on streams and long polls.
+    pub fn follower_caps(&self) -> crate::push::limits::FollowerCaps {
+        crate::push::limits::FollowerCaps {
+            per_account: self.streams_per_account,
+            per_address: self.streams_per_address,
+            total: self
+                .max_streams
+                .unwrap_or(self.max_connections / 4 * 3)
+                .max(1),
+            stream_lifetime: std::time::Duration::from_secs(self.stream_lifetime_seconds.max(1)),
+        }
     }
 
     pub fn db_options(&self) -> crate::store::DbOptions {
         crate::store::DbOptions {
             sqlite_busy_timeout: std::time::Duration::from_millis(self.sqlite_busy_timeout_ms),
+            pool_size: self.db_connections,
         }
     }
 
@@ -276,16 +395,19 @@ impl Config {
                 Rate::per_hour(self.bulk_exports_per_hour_per_account),
                 "bulk exports",
             ),
+            webhook_tests_per_account: RateLimiter::new(
+                Rate::per_hour(self.webhook_tests_per_hour_per_account),
+                "test deliveries",
+            ),
             open_games_per_account: self.open_games_per_account,
+            bot_games_per_account: self.bot_games_per_account,
             behind_proxy: self.behind_proxy,
         }
     }
 
     pub fn password_limits(&self) -> crate::auth::PasswordLimits {
         crate::auth::PasswordLimits {
-            parallel: self.password_hashes.unwrap_or_else(|| {
-                std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
-            }),
+            parallel: self.password_hashes.unwrap_or_else(Config::cores),
             queue: self.password_queue,
         }
     }

@@ -11,10 +11,14 @@ use actix_web::middleware::{from_fn, Compress, ErrorHandlers, Logger};
 use actix_web::{web, App, HttpServer};
 
 use crate::api;
+use crate::api::live::SharedFrames;
 use crate::api::metrics::{time_requests, Metrics};
 use crate::api::transport::{etag_for_reads, guard_request_body, BodyDeadline};
 use crate::auth::{load_or_create_secret, Passwords, TokenKeys};
+use crate::background::{instance_name, Workers};
 use crate::config::Config;
+use crate::push::limits::Followers;
+use crate::push::Hub;
 use crate::service::fold_cache::FoldCache;
 use crate::store::Db;
 
@@ -28,6 +32,8 @@ pub enum StartError {
     Passwords(String),
     #[error("metrics: {0}")]
     Metrics(#[from] prometheus::Error),
+    #[error("cannot start the thread that listens for other instances' changes: {0}")]
+    Listener(std::io::Error),
     #[error("CORS origin {0:?} is not `*` or an origin such as https://example.org")]
     CorsOrigin(String),
     #[error("cannot listen on {address}: {source}")]
@@ -49,7 +55,25 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     // The secret first: a refused one stops the start before anything is created.
     let secret = load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)
         .map_err(StartError::Secret)?;
-    let db = web::Data::new(Db::open_with(&config.database_url(), config.db_options())?);
+    let database_url = config.database_url();
+    let db = web::Data::new(Db::open_with(&database_url, config.db_options())?);
+    // Every commit wakes this instance's waiters at once; other instances' commits reach
+    // them through the database (PostgreSQL's LISTEN/NOTIFY).
+    let hub = web::Data::new(Hub::default());
+    {
+        let hub = hub.clone();
+        db.on_commit(Box::new(move |changes| hub.publish(&changes)));
+    }
+    if let Some(url) = crate::store::postgres_url(&database_url) {
+        crate::push::listener::spawn(
+            url.to_owned(),
+            &db.clone().into_inner(),
+            &hub.clone().into_inner(),
+        )
+        .map_err(StartError::Listener)?;
+    }
+    let followers = web::Data::new(Followers::new(config.follower_caps()));
+    let shared_frames = web::Data::new(SharedFrames::default());
     let keys = web::Data::new(TokenKeys::new(&secret, config.token_ttl_seconds));
     let passwords = web::Data::new(
         Passwords::new(config.password_cost(), config.password_limits())
@@ -75,7 +99,6 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     let recent_checks = web::Data::new(crate::auth::RecentChecks::new(Duration::from_millis(
         config.token_recheck_ms,
     )));
-    let changes = web::Data::new(crate::service::changes::GameChanges::default());
     let webhook_policy = web::Data::new(crate::api::webhooks::WebhookPolicy {
         allow_private: config.webhooks_allow_private,
     });
@@ -94,22 +117,22 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     let workers = config.workers.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    // Every instance delivers; the outbox's guarded claims keep them from posting twice.
-    if let Some(settings) = config.delivery_settings() {
-        actix_web::rt::spawn(crate::webhooks::run(db.clone(), settings));
-    }
     let clock = web::Data::new(config.clock.clone());
-    // Every instance referees too; its appends are guarded like any other.
-    if let Some(settings) = config.referee_settings() {
-        let referee = crate::referee::Referee {
-            db: db.clone(),
-            cache: fold_cache.clone(),
-            changes: changes.clone(),
-            clock: config.clock.clone(),
-            settings,
-        };
-        actix_web::rt::spawn(referee.run());
+    // Every instance does background work; each job is claimed by one instance at a time.
+    Workers {
+        db: db.clone(),
+        cache: fold_cache.clone(),
+        hub: hub.clone(),
+        metrics: metrics.clone(),
+        clock: config.clock.clone(),
+        instance: instance_name(),
     }
+    .start(config.background_settings());
+    actix_web::rt::spawn(recheck_followed(
+        db.clone(),
+        hub.clone(),
+        Duration::from_secs(config.follow_recheck_seconds.max(1)),
+    ));
     let server = HttpServer::new(move || {
         App::new()
             .app_data(db.clone())
@@ -119,7 +142,9 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .app_data(rate_limits.clone())
             .app_data(fold_cache.clone())
             .app_data(recent_checks.clone())
-            .app_data(changes.clone())
+            .app_data(hub.clone())
+            .app_data(followers.clone())
+            .app_data(shared_frames.clone())
             .app_data(clock.clone())
             .app_data(webhook_policy.clone())
             .app_data(metrics.clone())
@@ -144,6 +169,20 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         server: server.run(),
         address,
     })
+}
+
+/// The safety net behind the hub's notifications: re-reads what this instance's followers
+/// follow every `every`, forever.
+async fn recheck_followed(db: web::Data<Db>, hub: web::Data<Hub>, every: Duration) {
+    loop {
+        tokio::time::sleep(every).await;
+        let (db, hub) = (db.clone(), hub.clone());
+        let checked =
+            tokio::task::spawn_blocking(move || crate::push::listener::recheck(&db, &hub)).await;
+        if let Ok(Err(error)) = checked {
+            tracing::warn!(%error, "re-reading followed games failed");
+        }
+    }
 }
 
 /// `scheme://host[:port]` and nothing more, as a browser sends it in `Origin`.

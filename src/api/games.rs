@@ -14,7 +14,6 @@ use crate::clock::Clock;
 use crate::error::{ApiError, Problem};
 use crate::games::bots::BotStrategy;
 use crate::games::server_events::TimeControl;
-use crate::service::changes::GameChanges;
 use crate::service::fold_cache::FoldCache;
 use crate::service::lobby::{self, GameQuery, NewGame};
 use crate::service::referee;
@@ -111,7 +110,6 @@ pub async fn create_game(
     db: web::Data<Db>,
     limits: web::Data<RateLimits>,
     clock: web::Data<Clock>,
-    changes: web::Data<GameChanges>,
     user: AuthUser,
     body: web::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
@@ -141,8 +139,6 @@ pub async fn create_game(
     let caller = user.clone();
     let now = clock.now_millis();
     let game = blocking(move || lobby::create_game(&db, &caller, &request, quota, now)).await?;
-    // A bot that moves first starts thinking at once.
-    changes.published(&game.game.id, game.game.current_seq);
     Ok(HttpResponse::Created().json(GameSummary::of(&game, &user)))
 }
 
@@ -262,7 +258,6 @@ pub struct JoinGame {
 pub async fn join_game(
     db: web::Data<Db>,
     clock: web::Data<Clock>,
-    changes: web::Data<GameChanges>,
     user: AuthUser,
     path: web::Path<String>,
     request: HttpRequest,
@@ -277,7 +272,6 @@ pub async fn join_game(
     let caller = user.clone();
     let now = clock.now_millis();
     let game = blocking(move || lobby::join_game(&db, &id, &caller, seat, now)).await?;
-    changes.published(&game.game.id, game.game.current_seq);
     Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
 }
 
@@ -338,7 +332,7 @@ pub async fn leave_game(
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`game_not_started` (leave an open game instead), `game_finished`, `seat_forfeited`, `stale_seq` (the game moved at that instant: try again)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_started` (leave an open game instead), `game_finished`, `seat_forfeited`, `stale_seq` (the game moved at that instant: try again), `bot_games_quota` (only bots would play on, and you already left as many running games to bots as the server allows)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/games/{id}/resign")]
@@ -346,15 +340,15 @@ pub async fn resign(
     db: web::Data<Db>,
     cache: web::Data<FoldCache>,
     clock: web::Data<Clock>,
-    changes: web::Data<GameChanges>,
+    limits: web::Data<RateLimits>,
     user: AuthUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let caller = user.clone();
     let now = clock.now_millis();
-    let game = blocking(move || referee::resign(&db, &cache, &id, &caller, now)).await?;
-    changes.published(&game.game.id, game.game.current_seq);
+    let most = limits.bot_games_per_account;
+    let game = blocking(move || referee::resign(&db, &cache, &id, &caller, most, now)).await?;
     Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
 }
 

@@ -1,32 +1,71 @@
-//! Following a game as it happens: a long poll on the event log and a Server-Sent Events
-//! stream. A waiter wakes at once for appends made by this instance and re-reads the game's
-//! seq every quarter second for appends made by any other instance on the same database.
+//! Following a game or an account as it happens: long polls and Server-Sent Events streams.
+//! A waiter reads the database when it starts and then only when this instance's [`Hub`]
+//! says what it waits for has changed (woken by this instance's commits and, through
+//! PostgreSQL's `NOTIFY`, by every other instance's), so an idle follower costs the
+//! database nothing. Every stream and long poll holds a slot of the per-account,
+//! per-address and per-instance caps while it waits; a stream ends after its lifetime, or
+//! at once when its account signs out everywhere or changes its password.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{route, web, HttpRequest, HttpResponse};
 use serde::Deserialize;
+use tokio::sync::{watch, OnceCell};
+use tokio::time::Instant;
 use utoipa::IntoParams;
 
 use super::blocking;
 use super::games::game_id;
 use super::models::EventOut;
+use super::rate_limit::RateLimits;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
-use crate::service::changes::GameChanges;
+use crate::games::engine::Viewer;
+use crate::push::limits::{FollowerSlot, Followers};
+use crate::push::{AccountState, Hub};
 use crate::service::play;
 use crate::service::GameStatus;
 use crate::store::Db;
 
-/// How often a waiter re-reads the game's seq for appends by other instances.
-const RECHECK: Duration = Duration::from_millis(250);
 /// A stream sends a comment this often when nothing happens, so proxies keep it open.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
 /// The longest long poll.
 pub const MAX_WAIT_SECONDS: u64 = 60;
+/// What a stream sends first: clients reconnect one second after it closes.
+const STREAM_PREAMBLE: &[u8] = b"retry: 1000\n\n";
+/// What a stream sends when its lifetime is over, before it closes.
+const STREAM_LIFETIME_OVER: &[u8] = b": this stream's time is up; resume with Last-Event-ID\n\n";
+
+/// A slot of the caps for the caller, or 429 `too_many_streams`.
+pub fn admit(request: &HttpRequest, user: &AuthUser) -> Result<FollowerSlot, ApiError> {
+    let followers = request
+        .app_data::<web::Data<Followers>>()
+        .ok_or_else(|| ApiError::Internal("no follower caps are configured".into()))?;
+    let address = request
+        .app_data::<web::Data<RateLimits>>()
+        .map(|limits| limits.client_address(request))
+        .unwrap_or_default();
+    followers
+        .clone()
+        .into_inner()
+        .admit(&user.account_id, &address)
+}
+
+/// Whether the account's tokens moved past the generation the follower signed in with.
+fn revoked(account: &watch::Receiver<AccountState>, user: &AuthUser) -> bool {
+    account
+        .borrow()
+        .generation
+        .is_some_and(|generation| generation != user.token_generation)
+}
+
+fn token_revoked() -> ApiError {
+    ApiError::unauthorized("token_revoked", "this token was revoked; sign in again")
+}
 
 /// Game `id`'s seq and status now, read off the async workers.
 async fn progress(db: &web::Data<Db>, id: &str) -> Result<(i64, GameStatus), ApiError> {
@@ -38,7 +77,7 @@ async fn progress(db: &web::Data<Db>, id: &str) -> Result<(i64, GameStatus), Api
 async fn last_notification(db: &web::Data<Db>, account: &str) -> Result<i64, ApiError> {
     let (db, account) = (db.clone(), account.to_owned());
     blocking(move || {
-        db.read(|conn| {
+        db.read_without_transaction(|conn| {
             Ok(crate::store::notifications::last_notification_id(
                 conn, &account,
             )?)
@@ -48,26 +87,71 @@ async fn last_notification(db: &web::Data<Db>, account: &str) -> Result<i64, Api
 }
 
 /// Waits until game `id` is past `after` or `wait` has passed; returns the seq and status
-/// then.
+/// then. The database is read once now and once more when the hub says the game moved.
 pub async fn wait_past(
     db: &web::Data<Db>,
-    changes: &web::Data<GameChanges>,
+    hub: &Hub,
+    user: &AuthUser,
     id: &str,
     after: i64,
     wait: Duration,
 ) -> Result<(i64, GameStatus), ApiError> {
-    let deadline = tokio::time::Instant::now() + wait;
-    let mut local = changes.subscribe(id, after);
+    let deadline = Instant::now() + wait;
+    // Subscribed before the read, so an append between the two still wakes the wait.
+    let mut game = hub.follow_game(id);
+    let mut account = hub.follow_account(&user.account_id);
     loop {
         let progress = progress(db, id).await?;
-        let now = tokio::time::Instant::now();
-        if progress.0 > after || now >= deadline {
+        if progress.0 > after {
             return Ok(progress);
         }
-        let pause = RECHECK.min(deadline - now);
+        loop {
+            tokio::select! {
+                moved = game.changed() => {
+                    if moved.is_err() || *game.borrow_and_update() > after {
+                        break;
+                    }
+                }
+                _ = account.changed() => {
+                    if revoked(&account, user) {
+                        return Err(token_revoked());
+                    }
+                }
+                _ = tokio::time::sleep_until(deadline) => return Ok(progress),
+            }
+        }
+    }
+}
+
+/// Waits until the caller has a notification after `after` or `wait` has passed.
+pub async fn wait_for_notification(
+    db: &web::Data<Db>,
+    hub: &Hub,
+    user: &AuthUser,
+    after: i64,
+    wait: Duration,
+) -> Result<i64, ApiError> {
+    let deadline = Instant::now() + wait;
+    let mut account = hub.follow_account(&user.account_id);
+    let last = last_notification(db, &user.account_id).await?;
+    if last > after {
+        return Ok(last);
+    }
+    loop {
         tokio::select! {
-            _ = local.changed() => {}
-            _ = tokio::time::sleep(pause) => {}
+            changed = account.changed() => {
+                if changed.is_err() {
+                    return Ok(last);
+                }
+                if revoked(&account, user) {
+                    return Err(token_revoked());
+                }
+                let seen = account.borrow_and_update().last_notification;
+                if seen > after {
+                    return Ok(seen);
+                }
+            }
+            _ = tokio::time::sleep_until(deadline) => return Ok(last),
         }
     }
 }
@@ -80,54 +164,144 @@ pub struct StreamQuery {
     pub after: Option<i64>,
 }
 
-/// What one stream still has to send.
+/// A game's events after a seq up to another, as one viewer sees them, ready to send.
+type Frames = Arc<Vec<(i64, Bytes)>>;
+
+/// The frames a game's new events make, shared by every follower of that game with the
+/// same viewer and cursor: a hundred spectators of one game cost one fold per append, not a
+/// hundred. Recent pages only; each is computed once however many followers ask at once.
+#[derive(Default)]
+pub struct SharedFrames {
+    pages: Mutex<SharedPages>,
+}
+
+type PageKey = (String, Viewer, i64, i64);
+
+#[derive(Default)]
+struct SharedPages {
+    by_key: HashMap<PageKey, Arc<OnceCell<Frames>>>,
+    order: VecDeque<PageKey>,
+}
+
+/// Pages kept for followers that wake a little later than the others.
+const SHARED_PAGES: usize = 512;
+
+impl SharedFrames {
+    fn cell(&self, key: PageKey) -> Arc<OnceCell<Frames>> {
+        let mut pages = self
+            .pages
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(cell) = pages.by_key.get(&key) {
+            return cell.clone();
+        }
+        if pages.order.len() >= SHARED_PAGES {
+            if let Some(oldest) = pages.order.pop_front() {
+                pages.by_key.remove(&oldest);
+            }
+        }
+        let cell = Arc::new(OnceCell::new());
+        pages.by_key.insert(key.clone(), cell.clone());
+        pages.order.push_back(key);
+        cell
+    }
+
+    /// The frames of game `id`'s events with `after < seq <= up_to` for `viewer`.
+    async fn frames(
+        &self,
+        db: &web::Data<Db>,
+        id: &str,
+        viewer: Viewer,
+        after: i64,
+        up_to: i64,
+    ) -> Result<Frames, ApiError> {
+        let cell = self.cell((id.to_owned(), viewer, after, up_to));
+        cell.get_or_try_init(|| async {
+            let (db, id) = (db.clone(), id.to_owned());
+            let events = blocking(move || play::events_for(&db, &id, viewer, after, up_to)).await?;
+            Ok::<_, ApiError>(Arc::new(
+                events
+                    .into_iter()
+                    .map(EventOut::from)
+                    .map(|event| (event.seq, event_frame(&event)))
+                    .collect(),
+            ))
+        })
+        .await
+        .cloned()
+    }
+}
+
+/// What one game stream still has to send.
 struct Follower {
     db: web::Data<Db>,
-    changes: web::Data<GameChanges>,
+    shared: web::Data<SharedFrames>,
+    game: watch::Receiver<i64>,
+    account: watch::Receiver<AccountState>,
     user: AuthUser,
     id: String,
     cursor: i64,
-    pending: VecDeque<EventOut>,
+    pending: VecDeque<Bytes>,
     finished: bool,
     ended: bool,
+    ends_at: Instant,
+    _slot: FollowerSlot,
 }
 
 impl Follower {
-    /// Loads what the caller may see after the cursor.
+    /// Queues what the caller may see after the cursor, up to the game's seq now.
     async fn load(&mut self) -> Result<(), ApiError> {
-        let (db, id, user, after) = (
-            self.db.clone(),
-            self.id.clone(),
-            self.user.clone(),
-            self.cursor,
-        );
-        let page = blocking(move || play::events(&db, &id, &user, after)).await?;
-        self.pending
-            .extend(page.events.into_iter().map(EventOut::from));
+        let (db, id, user) = (self.db.clone(), self.id.clone(), self.user.clone());
+        let (viewer, seq, status) = blocking(move || play::viewer_now(&db, &id, &user)).await?;
+        self.finished = status == GameStatus::Finished;
+        if seq > self.cursor {
+            let frames = self
+                .shared
+                .frames(&self.db, &self.id, viewer, self.cursor, seq)
+                .await?;
+            self.pending
+                .extend(frames.iter().map(|(_, frame)| frame.clone()));
+            self.cursor = frames
+                .last()
+                .map_or(seq, |(last, _)| *last)
+                .max(self.cursor);
+        }
         Ok(())
     }
 
     /// The next frame, or `None` when the stream is over.
     async fn next_frame(&mut self) -> Option<Bytes> {
         loop {
-            if let Some(event) = self.pending.pop_front() {
-                self.cursor = event.seq;
-                return Some(event_frame(&event));
+            if let Some(frame) = self.pending.pop_front() {
+                return Some(frame);
             }
-            if self.ended {
+            if self.ended || revoked(&self.account, &self.user) {
                 return None;
             }
             if self.finished {
                 self.ended = true;
                 return Some(Bytes::from_static(b"event: end\ndata: {}\n\n"));
             }
-            match wait_past(&self.db, &self.changes, &self.id, self.cursor, HEARTBEAT).await {
-                Ok((seq, status)) if seq > self.cursor => {
-                    self.load().await.ok()?;
-                    self.finished = status == GameStatus::Finished;
+            if Instant::now() >= self.ends_at {
+                self.ended = true;
+                return Some(Bytes::from_static(STREAM_LIFETIME_OVER));
+            }
+            let heartbeat = (Instant::now() + HEARTBEAT).min(self.ends_at);
+            tokio::select! {
+                moved = self.game.changed() => {
+                    if moved.is_err() {
+                        return None;
+                    }
+                    if *self.game.borrow_and_update() > self.cursor {
+                        self.load().await.ok()?;
+                    }
                 }
-                Ok(_) => return Some(Bytes::from_static(b": heartbeat\n\n")),
-                Err(_) => return None,
+                _ = self.account.changed() => {}
+                _ = tokio::time::sleep_until(heartbeat) => {
+                    if Instant::now() < self.ends_at {
+                        return Some(Bytes::from_static(b": heartbeat\n\n"));
+                    }
+                }
             }
         }
     }
@@ -151,6 +325,13 @@ fn event_frame(event: &EventOut) -> Bytes {
 /// A `: heartbeat` comment every 15 seconds keeps proxies from closing the stream; once the
 /// game is finished and every event sent, an `end` event closes it. The server writes only as
 /// fast as the client reads.
+///
+/// A stream lasts at most the server's stream lifetime (an hour unless configured): then
+/// it closes, and the client resumes with `Last-Event-ID` (browsers' `EventSource` does so
+/// by itself, one second later). It closes at once when the account signs out everywhere
+/// or changes its password. An account, a client address and the server each hold a
+/// limited number of streams and long polls at once; beyond that the answer is 429
+/// `too_many_streams` with `Retry-After`.
 #[utoipa::path(get, path = "/v1/games/{id}/stream", tag = "play",
     params(
         ("id" = String, Path, description = "Game id"),
@@ -159,14 +340,16 @@ fn event_frame(event: &EventOut) -> Bytes {
     ),
     responses(
         (status = 200, description = "The event stream", content_type = "text/event-stream", body = String,
-            example = "id: 5\nevent: turn_started\ndata: {\"seq\":5,\"time\":\"2026-11-24T10:00:00.000Z\",\"seat\":null,\"type\":\"turn_started\",\"schema_version\":2,\"payload\":{\"type\":\"turn_started\",\"seat\":0},\"text\":\"Red begins a turn\"}\n\n: heartbeat\n\n"),
+            example = "retry: 1000\n\nid: 5\nevent: turn_started\ndata: {\"seq\":5,\"time\":\"2026-11-24T10:00:00.000Z\",\"seat\":null,\"type\":\"turn_started\",\"schema_version\":2,\"payload\":{\"type\":\"turn_started\",\"seat\":0},\"text\":\"Red begins a turn\"}\n\n: heartbeat\n\n"),
         (status = 400, description = "`invalid_last_event_id`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_streams`: the account, its address or the server holds as many streams and long polls as allowed (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/games/{id}/stream", method = "GET")]
 pub async fn stream_events(
     db: web::Data<Db>,
-    changes: web::Data<GameChanges>,
+    hub: web::Data<Hub>,
+    shared: web::Data<SharedFrames>,
     user: AuthUser,
     path: web::Path<String>,
     query: web::Query<StreamQuery>,
@@ -174,18 +357,26 @@ pub async fn stream_events(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let cursor = last_event_id(&request)?.or(query.after).unwrap_or(0).max(0);
-    let status = progress(&db, &id).await?.1;
+    let slot = admit(&request, &user)?;
+    let lifetime = lifetime(&request);
     let mut follower = Follower {
+        game: hub.follow_game(&id),
+        account: hub.follow_account(&user.account_id),
         db,
-        changes,
+        shared,
         user,
         id,
         cursor,
         pending: VecDeque::new(),
-        finished: status == GameStatus::Finished,
+        finished: false,
         ended: false,
+        ends_at: Instant::now() + lifetime,
+        _slot: slot,
     };
     follower.load().await?;
+    follower
+        .pending
+        .push_front(Bytes::from_static(STREAM_PREAMBLE));
     let frames = futures_util::stream::unfold(follower, |mut follower| async move {
         let frame = follower.next_frame().await?;
         Some((Ok::<_, actix_web::Error>(frame), follower))
@@ -193,22 +384,13 @@ pub async fn stream_events(
     Ok(event_stream(frames))
 }
 
-/// Waits until the caller has a notification after `after` or `wait` has passed.
-pub async fn wait_for_notification(
-    db: &web::Data<Db>,
-    user: &AuthUser,
-    after: i64,
-    wait: Duration,
-) -> Result<i64, ApiError> {
-    let deadline = tokio::time::Instant::now() + wait;
-    loop {
-        let last = last_notification(db, &user.account_id).await?;
-        let now = tokio::time::Instant::now();
-        if last > after || now >= deadline {
-            return Ok(last);
-        }
-        tokio::time::sleep(RECHECK.min(deadline - now)).await;
-    }
+/// How long a stream may last on this server.
+fn lifetime(request: &HttpRequest) -> Duration {
+    request
+        .app_data::<web::Data<Followers>>()
+        .map_or(Duration::from_secs(3_600), |followers| {
+            followers.caps().stream_lifetime
+        })
 }
 
 /// The `Last-Event-ID` a reconnecting client sends, if any.
@@ -235,43 +417,69 @@ fn last_event_id(request: &HttpRequest) -> Result<Option<i64>, ApiError> {
 /// What an account stream still has to send.
 struct AccountFollower {
     db: web::Data<Db>,
+    account: watch::Receiver<AccountState>,
     user: AuthUser,
     cursor: i64,
-    pending: VecDeque<super::webhooks::NotificationOut>,
+    pending: VecDeque<Bytes>,
+    ended: bool,
+    ends_at: Instant,
+    _slot: FollowerSlot,
 }
 
 impl AccountFollower {
+    /// Queues the caller's notifications after the cursor.
+    async fn load(&mut self) -> Option<()> {
+        let (db, account, after) = (self.db.clone(), self.user.account_id.clone(), self.cursor);
+        let stored = blocking(move || {
+            db.read_without_transaction(|conn| {
+                Ok(crate::store::notifications::notifications_after(
+                    conn, &account, after, 100,
+                )?)
+            })
+        })
+        .await
+        .ok()?;
+        for notification in &stored {
+            let notification = super::webhooks::NotificationOut::of(notification).ok()?;
+            self.cursor = notification.id;
+            let data = serde_json::to_string(&notification).unwrap_or_default();
+            let kind = serde_json::to_value(notification.kind).unwrap_or_default();
+            self.pending.push_back(Bytes::from(format!(
+                "id: {}\nevent: {}\ndata: {data}\n\n",
+                notification.id,
+                kind.as_str().unwrap_or_default()
+            )));
+        }
+        Some(())
+    }
+
     async fn next_frame(&mut self) -> Option<Bytes> {
         loop {
-            if let Some(notification) = self.pending.pop_front() {
-                self.cursor = notification.id;
-                let data = serde_json::to_string(&notification).unwrap_or_default();
-                let kind = serde_json::to_value(notification.kind).unwrap_or_default();
-                return Some(Bytes::from(format!(
-                    "id: {}\nevent: {}\ndata: {data}\n\n",
-                    notification.id,
-                    kind.as_str().unwrap_or_default()
-                )));
+            if let Some(frame) = self.pending.pop_front() {
+                return Some(frame);
             }
-            let last = wait_for_notification(&self.db, &self.user, self.cursor, HEARTBEAT)
-                .await
-                .ok()?;
-            if last <= self.cursor {
-                return Some(Bytes::from_static(b": heartbeat\n\n"));
+            if self.ended || revoked(&self.account, &self.user) {
+                return None;
             }
-            let (db, account, after) = (self.db.clone(), self.user.account_id.clone(), self.cursor);
-            let stored = blocking(move || {
-                db.read(|conn| {
-                    Ok(crate::store::notifications::notifications_after(
-                        conn, &account, after, 100,
-                    )?)
-                })
-            })
-            .await
-            .ok()?;
-            for notification in &stored {
-                self.pending
-                    .push_back(super::webhooks::NotificationOut::of(notification).ok()?);
+            if Instant::now() >= self.ends_at {
+                self.ended = true;
+                return Some(Bytes::from_static(STREAM_LIFETIME_OVER));
+            }
+            let heartbeat = (Instant::now() + HEARTBEAT).min(self.ends_at);
+            tokio::select! {
+                changed = self.account.changed() => {
+                    if changed.is_err() {
+                        return None;
+                    }
+                    if self.account.borrow_and_update().last_notification > self.cursor {
+                        self.load().await?;
+                    }
+                }
+                _ = tokio::time::sleep_until(heartbeat) => {
+                    if Instant::now() < self.ends_at {
+                        return Some(Bytes::from_static(b": heartbeat\n\n"));
+                    }
+                }
             }
         }
     }
@@ -280,10 +488,13 @@ impl AccountFollower {
 /// Everything that concerns you across your games, live, as Server-Sent Events.
 ///
 /// The notifications of `GET /v1/me/notifications` (`game_started`, `your_turn`,
-/// `game_finished`) as they are written by any instance: `id: <notification id>`,
-/// `event: <type>`, `data: <Notification JSON>`. Resumes after `after` or the
-/// `Last-Event-ID` a reconnecting client sends (default: only what happens from now on).
-/// A `: heartbeat` comment every 15 seconds keeps proxies from closing it.
+/// `game_finished`, `game_cancelled`) as they are written by any instance:
+/// `id: <notification id>`, `event: <type>`, `data: <Notification JSON>`. Resumes after the
+/// `Last-Event-ID` a reconnecting client sends, or after `after`; with neither it sends only
+/// what happens from now on. A `: heartbeat` comment every 15 seconds keeps proxies from
+/// closing it. Like a game's stream it lasts at most the server's stream lifetime, closes
+/// when the account signs out everywhere or changes its password, and counts against the
+/// caps on streams and long polls (429 `too_many_streams`).
 #[utoipa::path(get, path = "/v1/me/stream", tag = "notifications",
     params(
         StreamQuery,
@@ -291,26 +502,41 @@ impl AccountFollower {
     ),
     responses(
         (status = 200, description = "The notification stream", content_type = "text/event-stream", body = String,
-            example = "id: 42\nevent: your_turn\ndata: {\"id\":42,\"type\":\"your_turn\",\"game_id\":\"bktgir262m\",\"game_kind\":\"tikal\",\"seq\":4,\"seat\":0,\"to_act\":[0],\"created_at\":\"2026-11-24T10:00:00.000Z\"}\n\n"),
+            example = "retry: 1000\n\nid: 42\nevent: your_turn\ndata: {\"id\":42,\"type\":\"your_turn\",\"game_id\":\"bktgir262m\",\"game_kind\":\"tikal\",\"seq\":4,\"seat\":0,\"to_act\":[0],\"created_at\":\"2026-11-24T10:00:00.000Z\"}\n\n"),
         (status = 400, description = "`invalid_last_event_id`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_streams`: the account, its address or the server holds as many streams and long polls as allowed (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/me/stream", method = "GET")]
 pub async fn stream_notifications(
     db: web::Data<Db>,
+    hub: web::Data<Hub>,
     user: AuthUser,
     query: web::Query<StreamQuery>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    let slot = admit(&request, &user)?;
+    let account = hub.follow_account(&user.account_id);
     let cursor = match last_event_id(&request)?.or(query.after) {
         Some(cursor) => cursor.max(0),
         None => last_notification(&db, &user.account_id).await?,
     };
-    let follower = AccountFollower {
+    let mut follower = AccountFollower {
         db,
+        account,
         user,
         cursor,
         pending: VecDeque::new(),
+        ended: false,
+        ends_at: Instant::now() + lifetime(&request),
+        _slot: slot,
     };
+    follower
+        .load()
+        .await
+        .ok_or_else(|| ApiError::Unavailable("the notifications could not be read".into()))?;
+    follower
+        .pending
+        .push_front(Bytes::from_static(STREAM_PREAMBLE));
     let frames = futures_util::stream::unfold(follower, |mut follower| async move {
         let frame = follower.next_frame().await?;
         Some((Ok::<_, actix_web::Error>(frame), follower))

@@ -1,5 +1,7 @@
 //! `GET /metrics` in Prometheus' text format: request latency per route, actions appended,
-//! the fold cache's hits and misses, and the database pool. Each server has its own
+//! the fold cache's hits and misses, the database pool and its statements, open streams,
+//! and the background work this instance did (timeouts, expiries, bot moves, webhook
+//! attempts): summed over the instances, those tell whether any was done twice. Each server has its own
 //! registry, so several servers in one process (the tests) do not mix their figures.
 
 use actix_web::body::MessageBody;
@@ -7,10 +9,11 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
 use actix_web::{route, web, HttpResponse};
 use prometheus::{
-    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntGauge, Opts, Registry,
-    TextEncoder,
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts,
+    Registry, TextEncoder,
 };
 
+use crate::push::limits::Followers;
 use crate::service::fold_cache::FoldCache;
 use crate::store::Db;
 
@@ -24,6 +27,14 @@ pub struct Metrics {
     fold_cache_bytes: IntGauge,
     pool_connections: IntGauge,
     pool_idle: IntGauge,
+    db_statements: IntCounter,
+    open_followers: IntGauge,
+    pub timeouts_recorded: IntCounter,
+    pub games_expired: IntCounter,
+    /// By `outcome`: `appended`, or `discarded` when the game moved on while the bot thought.
+    pub bot_moves: IntCounterVec,
+    /// By `outcome`: `delivered` or `failed`.
+    pub webhook_attempts: IntCounterVec,
 }
 
 impl Metrics {
@@ -57,6 +68,36 @@ impl Metrics {
             )?,
             pool_connections: gauge("db_pool_connections", "Database connections held")?,
             pool_idle: gauge("db_pool_idle_connections", "Database connections idle")?,
+            db_statements: IntCounter::new(
+                "db_statements_total",
+                "Statements this instance's pool sent to the database",
+            )?,
+            open_followers: gauge(
+                "open_followers",
+                "Streams and long polls open on this instance",
+            )?,
+            timeouts_recorded: IntCounter::new(
+                "timeouts_recorded_total",
+                "Appends of timed-out seats made by this instance",
+            )?,
+            games_expired: IntCounter::new(
+                "games_expired_total",
+                "Open games this instance cancelled as expired",
+            )?,
+            bot_moves: IntCounterVec::new(
+                Opts::new(
+                    "bot_moves_total",
+                    "Bot moves this instance computed, by whether they were appended",
+                ),
+                &["outcome"],
+            )?,
+            webhook_attempts: IntCounterVec::new(
+                Opts::new(
+                    "webhook_attempts_total",
+                    "Webhook posts this instance made, by outcome",
+                ),
+                &["outcome"],
+            )?,
             requests,
             registry,
         };
@@ -67,6 +108,9 @@ impl Metrics {
             &metrics.actions_appended,
             &metrics.fold_cache_hits,
             &metrics.fold_cache_misses,
+            &metrics.db_statements,
+            &metrics.timeouts_recorded,
+            &metrics.games_expired,
         ] {
             metrics.registry.register(Box::new(counter.clone()))?;
         }
@@ -75,8 +119,19 @@ impl Metrics {
             &metrics.fold_cache_bytes,
             &metrics.pool_connections,
             &metrics.pool_idle,
+            &metrics.open_followers,
         ] {
             metrics.registry.register(Box::new(collector.clone()))?;
+        }
+        for counters in [&metrics.bot_moves, &metrics.webhook_attempts] {
+            metrics.registry.register(Box::new(counters.clone()))?;
+        }
+        // Both outcomes show from the start, so a sum over instances never misses a series.
+        for outcome in ["appended", "discarded"] {
+            metrics.bot_moves.with_label_values(&[outcome]);
+        }
+        for outcome in ["delivered", "failed"] {
+            metrics.webhook_attempts.with_label_values(&[outcome]);
         }
         Ok(metrics)
     }
@@ -119,6 +174,7 @@ pub async fn get_metrics(
     metrics: web::Data<Metrics>,
     cache: web::Data<FoldCache>,
     db: web::Data<Db>,
+    followers: web::Data<Followers>,
 ) -> HttpResponse {
     let stats = cache.stats();
     // The cache counts for itself; the counters catch up at every scrape.
@@ -131,6 +187,9 @@ pub async fn get_metrics(
     let (connections, idle) = db.pool_state();
     metrics.pool_connections.set(i64::from(connections));
     metrics.pool_idle.set(i64::from(idle));
+    let statements = &metrics.db_statements;
+    statements.inc_by(db.statements().saturating_sub(statements.get()));
+    metrics.open_followers.set(followers.count() as i64);
     let mut text = Vec::new();
     if let Err(error) = TextEncoder::new().encode(&metrics.registry.gather(), &mut text) {
         tracing::error!(%error, "metrics could not be encoded");

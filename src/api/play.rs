@@ -186,7 +186,6 @@ pub async fn post_action(
         action: body.action,
         idempotency_key,
     };
-    let game = id.clone();
     let now = request
         .app_data::<web::Data<crate::clock::Clock>>()
         .map_or_else(crate::service::now_millis, |clock| clock.now_millis());
@@ -194,11 +193,6 @@ pub async fn post_action(
         blocking(move || play::act(&db, &cache, &id, &user, &action_request, now)).await?;
     if accepted.appended {
         metrics.actions_appended.inc();
-        // Wakes this instance's streams and long polls at once (others re-read the seq).
-        if let Some(changes) = request.app_data::<web::Data<crate::service::changes::GameChanges>>()
-        {
-            changes.published(&game, accepted.seq);
-        }
     }
     Ok(HttpResponse::Ok().json(ActionAccepted::from(accepted)))
 }
@@ -246,15 +240,17 @@ pub struct EventLog {
         (status = 200, body = EventLog),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_streams` (a long poll, `wait` > 0, while the account, its address or the server holds as many streams and long polls as allowed; with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/games/{id}/events", method = "GET", method = "HEAD")]
 pub async fn list_events(
     db: web::Data<Db>,
-    changes: web::Data<crate::service::changes::GameChanges>,
+    hub: web::Data<crate::push::Hub>,
     user: AuthUser,
     path: web::Path<String>,
     query: web::Query<EventsQuery>,
+    request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let query = query.into_inner();
@@ -266,9 +262,11 @@ pub async fn list_events(
                 "`wait` is at most 60 seconds",
             ));
         }
+        let _slot = super::live::admit(&request, &user)?;
         super::live::wait_past(
             &db,
-            &changes,
+            &hub,
+            &user,
             &id,
             after,
             std::time::Duration::from_secs(wait),

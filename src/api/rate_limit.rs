@@ -115,8 +115,11 @@ pub struct RateLimits {
     pub registration_per_address: RateLimiter,
     pub game_creation_per_account: RateLimiter,
     pub bulk_exports_per_account: RateLimiter,
+    pub webhook_tests_per_account: RateLimiter,
     /// Open (not yet started) games one account may have created at once.
     pub open_games_per_account: u32,
+    /// Running games one account may have left to the bots alone (by resigning) at once.
+    pub bot_games_per_account: u32,
     /// Whether the client address comes from `Forwarded` / `X-Forwarded-For` (only behind
     /// a proxy that sets them) instead of the connection's peer.
     pub behind_proxy: bool,
@@ -208,7 +211,9 @@ mod tests {
             registration_per_address: limiter(),
             game_creation_per_account: limiter(),
             bulk_exports_per_account: limiter(),
+            webhook_tests_per_account: limiter(),
             open_games_per_account: 1,
+            bot_games_per_account: 1,
             behind_proxy,
         }
     }

@@ -110,12 +110,18 @@ pub struct NotificationsQuery {
 /// that cause them, so none is lost or made up. Page with `after`; `wait` long-polls.
 #[utoipa::path(get, path = "/v1/me/notifications", tag = "notifications",
     params(NotificationsQuery),
-    responses((status = 200, body = NotificationList)))]
+    responses(
+        (status = 200, body = NotificationList),
+        (status = 401, description = "`token_revoked` also when the account signs out everywhere or changes its password during a long poll", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_streams` (a long poll, `wait` > 0, while the account, its address or the server holds as many streams and long polls as allowed; with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
+    ))]
 #[get("/v1/me/notifications")]
 pub async fn list_notifications(
     db: web::Data<Db>,
+    hub: web::Data<crate::push::Hub>,
     user: AuthUser,
     query: web::Query<NotificationsQuery>,
+    request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
     let after = query.after.unwrap_or(0).max(0);
@@ -126,8 +132,15 @@ pub async fn list_notifications(
                 "`wait` is at most 60 seconds",
             ));
         }
-        super::live::wait_for_notification(&db, &user, after, std::time::Duration::from_secs(wait))
-            .await?;
+        let _slot = super::live::admit(&request, &user)?;
+        super::live::wait_for_notification(
+            &db,
+            &hub,
+            &user,
+            after,
+            std::time::Duration::from_secs(wait),
+        )
+        .await?;
     }
     let account = user.account_id.clone();
     let notifications = blocking(move || {
@@ -341,13 +354,16 @@ pub async fn list_deliveries(
     responses(
         (status = 202, description = "Queued; its result shows in the deliveries", body = DeliveryOut),
         (status = 404, description = "`webhook_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many test deliveries from this account (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/me/webhooks/{webhook_id}/test")]
 pub async fn test_webhook(
     db: web::Data<Db>,
+    limits: web::Data<super::rate_limit::RateLimits>,
     user: AuthUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
+    limits.webhook_tests_per_account.take(&user.account_id)?;
     let id = path.into_inner();
     let delivery = blocking(move || webhooks::send_test(&db, &user, &id)).await?;
     Ok(HttpResponse::Accepted().json(DeliveryOut::from(&delivery)))

@@ -23,6 +23,9 @@ use crate::store::Db;
 pub struct AuthUser {
     pub account_id: String,
     pub name: String,
+    /// The account's token generation the request's token was issued in: a stream opened
+    /// with it ends once the account moves past it (sign-out everywhere, a new password).
+    pub token_generation: i32,
 }
 
 impl FromRequest for AuthUser {

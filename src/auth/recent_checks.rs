@@ -52,6 +52,7 @@ impl RecentChecks {
             || AuthUser {
                 account_id: token.user.account_id.clone(),
                 name: checked.name.clone(),
+                token_generation: token.generation,
             },
         )
     }
@@ -109,15 +110,22 @@ mod tests {
             user: AuthUser {
                 account_id: "a1".to_owned(),
                 name: String::new(),
+                token_generation: generation,
             },
             generation,
         }
     }
 
     fn user() -> AuthUser {
+        user_at(0)
+    }
+
+    /// The user as a token of `generation` signs in.
+    fn user_at(generation: i32) -> AuthUser {
         AuthUser {
             account_id: "a1".to_owned(),
             name: "ada".to_owned(),
+            token_generation: generation,
         }
     }
 
@@ -126,7 +134,7 @@ mod tests {
         let checks = RecentChecks::new(Duration::from_secs(60));
         assert_eq!(checks.confirmed(&token(3)), None, "never checked");
         checks.remember(&user(), 3, Instant::now());
-        assert_eq!(checks.confirmed(&token(3)), Some(user()));
+        assert_eq!(checks.confirmed(&token(3)), Some(user_at(3)));
         assert_eq!(checks.confirmed(&token(2)), None, "an older generation");
         let asked_before_the_revocation = Instant::now();
         checks.forget("a1");
@@ -138,7 +146,7 @@ mod tests {
             "a check that read the account before the revocation is not kept"
         );
         checks.remember(&user(), 4, Instant::now());
-        assert_eq!(checks.confirmed(&token(4)), Some(user()));
+        assert_eq!(checks.confirmed(&token(4)), Some(user_at(4)));
     }
 
     #[test]

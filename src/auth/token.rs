@@ -77,6 +77,7 @@ impl TokenKeys {
                 user: AuthUser {
                     account_id: data.claims.sub,
                     name: data.claims.name,
+                    token_generation: data.claims.gen,
                 },
                 generation: data.claims.gen,
             }),
@@ -152,6 +153,7 @@ mod tests {
         AuthUser {
             account_id: "a1".into(),
             name: "alice".into(),
+            token_generation: 0,
         }
     }
 
@@ -167,7 +169,13 @@ mod tests {
         let keys = TokenKeys::new(b"secret one", 60);
         let issued = keys.issue(&user(), 3, now()).unwrap();
         let signed = keys.verify(&issued.token).unwrap();
-        assert_eq!(signed.user, user());
+        assert_eq!(
+            signed.user,
+            AuthUser {
+                token_generation: 3,
+                ..user()
+            }
+        );
         assert_eq!(signed.generation, 3);
         let other = TokenKeys::new(b"secret two", 60);
         assert!(matches!(

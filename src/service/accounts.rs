@@ -64,6 +64,7 @@ pub fn authenticate(db: &Db, signed: SignedToken) -> Result<AuthUser, ApiError> 
         Some(account) => Ok(AuthUser {
             account_id: account.id,
             name: account.name,
+            token_generation: account.token_generation,
         }),
     }
 }
@@ -108,7 +109,10 @@ pub async fn change_password(
     .await??
     .ok_or_else(unknown_account)?;
     Ok(SignedIn {
-        user: user.clone(),
+        user: AuthUser {
+            token_generation: generation,
+            ..user.clone()
+        },
         token_generation: generation,
     })
 }
@@ -177,6 +181,7 @@ pub async fn sign_in(
             user: AuthUser {
                 account_id: account.id,
                 name: account.name,
+                token_generation: account.token_generation,
             },
             token_generation: account.token_generation,
         }),

@@ -4,7 +4,6 @@
 //! the handlers only translate them to and from JSON.
 
 pub mod accounts;
-pub mod changes;
 pub mod fold_cache;
 pub mod histories;
 pub mod lobby;
@@ -23,6 +22,7 @@ use crate::games::server_events::{
 };
 use crate::games::{encode_seed, seed_commitment};
 use crate::games::{find_game_rules, GameRules, RecordedEvent, Table};
+use crate::store::jobs::GameWork;
 use crate::store::{
     self, ActionRow, Append, DbConnection, NewEvent, SeatUpdate, StoredEvent, ENGINE_SOURCE,
     SERVER_SOURCE,
@@ -297,6 +297,24 @@ impl LoadedGame {
                     && taken.forfeit == update.forfeit
             })
         };
+        let status = if outcome.is_some() {
+            GameStatus::Finished
+        } else {
+            GameStatus::Running
+        };
+        let work_after = GameWork::of(
+            updates.iter().map(|update| SeatWork {
+                deadline: update.clock.deadline_ms,
+                bot: update.bot.is_some(),
+                person: update.bot.is_none()
+                    && update.forfeit.is_none()
+                    && self
+                        .seat_row(update.seat)
+                        .is_some_and(|taken| taken.account_id.is_some()),
+                acting: to_act.contains(&update.seat),
+            }),
+            status,
+        );
         let listeners = updates
             .iter()
             .filter(|update| update.bot.is_none())
@@ -314,19 +332,37 @@ impl LoadedGame {
             acting_seat: seat,
             expected_seq: self.game.current_seq,
             events: stored,
-            status: if outcome.is_some() {
-                GameStatus::Finished
-            } else {
-                GameStatus::Running
-            },
+            status,
             to_act,
             outcome,
             now,
             action,
             seat_updates: updates,
             listeners,
+            created_by: self.game.created_by.clone(),
+            work_before: self.work(),
+            work_after,
         };
         Ok((append, described))
+    }
+
+    /// The background work the game has as loaded: its earliest running deadline, and
+    /// whether a bot must move.
+    pub fn work(&self) -> GameWork {
+        GameWork::of(
+            self.seats.iter().map(|taken| SeatWork {
+                deadline: taken.clock.deadline_ms,
+                bot: taken.bot.is_some(),
+                person: taken.is_person_in_play(),
+                acting: self.game.to_act.contains(&taken.seat),
+            }),
+            self.game.status,
+        )
+    }
+
+    /// Whether a person still plays in the game (not every seat is a bot's).
+    pub fn has_person_in_play(&self) -> bool {
+        self.seats.iter().any(SeatWithName::is_person_in_play)
     }
 
     /// The bots that must act now, lowest seat first.
@@ -336,6 +372,37 @@ impl LoadedGame {
             .filter(|taken| self.game.to_act.contains(&taken.seat))
             .filter_map(|taken| taken.bot.map(|bot| (taken.seat, bot)))
             .collect()
+    }
+}
+
+/// What one seat adds to its game's background work.
+struct SeatWork {
+    deadline: Option<i64>,
+    bot: bool,
+    /// A person plays the seat.
+    person: bool,
+    /// The seat must act now.
+    acting: bool,
+}
+
+impl GameWork {
+    fn of(seats: impl Iterator<Item = SeatWork>, status: GameStatus) -> GameWork {
+        if status != GameStatus::Running {
+            return GameWork::default();
+        }
+        let mut work = GameWork::default();
+        let mut bot_acts = false;
+        let mut person = false;
+        for seat in seats {
+            work.deadline = match (work.deadline, seat.deadline) {
+                (Some(earliest), Some(deadline)) => Some(earliest.min(deadline)),
+                (earliest, deadline) => earliest.or(deadline),
+            };
+            bot_acts |= seat.bot && seat.acting;
+            person |= seat.person;
+        }
+        work.bot = bot_acts.then_some(person);
+        work
     }
 }
 

@@ -695,19 +695,63 @@ pub fn events(db: &Db, game_id: &str, user: &AuthUser, after: i64) -> Result<Eve
     db.read(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         let current_seq = game.game.current_seq;
-        let stored = game.load_events(conn, current_seq)?;
-        let split = stored
-            .iter()
-            .position(|event| event.seq > after)
-            .unwrap_or(stored.len());
-        let (before, wanted) = stored.split_at(split);
-        let mut table = game.fold(before)?;
-        let events = describe_events(table.as_mut(), wanted, game.viewer_for(user))?;
+        let events = described_between(conn, &game, game.viewer_for(user), after, current_seq)?;
         Ok(EventPage {
             kind: game.game.kind.clone(),
             current_seq,
             events,
         })
+    })
+}
+
+/// The events with `after < seq <= up_to` as `viewer` sees them, each with its text.
+fn described_between(
+    conn: &mut DbConnection,
+    game: &LoadedGame,
+    viewer: Viewer,
+    after: i64,
+    up_to: i64,
+) -> Result<Vec<DescribedEvent>, ApiError> {
+    let stored = game.load_events(conn, up_to)?;
+    let split = stored
+        .iter()
+        .position(|event| event.seq > after)
+        .unwrap_or(stored.len());
+    let (before, wanted) = stored.split_at(split);
+    let mut table = game.fold(before)?;
+    describe_events(table.as_mut(), wanted, viewer)
+}
+
+/// How `user` sees game `game_id` (as a seat or a spectator), and its seq and status now:
+/// one statement. A running game's seats do not change, so the viewer holds for every
+/// event up to that seq.
+pub fn viewer_now(
+    db: &Db,
+    game_id: &str,
+    user: &AuthUser,
+) -> Result<(Viewer, i64, GameStatus), ApiError> {
+    db.read_without_transaction(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        Ok((
+            game.viewer_for(user),
+            game.game.current_seq,
+            game.game.status,
+        ))
+    })
+}
+
+/// The events with `after < seq <= up_to` as `viewer` sees them: what a stream sends its
+/// followers, the same for every follower with that viewer.
+pub fn events_for(
+    db: &Db,
+    game_id: &str,
+    viewer: Viewer,
+    after: i64,
+    up_to: i64,
+) -> Result<Vec<DescribedEvent>, ApiError> {
+    db.read_without_transaction(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        described_between(conn, &game, viewer, after, up_to.min(game.game.current_seq))
     })
 }
 

@@ -1,9 +1,10 @@
 //! What happens in a game without a request: a deadline passes, a bot must move, an open
-//! game waits too long. Each step is one guarded append like a player's action, so several
-//! instances doing the same round never record anything twice: the second finds the game's
-//! seq moved on and lets it be.
+//! game waits too long. Each is a job (`store::jobs`) that one instance claims at a time,
+//! and each step is one guarded append like a player's action, so even a job claimed twice
+//! (its lease lapsed while its instance was stalled) never records anything twice.
 
-use serde_json::json;
+use rand::RngCore;
+use serde_json::{json, Value};
 
 use super::fold_cache::FoldCache;
 use super::play::decide;
@@ -11,8 +12,11 @@ use super::{GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::bot_rng_for;
-use crate::games::bots::choose_action;
-use crate::games::server_events::{Forfeit, ForfeitReason};
+use crate::games::bots::BotStrategy;
+use crate::games::engine::Seat;
+use crate::games::server_events::{too_few_remain, Forfeit, ForfeitReason};
+use crate::games::{GameRules, Table};
+use crate::store::jobs::{self, Claim, ClaimedJob, JobKind};
 use crate::store::{self, ActionRow, CancelReason, Db, DbConnection, StoreError};
 
 /// How long after a deadline the timeout is recorded: a move sent just before the deadline
@@ -48,12 +52,15 @@ fn append_forfeits(
 }
 
 /// The caller resigns their seat: in a two-player game the other seat wins at once; with
-/// more players a bot plays the seat on and it ranks last.
+/// more players a bot plays the seat on and it ranks last. A resignation that would leave
+/// a game to the bots alone is refused (409 `bot_games_quota`) while the caller already
+/// left `most_left_to_bots` running games to them.
 pub fn resign(
     db: &Db,
     cache: &FoldCache,
     game_id: &str,
     user: &AuthUser,
+    most_left_to_bots: u32,
     now: i64,
 ) -> Result<LoadedGame, ApiError> {
     db.write(|conn| {
@@ -83,30 +90,78 @@ pub fn resign(
             seat: seat.seat,
             reason: ForfeitReason::Resigned,
         }];
+        let mut forfeits = game.forfeits();
+        forfeits.extend(forfeiting);
+        let left_to_bots = !too_few_remain(game.game.seat_count, &forfeits)
+            && !game
+                .seats
+                .iter()
+                .any(|taken| taken.seat != seat.seat && taken.is_person_in_play());
+        if left_to_bots
+            && jobs::games_left_to_bots_by(conn, &user.account_id)? >= i64::from(most_left_to_bots)
+        {
+            return Err(ApiError::conflict(
+                "bot_games_quota",
+                format!(
+                    "you left {most_left_to_bots} running games to the bots already; with \
+                     this resignation only bots would play this one too: wait until one of \
+                     them ends"
+                ),
+            ));
+        }
         append_forfeits(conn, cache, &game, &forfeiting, now)?
             .ok_or_else(|| ApiError::stale_seq(game.game.current_seq))?;
         LoadedGame::load(conn, game_id)
     })
 }
 
-/// Records, at `now`, the timeout of every seat of `game_id` whose deadline is at least
-/// [`TIMEOUT_GRACE_MS`] past.
-pub fn record_timeouts(
+/// Whether a job of `claim.kind` is due and free, read without a write lock.
+pub fn any_due(db: &Db, claim: &Claim<'_>) -> Result<bool, ApiError> {
+    Ok(db.read_without_transaction(|conn| {
+        jobs::count_due(
+            conn,
+            claim.kind,
+            claim.due_by,
+            claim.now,
+            claim.interactive_only,
+        )
+    })? > 0)
+}
+
+/// Takes the next due job of `claim.kind` for this instance, if any.
+pub fn claim_job(db: &Db, claim: &Claim<'_>) -> Result<Option<ClaimedJob>, ApiError> {
+    Ok(db.write(|conn| jobs::claim(conn, claim))?)
+}
+
+/// Gives a claimed job whose work failed back, to be tried again at `retry_at`.
+pub fn postpone_job(
+    db: &Db,
+    kind: JobKind,
+    job: &ClaimedJob,
+    owner: &str,
+    retry_at: i64,
+) -> Result<(), ApiError> {
+    Ok(db.write(|conn| jobs::postpone(conn, kind, &job.game_id, owner, retry_at))?)
+}
+
+/// Records, at `now`, the timeout of every seat of the claimed game whose deadline is at
+/// least [`TIMEOUT_GRACE_MS`] past, and gives the job back; a job with nothing late left
+/// (a move came in time) ends.
+pub fn enforce_deadline(
     db: &Db,
     cache: &FoldCache,
-    game_id: &str,
+    job: &ClaimedJob,
+    owner: &str,
     now: i64,
 ) -> Result<Option<Appended>, ApiError> {
     let late_by = now - TIMEOUT_GRACE_MS;
     db.write(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
-        if game.game.status != GameStatus::Running {
-            return Ok(None);
-        }
+        let game = LoadedGame::load(conn, &job.game_id)?;
+        let running = game.game.status == GameStatus::Running;
         let late: Vec<Forfeit> = game
             .seats
             .iter()
-            .filter(|taken| taken.bot.is_none() && taken.forfeit.is_none())
+            .filter(|taken| running && taken.bot.is_none() && taken.forfeit.is_none())
             .filter(|taken| {
                 taken
                     .clock
@@ -119,20 +174,38 @@ pub fn record_timeouts(
             })
             .collect();
         if late.is_empty() {
+            jobs::finish(conn, JobKind::Deadline, job, owner)?;
             return Ok(None);
         }
-        append_forfeits(conn, cache, &game, &late, now)
+        let appended = append_forfeits(conn, cache, &game, &late, now)?;
+        jobs::release(conn, JobKind::Deadline, &job.game_id, owner)?;
+        Ok(appended)
     })
 }
 
-/// Plays one move for the first bot that must act in `game_id`, if any. The bot thinks
-/// outside any transaction; its move is appended only if the game has not moved since.
+/// What playing one bot move came to.
+pub enum BotMove {
+    /// The move is in the log.
+    Appended(Appended),
+    /// The bot chose, but the game moved on meanwhile (a person acted in a simultaneous
+    /// phase): the choice was thrown away and the job is due again.
+    Discarded,
+    /// No bot had to move.
+    Nothing,
+}
+
+/// Plays one move for the first bot that must act in the claimed game. The bot thinks
+/// outside any transaction, for as long as `think` allows; its move is appended only if
+/// the game has not moved since, in the transaction that gives the job back.
 pub fn play_bot_move(
     db: &Db,
     cache: &FoldCache,
-    game_id: &str,
+    job: &ClaimedJob,
+    owner: &str,
+    think: &dyn Fn(BotStrategy, &dyn GameRules, &dyn Table, Seat, &mut dyn RngCore) -> Value,
     now: impl Fn() -> i64,
-) -> Result<Option<Appended>, ApiError> {
+) -> Result<BotMove, ApiError> {
+    let game_id = job.game_id.as_str();
     let thinking = db.read(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         if game.game.status != GameStatus::Running {
@@ -145,15 +218,17 @@ pub fn play_bot_move(
         Ok::<_, ApiError>(Some((game, table, seat, bot)))
     })?;
     let Some((game, table, seat, bot)) = thinking else {
-        return Ok(None);
+        db.write(|conn| jobs::finish(conn, JobKind::Bot, job, owner))?;
+        return Ok(BotMove::Nothing);
     };
     let seq = game.game.current_seq;
     let mut rng = bot_rng_for(game.game.seed, (seq + 1) as u64);
-    let action = choose_action(bot, game.rules, table.as_ref(), seat, &mut rng);
+    let action = think(bot, game.rules, table.as_ref(), seat, &mut rng);
     let now = now();
     let written = db.write(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         if game.game.current_seq != seq || game.game.status != GameStatus::Running {
+            jobs::release(conn, JobKind::Bot, game_id, owner)?;
             return Ok(None);
         }
         let mut table = game.state_at(conn, cache, seq)?;
@@ -172,40 +247,45 @@ pub fn play_bot_move(
             bot: Some(bot_name.to_owned()),
         };
         let append = game.append_after(table.as_mut(), events, Some(seat), &[], now, Some(row))?;
-        match store::append(conn, &append) {
-            Ok(new_seq) => Ok(Some((
+        let appended = match store::append(conn, &append) {
+            Ok(new_seq) => Some((
                 Appended {
                     seq: new_seq,
                     finished: append.status == GameStatus::Finished,
                 },
                 game.game,
                 table,
-            ))),
-            Err(StoreError::StaleSeq { .. }) => Ok(None),
-            Err(other) => Err(ApiError::from(other)),
-        }
+            )),
+            Err(StoreError::StaleSeq { .. }) => None,
+            Err(other) => return Err(ApiError::from(other)),
+        };
+        jobs::release(conn, JobKind::Bot, game_id, owner)?;
+        Ok(appended)
     })?;
-    Ok(written.map(|(appended, game, table)| {
-        cache.put(&game.id, game.rules_version, appended.seq, table.as_ref());
-        appended
-    }))
+    Ok(match written {
+        Some((appended, game, table)) => {
+            cache.put(&game.id, game.rules_version, appended.seq, table.as_ref());
+            BotMove::Appended(appended)
+        }
+        None => BotMove::Discarded,
+    })
 }
 
-/// Cancels the open games created before `created_before`; returns their ids.
-pub fn expire_open_games(db: &Db, created_before: i64, now: i64) -> Result<Vec<String>, ApiError> {
-    let candidates = db.read(|conn| store::open_games_created_before(conn, created_before, 50))?;
-    let mut expired = Vec::new();
-    for id in candidates {
-        let cancelled = db.write(|conn| {
-            let cancelled = store::cancel_open_game(conn, &id, CancelReason::Expired, now)?;
-            if cancelled {
-                super::lobby::notify_cancelled(conn, &id, None, now)?;
-            }
-            Ok::<_, ApiError>(cancelled)
-        })?;
+/// Cancels the claimed open game as `expired` (it waited `due_at` plus the open-game time);
+/// whether it was still open.
+pub fn expire_open_game(
+    db: &Db,
+    job: &ClaimedJob,
+    owner: &str,
+    now: i64,
+) -> Result<bool, ApiError> {
+    db.write(|conn| {
+        let cancelled = store::cancel_open_game(conn, &job.game_id, CancelReason::Expired, now)?;
         if cancelled {
-            expired.push(id);
+            super::lobby::notify_cancelled(conn, &job.game_id, None, now)?;
+        } else {
+            jobs::finish(conn, JobKind::Expiry, job, owner)?;
         }
-    }
-    Ok(expired)
+        Ok(cancelled)
+    })
 }

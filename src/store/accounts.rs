@@ -55,12 +55,26 @@ pub fn revoke_tokens(
     if updated == 0 {
         return Ok(None);
     }
-    Ok(Some(
-        accounts::table
-            .find(id)
-            .select(accounts::token_generation)
-            .first(conn)?,
-    ))
+    let generation = accounts::table
+        .find(id)
+        .select(accounts::token_generation)
+        .first(conn)?;
+    super::changes::record(super::Change::Revoked {
+        account_id: id.to_owned(),
+        generation,
+    });
+    Ok(Some(generation))
+}
+
+/// The token generation of each of these accounts that exists.
+pub fn token_generations(
+    conn: &mut DbConnection,
+    ids: &[String],
+) -> Result<Vec<(String, i32)>, StoreError> {
+    Ok(accounts::table
+        .filter(accounts::id.eq_any(ids))
+        .select((accounts::id, accounts::token_generation))
+        .load(conn)?)
 }
 
 pub fn find_account_by_name(

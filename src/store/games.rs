@@ -5,8 +5,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use super::jobs::{self, GameWork};
 use super::schema::{accounts, actions, events, game_invitations, games, seats};
-use super::{DbConnection, StoreError};
+use super::{Change, DbConnection, StoreError};
 use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;
 use crate::games::server_events::{ForfeitReason, SeatClock, Standing, TimeControl};
@@ -214,6 +215,11 @@ pub struct SeatWithName {
 }
 
 impl SeatWithName {
+    /// A person plays this seat: an account sat down, and no bot took over.
+    pub fn is_person_in_play(&self) -> bool {
+        self.account_id.is_some() && self.bot.is_none() && self.forfeit.is_none()
+    }
+
     /// Who plays the seat, for people: the account's name, or the bot's, or both once a
     /// bot took the seat over.
     pub fn display_name(&self) -> Option<String> {
@@ -311,6 +317,11 @@ pub struct Append {
     /// The seated people once the events are in, who hear about them: not bots, nor the
     /// accounts whose seats bots took over.
     pub listeners: Vec<(Seat, String)>,
+    /// The account that created the game: whose turn it is when claims take turns.
+    pub created_by: String,
+    /// The background work the game had before these events, and has after them.
+    pub work_before: GameWork,
+    pub work_after: GameWork,
 }
 
 /// Which games to list; all filters apply at once, paging happens in SQL.
@@ -342,7 +353,8 @@ pub fn count_open_games_created_by(
         .get_result(conn)?)
 }
 
-/// Inserts a new game with its first seats (the creator's and any bots').
+/// Inserts a new (open) game with its first seats (the creator's and any bots'), and the
+/// job that expires it should nobody fill its seats.
 pub fn insert_game(
     conn: &mut DbConnection,
     game: &Game,
@@ -352,7 +364,8 @@ pub fn insert_game(
         .values(GameRow::from(game))
         .execute(conn)
         .map_err(StoreError::from_insert)?;
-    seats.iter().try_for_each(|seat| take_seat(conn, seat))
+    seats.iter().try_for_each(|seat| take_seat(conn, seat))?;
+    jobs::add_expiry(conn, &game.id, &game.created_by, game.created_at)
 }
 
 pub fn find_game(conn: &mut DbConnection, id: &str) -> Result<Option<Game>, StoreError> {
@@ -661,59 +674,10 @@ pub fn cancel_open_game(
         games::updated_at.eq(now),
     ))
     .execute(conn)?;
+    if updated == 1 {
+        jobs::remove_expiry(conn, game_id)?;
+    }
     Ok(updated == 1)
-}
-
-/// Open games created before `created_before`, oldest first.
-pub fn open_games_created_before(
-    conn: &mut DbConnection,
-    created_before: i64,
-    limit: i64,
-) -> Result<Vec<String>, StoreError> {
-    Ok(games::table
-        .filter(games::status.eq(GameStatus::Open.as_str()))
-        .filter(games::created_at.lt(created_before))
-        .order(games::created_at.asc())
-        .select(games::id)
-        .limit(limit)
-        .load(conn)?)
-}
-
-/// Running games with a seat whose deadline is at or before `now`, earliest first.
-pub fn games_past_deadline(
-    conn: &mut DbConnection,
-    now: i64,
-    limit: i64,
-) -> Result<Vec<String>, StoreError> {
-    let ids: Vec<(String, Option<i64>)> = seats::table
-        .inner_join(games::table)
-        .filter(seats::deadline.le(now))
-        .filter(games::status.eq(GameStatus::Running.as_str()))
-        .order(seats::deadline.asc())
-        .select((seats::game_id, seats::deadline))
-        .limit(limit)
-        .load(conn)?;
-    let mut games: Vec<String> = ids.into_iter().map(|(id, _)| id).collect();
-    games.dedup();
-    Ok(games)
-}
-
-/// Running games where a bot must act.
-pub fn games_awaiting_a_bot(
-    conn: &mut DbConnection,
-    limit: i64,
-) -> Result<Vec<String>, StoreError> {
-    let mut games: Vec<String> = seats::table
-        .inner_join(games::table)
-        .filter(seats::bot.is_not_null())
-        .filter(seats::must_act.eq(true))
-        .filter(games::status.eq(GameStatus::Running.as_str()))
-        .order(games::updated_at.asc())
-        .select(seats::game_id)
-        .limit(limit)
-        .load(conn)?;
-    games.dedup();
-    Ok(games)
 }
 
 /// Invites accounts to a game (again is fine).
@@ -894,6 +858,22 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
             .execute(conn)
             .map_err(StoreError::from_insert)?;
     }
+    jobs::follow_append(
+        conn,
+        &jobs::AfterAppend {
+            game_id: &append.game_id,
+            account_id: &append.created_by,
+            started: append.previous_status == GameStatus::Open,
+            running: append.status == GameStatus::Running,
+            before: append.work_before,
+            after: append.work_after,
+            now: append.now,
+        },
+    )?;
+    super::changes::record(Change::Appended {
+        game_id: append.game_id.clone(),
+        seq: new_seq,
+    });
     Ok(new_seq)
 }
 
@@ -954,4 +934,15 @@ fn mark_seats_to_act(
         .set(seats::must_act.eq(seats::seat.eq_any(acting)))
         .execute(conn)?;
     Ok(())
+}
+
+/// The `current_seq` of each of these games that exists.
+pub fn current_seqs(
+    conn: &mut DbConnection,
+    ids: &[String],
+) -> Result<Vec<(String, i64)>, StoreError> {
+    Ok(games::table
+        .filter(games::id.eq_any(ids))
+        .select((games::id, games::current_seq))
+        .load(conn)?)
 }

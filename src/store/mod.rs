@@ -2,31 +2,37 @@
 //! SQLite default and Postgres in production, through [`DbConnection`].
 
 mod accounts;
+pub mod changes;
 mod games;
+pub mod jobs;
 pub mod notifications;
 pub mod schema;
 
+use std::cell::RefCell;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use diesel::connection::SimpleConnection;
+use diesel::connection::{InstrumentationEvent, SimpleConnection};
 use diesel::prelude::*;
 use diesel::r2d2::{
     ConnectionManager, CustomizeConnection, ManageConnection, Pool, PooledConnection,
 };
+use diesel::result::DatabaseErrorKind;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 pub use accounts::{
-    find_account_by_id, find_account_by_name, insert_account, revoke_tokens, Account,
+    find_account_by_id, find_account_by_name, insert_account, revoke_tokens, token_generations,
+    Account,
 };
+pub use changes::Change;
 pub use games::{
-    append, cancel_open_game, count_open_games_created_by, find_action_by_key, find_game,
-    find_game_with_seats, finished_game_ids, games_awaiting_a_bot, games_past_deadline,
-    games_played_by, insert_game, invitations, invite, leave_seat, list_games, load_actions,
-    load_events, load_events_between, load_server_events, lock_open_game,
-    open_games_created_before, take_seat, ActionRow, Append, CancelReason, Game, GameFilter,
-    GameStatus, NewEvent, PlayedGame, SeatRow, SeatUpdate, SeatWithName, StoredEvent,
+    append, cancel_open_game, count_open_games_created_by, current_seqs, find_action_by_key,
+    find_game, find_game_with_seats, finished_game_ids, games_played_by, insert_game, invitations,
+    invite, leave_seat, list_games, load_actions, load_events, load_events_between,
+    load_server_events, lock_open_game, take_seat, ActionRow, Append, CancelReason, Game,
+    GameFilter, GameStatus, NewEvent, PlayedGame, SeatRow, SeatUpdate, SeatWithName, StoredEvent,
     ENGINE_SOURCE, SERVER_SOURCE,
 };
 
@@ -74,53 +80,137 @@ pub enum Backend {
 }
 
 /// A connection that answered within this time is handed out without asking the database
-/// first whether it still answers.
+/// first whether it still answers (unless a dead connection was met since).
 const TRUSTED_FOR: Duration = Duration::from_secs(1);
+
+/// How often work is tried on another connection when the one it got turns out dead before
+/// anything ran on it.
+const DEAD_CONNECTION_RETRIES: usize = 2;
+
+/// What a connection's statements tell about it, written by diesel's instrumentation as
+/// they finish.
+#[derive(Default)]
+struct Health {
+    /// The server closed the connection (its backend was terminated, the database
+    /// restarted): a dead connection.
+    closed: AtomicBool,
+    /// Statements that succeeded since the last [`Health::reset`].
+    succeeded: AtomicU32,
+}
+
+impl Health {
+    fn reset(&self) {
+        self.closed.store(false, Ordering::Relaxed);
+        self.succeeded.store(0, Ordering::Relaxed);
+    }
+
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
+    }
+}
 
 /// A pooled connection with when it last did its work without an error.
 struct Tracked {
     conn: DbConnection,
     last_success: Option<Instant>,
+    health: Arc<Health>,
 }
 
 impl Tracked {
     /// Runs `work`, noting whether it succeeded: a failure may mean the connection died.
     fn run<T, E>(&mut self, work: impl FnOnce(&mut DbConnection) -> Result<T, E>) -> Result<T, E> {
+        self.health.reset();
         let result = work(&mut self.conn);
         self.last_success = result.is_ok().then(Instant::now);
         result
     }
 }
 
+/// When this pool last met a dead connection: every connection that has not answered since
+/// is asked `SELECT 1` before it is handed out, so that one terminated backend does not
+/// make the next requests fail one by one on its dead siblings.
+#[derive(Default)]
+struct LastDeath(Mutex<Option<Instant>>);
+
+impl LastDeath {
+    fn now(&self) {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(Instant::now());
+    }
+
+    fn since(&self, moment: Instant) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .is_some_and(|death| death >= moment)
+    }
+}
+
 /// r2d2 asks the database `SELECT 1` at every checkout, a round trip per request; this
-/// manager asks only of connections idle for over [`TRUSTED_FOR`] and of those whose last
-/// work failed, which also drops a dead one when it goes back to the pool.
-struct Connections(ConnectionManager<DbConnection>);
+/// manager asks only of connections idle for over [`TRUSTED_FOR`], of those whose last work
+/// failed (which also drops a dead one when it goes back to the pool) and of all of them
+/// once a dead one was met.
+struct Connections {
+    manager: ConnectionManager<DbConnection>,
+    last_death: Arc<LastDeath>,
+    statements: Arc<AtomicU64>,
+}
 
 impl ManageConnection for Connections {
     type Connection = Tracked;
     type Error = diesel::r2d2::Error;
 
     fn connect(&self) -> Result<Tracked, diesel::r2d2::Error> {
+        let mut conn = self.manager.connect()?;
+        let health = Arc::new(Health::default());
+        let watch = (health.clone(), self.statements.clone());
+        let instrumentation = move |event: InstrumentationEvent<'_>| {
+            if let InstrumentationEvent::FinishQuery { error, .. } = event {
+                let (health, statements) = &watch;
+                statements.fetch_add(1, Ordering::Relaxed);
+                match error {
+                    None => {
+                        health.succeeded.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Some(diesel::result::Error::DatabaseError(
+                        DatabaseErrorKind::ClosedConnection
+                        | DatabaseErrorKind::UnableToSendCommand,
+                        _,
+                    )) => health.closed.store(true, Ordering::Relaxed),
+                    Some(_) => {}
+                }
+            }
+        };
+        match &mut conn {
+            DbConnection::Postgresql(pg) => pg.set_instrumentation(instrumentation),
+            DbConnection::Sqlite(sqlite) => sqlite.set_instrumentation(instrumentation),
+        }
         Ok(Tracked {
-            conn: self.0.connect()?,
+            conn,
             last_success: Some(Instant::now()),
+            health,
         })
     }
 
     fn is_valid(&self, tracked: &mut Tracked) -> Result<(), diesel::r2d2::Error> {
         match tracked.last_success {
-            Some(at) if at.elapsed() < TRUSTED_FOR => Ok(()),
-            _ => self.0.is_valid(&mut tracked.conn),
+            Some(at) if at.elapsed() < TRUSTED_FOR && !self.last_death.since(at) => Ok(()),
+            _ => {
+                self.manager.is_valid(&mut tracked.conn)?;
+                tracked.last_success = Some(Instant::now());
+                Ok(())
+            }
         }
     }
 
     fn has_broken(&self, tracked: &mut Tracked) -> bool {
-        if self.0.has_broken(&mut tracked.conn) {
+        if tracked.health.is_closed() || self.manager.has_broken(&mut tracked.conn) {
             return true;
         }
         if tracked.last_success.is_none() {
-            if self.0.is_valid(&mut tracked.conn).is_err() {
+            if self.manager.is_valid(&mut tracked.conn).is_err() {
                 return true;
             }
             tracked.last_success = Some(Instant::now());
@@ -128,6 +218,9 @@ impl ManageConnection for Connections {
         false
     }
 }
+
+/// Called with what each write changed, once it has committed.
+pub type CommitListener = Box<dyn Fn(Vec<Change>) + Send + Sync>;
 
 /// A pool of connections to one database, with the writes serialised where the backend
 /// needs it.
@@ -137,6 +230,9 @@ pub struct Db {
     /// SQLite has one writer at a time; taking the lock in-process avoids SQLITE_BUSY on
     /// upgrading read transactions. Postgres serialises per game with row locks instead.
     sqlite_writer: Option<Mutex<()>>,
+    last_death: Arc<LastDeath>,
+    statements: Arc<AtomicU64>,
+    on_commit: OnceLock<CommitListener>,
 }
 
 /// How the database is used beyond its URL.
@@ -145,12 +241,15 @@ pub struct DbOptions {
     /// How long a SQLite write waits for another process's lock before the request is
     /// answered 503 `server_busy`.
     pub sqlite_busy_timeout: Duration,
+    /// Connections the pool holds at most.
+    pub pool_size: u32,
 }
 
 impl Default for DbOptions {
     fn default() -> Self {
         DbOptions {
             sqlite_busy_timeout: Duration::from_secs(5),
+            pool_size: 16,
         }
     }
 }
@@ -202,14 +301,14 @@ impl Db {
     }
 
     pub fn open_with(url: &str, options: DbOptions) -> Result<Db, StoreError> {
-        let (backend, target) =
-            if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-                (Backend::Postgres, url.to_owned())
-            } else {
+        let (backend, target) = match postgres_url(url) {
+            Some(url) => (Backend::Postgres, url.to_owned()),
+            None => {
                 let path = url.strip_prefix("sqlite://").unwrap_or(url);
                 create_private_sqlite_file(Path::new(path))?;
                 (Backend::Sqlite, path.to_owned())
-            };
+            }
+        };
         // The pool's multi-backend connect hides why a connection failed; one direct
         // attempt first turns a bad URL, password or host into a clear start-up error.
         match backend {
@@ -217,12 +316,20 @@ impl Db {
             Backend::Sqlite => diesel::SqliteConnection::establish(&target).map(drop),
         }
         .map_err(|error| StoreError::Unavailable(error.to_string()))?;
-        let manager = Connections(ConnectionManager::<DbConnection>::new(target));
-        let builder = Pool::builder().connection_timeout(Duration::from_secs(5));
+        let last_death = Arc::new(LastDeath::default());
+        let statements = Arc::new(AtomicU64::new(0));
+        let manager = Connections {
+            manager: ConnectionManager::<DbConnection>::new(target),
+            last_death: last_death.clone(),
+            statements: statements.clone(),
+        };
+        let builder = Pool::builder()
+            .connection_timeout(Duration::from_secs(5))
+            .max_size(options.pool_size.max(1));
         let pool = match backend {
-            Backend::Postgres => builder.max_size(16).build(manager),
+            Backend::Postgres => builder.build(manager),
             Backend::Sqlite => builder
-                .max_size(8)
+                .max_size(options.pool_size.clamp(1, 8))
                 .connection_customizer(Box::new(SqlitePragmas {
                     busy_timeout: options.sqlite_busy_timeout,
                 }))
@@ -233,15 +340,28 @@ impl Db {
             pool,
             backend,
             sqlite_writer: (backend == Backend::Sqlite).then(|| Mutex::new(())),
+            last_death,
+            statements,
+            on_commit: OnceLock::new(),
         };
         db.migrate()?;
         Ok(db)
+    }
+
+    /// Hands every committed write's changes to `listener` from now on (once per `Db`).
+    pub fn on_commit(&self, listener: CommitListener) {
+        let _ = self.on_commit.set(listener);
     }
 
     /// Connections the pool holds now, and how many of them are idle.
     pub fn pool_state(&self) -> (u32, u32) {
         let state = self.pool.state();
         (state.connections, state.idle_connections)
+    }
+
+    /// Statements sent to the database by this pool so far.
+    pub fn statements(&self) -> u64 {
+        self.statements.load(Ordering::Relaxed)
     }
 
     pub fn backend(&self) -> Backend {
@@ -266,28 +386,70 @@ impl Db {
         result.map_err(|error| StoreError::Unavailable(format!("migrations failed: {error}")))
     }
 
+    /// Runs `attempt` on a pooled connection; when that connection turns out dead and
+    /// `may_retry` says nothing of the work ran yet (or it may run twice), the pool checks
+    /// its other connections and `attempt` runs again on a live one. A database that is
+    /// really gone still fails, as [`StoreError::Unavailable`].
+    fn on_live_connection<T, E: From<StoreError>>(
+        &self,
+        mut attempt: impl FnMut(&mut Tracked) -> Result<T, E>,
+        may_retry: impl Fn() -> bool,
+    ) -> Result<T, E> {
+        let mut retries = 0;
+        loop {
+            let mut tracked = self.connection()?;
+            let result = attempt(&mut tracked);
+            if result.is_err() && tracked.health.is_closed() {
+                self.last_death.now();
+                if retries < DEAD_CONNECTION_RETRIES && may_retry() {
+                    retries += 1;
+                    tracing::warn!("a database connection was found dead; trying a fresh one");
+                    continue;
+                }
+            }
+            return result;
+        }
+    }
+
     /// Runs `work` in one read transaction, so it sees one consistent snapshot.
     pub fn read<T, E: From<StoreError> + From<diesel::result::Error>>(
         &self,
         work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
     ) -> Result<T, E> {
-        self.connection()?
-            .run(|conn| conn.transaction(|conn| work(conn)))
+        // Taken by the transaction once its BEGIN succeeded: a connection found dead at
+        // BEGIN ran nothing, and the work is tried again.
+        let work = RefCell::new(Some(work));
+        self.on_live_connection(
+            |tracked| {
+                tracked.run(|conn| {
+                    conn.transaction(|conn| {
+                        let work = work.borrow_mut().take().ok_or_else(|| {
+                            StoreError::Unavailable("the read was already tried".into())
+                        })?;
+                        work(conn)
+                    })
+                })
+            },
+            || work.borrow().is_some(),
+        )
     }
 
     /// Runs `work` on one connection without a transaction: each statement sees the
     /// database as it is when it runs. For readers whose statements agree anyway, which
     /// saves Postgres two round trips: a game read in one statement, then only its events
     /// up to the seq that statement saw (a committed event never changes, and events
-    /// commit with the seq that covers them).
+    /// commit with the seq that covers them). Reading twice does no harm, so `work` runs
+    /// again on a fresh connection when its first one was dead.
     pub fn read_without_transaction<T, E: From<StoreError>>(
         &self,
-        work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
+        mut work: impl FnMut(&mut DbConnection) -> Result<T, E>,
     ) -> Result<T, E> {
-        self.connection()?.run(work)
+        self.on_live_connection(|tracked| tracked.run(&mut work), || true)
     }
 
-    /// Runs `work` in one write transaction: all of it is committed, or nothing.
+    /// Runs `work` in one write transaction: all of it is committed, or nothing. What it
+    /// changed goes to the other instances (PostgreSQL `NOTIFY`, in the transaction) and,
+    /// after the commit, to this instance's [`Db::on_commit`] listener.
     pub fn write<T, E: From<StoreError> + From<diesel::result::Error>>(
         &self,
         work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
@@ -297,20 +459,63 @@ impl Db {
             .sqlite_writer
             .as_ref()
             .map(|lock| lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
-        self.connection()?.run(|conn| match conn {
-            DbConnection::Sqlite(_) => sqlite_immediate_transaction(conn, work),
-            DbConnection::Postgresql(_) => conn.transaction(|conn| work(conn)),
-        })
+        changes::take();
+        // Taken once BEGIN succeeded: only a connection found dead at BEGIN, before any of
+        // the work ran, is replaced and the write tried again.
+        let work = RefCell::new(Some(work));
+        let result = self.on_live_connection(
+            |tracked| {
+                let mut run = |conn: &mut DbConnection| {
+                    let work = work.borrow_mut().take().ok_or_else(|| {
+                        StoreError::Unavailable("the write was already tried".into())
+                    })?;
+                    let value = work(conn)?;
+                    notify_other_instances(conn)?;
+                    Ok(value)
+                };
+                tracked.run(|conn| match conn {
+                    DbConnection::Sqlite(_) => sqlite_immediate_transaction(conn, &mut run),
+                    DbConnection::Postgresql(_) => conn.transaction(&mut run),
+                })
+            },
+            || work.borrow().is_some(),
+        );
+        let committed = changes::take();
+        if result.is_ok() && !committed.is_empty() {
+            if let Some(listener) = self.on_commit.get() {
+                listener(committed);
+            }
+        }
+        result
     }
 
     /// Whether the database answers a trivial query.
     pub fn is_ready(&self) -> bool {
-        self.connection()
-            .and_then(|mut tracked| {
-                tracked.run(|conn| conn.batch_execute("SELECT 1").map_err(StoreError::from))
-            })
-            .is_ok()
+        self.read_without_transaction(|conn| {
+            conn.batch_execute("SELECT 1").map_err(StoreError::from)
+        })
+        .is_ok()
     }
+}
+
+/// `url` when it names a PostgreSQL database.
+pub fn postgres_url(url: &str) -> Option<&str> {
+    (url.starts_with("postgres://") || url.starts_with("postgresql://")).then_some(url)
+}
+
+/// Sends the changes of the running write transaction on PostgreSQL's channel; the server
+/// delivers them to every listening instance when (and only if) the transaction commits.
+fn notify_other_instances(conn: &mut DbConnection) -> Result<(), StoreError> {
+    let DbConnection::Postgresql(pg) = conn else {
+        return Ok(());
+    };
+    for payload in changes::payloads(&changes::peek()) {
+        diesel::sql_query("SELECT pg_notify($1, $2)")
+            .bind::<diesel::sql_types::Text, _>(changes::CHANNEL)
+            .bind::<diesel::sql_types::Text, _>(payload)
+            .execute(pg)?;
+    }
+    Ok(())
 }
 
 /// A SQLite write transaction that takes the write lock when it begins (`BEGIN IMMEDIATE`),

@@ -1,12 +1,12 @@
 //! An account's notifications and its webhooks' outbox. Notifications are written by
 //! [`super::append`] in the transaction of the events that cause them, and so is one
-//! delivery per webhook of the account; deliveries are claimed by one instance at a time
-//! with a guarded update, like appends are guarded by the expected seq.
+//! delivery per webhook of the account. A webhook is claimed by one instance at a time
+//! while it posts one of its deliveries (see [`claim_next_delivery`]).
 
 use diesel::prelude::*;
 
 use super::schema::{notifications, webhook_deliveries, webhooks};
-use super::{DbConnection, StoreError};
+use super::{Change, DbConnection, StoreError};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = notifications)]
@@ -108,6 +108,10 @@ pub fn notify(
         .values(notification)
         .returning(notifications::id)
         .get_result(conn)?;
+    super::changes::record(Change::Notified {
+        account_id: notification.account_id.clone(),
+        id,
+    });
     let hooks: Vec<String> = webhooks::table
         .filter(webhooks::account_id.eq(&notification.account_id))
         .select(webhooks::id)
@@ -121,9 +125,7 @@ pub fn notify(
             notification.payload.clone(),
             notification.created_at,
         );
-        diesel::insert_into(webhook_deliveries::table)
-            .values(&delivery)
-            .execute(conn)?;
+        insert_delivery(conn, &delivery)?;
     }
     Ok(id)
 }
@@ -188,6 +190,7 @@ pub fn insert_delivery(conn: &mut DbConnection, delivery: &Delivery) -> Result<(
     diesel::insert_into(webhook_deliveries::table)
         .values(delivery)
         .execute(conn)?;
+    super::changes::record(Change::DeliveryDue);
     Ok(())
 }
 
@@ -208,59 +211,118 @@ pub fn recent_deliveries(
         .load(conn)?)
 }
 
-/// Deliveries due at `now` that no instance holds.
-pub fn due_deliveries(
+/// Takes the next delivery to post, with its webhook, for this instance until
+/// `lease_until`: the webhook is claimed as a whole, so a receiver never has two deliveries
+/// in flight; webhooks take turns (the one served longest ago first, each account's before
+/// any account's second), and an account with `most_per_account` webhooks in flight waits.
+/// On PostgreSQL the webhook is locked `FOR UPDATE SKIP LOCKED`, so instances claiming at
+/// once take different webhooks. Must run in a write transaction.
+pub fn claim_next_delivery(
     conn: &mut DbConnection,
     now: i64,
-    limit: i64,
-) -> Result<Vec<(Delivery, Webhook)>, StoreError> {
-    let due: Vec<Delivery> = webhook_deliveries::table
+    lease_until: i64,
+    most_per_account: i64,
+) -> Result<Option<(Delivery, Webhook)>, StoreError> {
+    use diesel::sql_types::{BigInt, Text};
+    #[derive(QueryableByName)]
+    struct Claimed {
+        #[diesel(sql_type = Text)]
+        id: String,
+    }
+    let skip_locked = match conn {
+        DbConnection::Postgresql(_) => "FOR UPDATE OF candidate SKIP LOCKED",
+        DbConnection::Sqlite(_) => "",
+    };
+    let sql = format!(
+        "UPDATE webhooks SET busy_until = $1, last_claimed_at = $2
+         WHERE id = (
+             SELECT candidate.id FROM webhooks candidate
+             JOIN (SELECT w.id, row_number() OVER (PARTITION BY w.account_id
+                       ORDER BY w.last_claimed_at NULLS FIRST, w.id) AS turn
+                   FROM webhooks w
+                   WHERE (w.busy_until IS NULL OR w.busy_until < $2)
+                     AND EXISTS (SELECT 1 FROM webhook_deliveries due
+                         WHERE due.webhook_id = w.id AND due.delivered_at IS NULL
+                           AND due.failed_at IS NULL AND due.next_attempt_at <= $2)
+                     AND (SELECT COUNT(*) FROM webhooks busy
+                          WHERE busy.account_id = w.account_id
+                            AND busy.busy_until >= $2) < $3) ranked
+               ON ranked.id = candidate.id
+             WHERE candidate.busy_until IS NULL OR candidate.busy_until < $2
+             ORDER BY ranked.turn, candidate.last_claimed_at NULLS FIRST, candidate.id
+             LIMIT 1
+             {skip_locked})
+         RETURNING id"
+    );
+    let query = |sql: String| {
+        diesel::sql_query(sql)
+            .bind::<BigInt, _>(lease_until)
+            .bind::<BigInt, _>(now)
+            .bind::<BigInt, _>(most_per_account)
+    };
+    let claimed: Vec<Claimed> = match conn {
+        DbConnection::Postgresql(pg) => query(sql).load(pg)?,
+        DbConnection::Sqlite(sqlite) => query(sql.replace('$', "?")).load(sqlite)?,
+    };
+    let Some(claimed) = claimed.into_iter().next() else {
+        return Ok(None);
+    };
+    let Some(webhook) = find_webhook(conn, &claimed.id)? else {
+        return Ok(None);
+    };
+    let delivery: Option<Delivery> = webhook_deliveries::table
+        .filter(webhook_deliveries::webhook_id.eq(&webhook.id))
         .filter(webhook_deliveries::delivered_at.is_null())
         .filter(webhook_deliveries::failed_at.is_null())
         .filter(webhook_deliveries::next_attempt_at.le(now))
-        .filter(
-            webhook_deliveries::claimed_until
-                .is_null()
-                .or(webhook_deliveries::claimed_until.lt(now)),
-        )
-        .order(webhook_deliveries::created_at.asc())
-        .limit(limit)
+        // In the order the notifications were written.
+        .order((
+            webhook_deliveries::created_at.asc(),
+            webhook_deliveries::notification_id.asc(),
+            webhook_deliveries::id.asc(),
+        ))
         .select(Delivery::as_select())
-        .load(conn)?;
-    let mut found = Vec::with_capacity(due.len());
-    for delivery in due {
-        if let Some(webhook) = find_webhook(conn, &delivery.webhook_id)? {
-            found.push((delivery, webhook));
-        }
-    }
-    Ok(found)
+        .first(conn)
+        .optional()?;
+    let Some(mut delivery) = delivery else {
+        release_webhook(conn, &webhook.id)?;
+        return Ok(None);
+    };
+    diesel::update(webhook_deliveries::table.find(&delivery.id))
+        .set((
+            webhook_deliveries::claimed_until.eq(lease_until),
+            webhook_deliveries::attempts.eq(webhook_deliveries::attempts + 1),
+        ))
+        .execute(conn)?;
+    delivery.claimed_until = Some(lease_until);
+    Ok(Some((delivery, webhook)))
 }
 
-/// Takes `id` for this instance until `until`, if no other instance holds it and it is still
-/// undelivered: true when this instance now owns the attempt.
-pub fn claim_delivery(
-    conn: &mut DbConnection,
-    id: &str,
-    now: i64,
-    until: i64,
-) -> Result<bool, StoreError> {
-    let claimed = diesel::update(
-        webhook_deliveries::table
-            .find(id)
-            .filter(webhook_deliveries::delivered_at.is_null())
-            .filter(webhook_deliveries::failed_at.is_null())
-            .filter(
-                webhook_deliveries::claimed_until
-                    .is_null()
-                    .or(webhook_deliveries::claimed_until.lt(now)),
-            ),
-    )
-    .set((
-        webhook_deliveries::claimed_until.eq(until),
-        webhook_deliveries::attempts.eq(webhook_deliveries::attempts + 1),
-    ))
-    .execute(conn)?;
-    Ok(claimed == 1)
+/// Lets other deliveries to webhook `id` be claimed.
+fn release_webhook(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
+    diesel::update(webhooks::table.find(id))
+        .set(webhooks::busy_until.eq(None::<i64>))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Deliveries due by `now` that no instance is posting.
+pub fn count_due_deliveries(conn: &mut DbConnection, now: i64) -> Result<i64, StoreError> {
+    Ok(webhook_deliveries::table
+        .filter(webhook_deliveries::delivered_at.is_null())
+        .filter(webhook_deliveries::failed_at.is_null())
+        .filter(webhook_deliveries::next_attempt_at.le(now))
+        .count()
+        .get_result(conn)?)
+}
+
+/// When the next delivery falls due, if any waits.
+pub fn next_delivery_due(conn: &mut DbConnection) -> Result<Option<i64>, StoreError> {
+    Ok(webhook_deliveries::table
+        .filter(webhook_deliveries::delivered_at.is_null())
+        .filter(webhook_deliveries::failed_at.is_null())
+        .select(diesel::dsl::min(webhook_deliveries::next_attempt_at))
+        .first::<Option<i64>>(conn)?)
 }
 
 /// What one attempt came to.
@@ -277,12 +339,15 @@ pub enum AttemptResult {
     },
 }
 
+/// Records how the attempt at delivery `id` went and lets its webhook be claimed again.
 pub fn record_attempt(
     conn: &mut DbConnection,
     id: &str,
+    webhook_id: &str,
     now: i64,
     result: &AttemptResult,
 ) -> Result<(), StoreError> {
+    release_webhook(conn, webhook_id)?;
     let target = webhook_deliveries::table.find(id);
     match result {
         AttemptResult::Delivered { status } => diesel::update(target)
@@ -309,4 +374,23 @@ pub fn record_attempt(
             .execute(conn)?,
     };
     Ok(())
+}
+
+/// The newest notification id of each of these accounts that has any.
+pub fn last_notification_ids(
+    conn: &mut DbConnection,
+    account_ids: &[String],
+) -> Result<Vec<(String, i64)>, StoreError> {
+    let rows: Vec<(String, Option<i64>)> = notifications::table
+        .filter(notifications::account_id.eq_any(account_ids))
+        .group_by(notifications::account_id)
+        .select((
+            notifications::account_id,
+            diesel::dsl::max(notifications::id),
+        ))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(account, id)| Some((account, id?)))
+        .collect())
 }

@@ -115,6 +115,8 @@ diesel::table! {
         url -> Text,
         secret -> Text,
         created_at -> BigInt,
+        busy_until -> Nullable<BigInt>,
+        last_claimed_at -> Nullable<BigInt>,
     }
 }
 
@@ -133,5 +135,17 @@ diesel::table! {
         failed_at -> Nullable<BigInt>,
         last_status -> Nullable<Integer>,
         last_error -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    jobs (kind, game_id) {
+        kind -> Text,
+        game_id -> Text,
+        account_id -> Text,
+        due_at -> BigInt,
+        interactive -> Bool,
+        lease_owner -> Nullable<Text>,
+        lease_until -> Nullable<BigInt>,
     }
 }

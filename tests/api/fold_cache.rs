@@ -31,6 +31,7 @@ fn account(db: &Db, name: &str) -> AuthUser {
     AuthUser {
         account_id: account.id,
         name: account.name,
+        token_generation: 0,
     }
 }
 
@@ -56,6 +57,7 @@ fn play_whole_game(db: &Db, kind: &str, options: Value, players: &[AuthUser], se
     let spectator = AuthUser {
         account_id: "nobody".into(),
         name: "nobody".into(),
+        token_generation: 0,
     };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     for step in 0..20_000 {

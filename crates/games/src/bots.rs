@@ -125,6 +125,24 @@ pub fn choose_action_within(
     seat: Seat,
     rng: &mut dyn RngCore,
 ) -> Value {
+    choose_action_until(strategy, budget, rules, table, seat, rng, &|| false)
+}
+
+/// [`choose_action_within`], where the [`BotStrategy::Playouts`] bot also stops playing out
+/// once `out_of_time` says so (asked before every playout) and chooses from the playouts it
+/// made: the server's bound on a move's wall-clock time. The choice is then no longer a
+/// function of `rng` alone, which costs nothing the log relies on: the chosen action is
+/// recorded and replays the same whoever chose it. At least one playout per candidate is
+/// made whatever `out_of_time` says, so a bot never moves blind.
+pub fn choose_action_until(
+    strategy: BotStrategy,
+    budget: PlayoutBudget,
+    rules: &dyn GameRules,
+    table: &dyn Table,
+    seat: Seat,
+    rng: &mut dyn RngCore,
+    out_of_time: &dyn Fn() -> bool,
+) -> Value {
     let mut legal = table.legal_actions(seat);
     assert!(
         !legal.is_empty(),
@@ -132,7 +150,9 @@ pub fn choose_action_within(
     );
     let chosen = match strategy {
         BotStrategy::Random => rng.gen_range(0..legal.len()),
-        BotStrategy::Playouts => best_by_playouts(budget, rules, table, seat, &legal, rng),
+        BotStrategy::Playouts => {
+            best_by_playouts(budget, rules, table, seat, &legal, rng, out_of_time)
+        }
     };
     legal.swap_remove(chosen)
 }
@@ -147,6 +167,7 @@ fn best_by_playouts(
     seat: Seat,
     legal: &[Value],
     rng: &mut dyn RngCore,
+    out_of_time: &dyn Fn() -> bool,
 ) -> usize {
     if legal.len() == 1 {
         return 0;
@@ -163,7 +184,7 @@ fn best_by_playouts(
     // differing by at most one.
     'budget: while spent < budget.simulated_actions {
         for (slot, &candidate) in candidates.iter().enumerate() {
-            if spent >= budget.simulated_actions {
+            if spent >= budget.simulated_actions || (playouts[slot] > 0 && out_of_time()) {
                 break 'budget;
             }
             let mut simulated = table.sample_hidden_for(seat, &mut playout_rng);

@@ -1,20 +1,24 @@
-//! Delivering webhooks: a background task on every instance takes due deliveries from the
-//! outbox, each claimed by one instance at a time (a guarded update in the database, so
-//! several instances never post one delivery twice while it is claimed), signs them the
-//! Standard Webhooks way and posts them, retrying with backoff.
+//! Delivering webhooks: a bounded pool of concurrent posts on every instance. A webhook is
+//! claimed as a whole while one of its deliveries is posted (see
+//! `store::notifications::claim_next_delivery`), so a receiver has at most one delivery in
+//! flight and a hanging one holds one slot of the pool for at most the timeout; webhooks
+//! take turns, and so do accounts, each with at most a few webhooks in flight. Deliveries
+//! are signed the Standard Webhooks way and retried with backoff.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
+use tokio::sync::{Notify, Semaphore};
 
+use super::{blocking, Workers};
 use crate::service::now_millis;
 use crate::service::webhooks::check_address;
 use crate::store::notifications::{self, AttemptResult, Delivery, Webhook};
-use crate::store::{Db, StoreError};
 
-/// How long an instance holds a claimed delivery before another may retry it.
+/// How long an instance holds a claimed webhook before another may retry its delivery.
 const LEASE_MILLIS: i64 = 60_000;
 /// Delays before the 2nd, 3rd, ... attempt; after the last, the delivery is given up.
 const BACKOFF_SECONDS: [i64; 7] = [5, 30, 120, 600, 1_800, 3_600, 10_800];
@@ -22,8 +26,14 @@ const BACKOFF_SECONDS: [i64; 7] = [5, 30, 120, 600, 1_800, 3_600, 10_800];
 #[derive(Debug, Clone)]
 pub struct DeliverySettings {
     pub allow_private: bool,
+    /// How often an idle pool looks for due deliveries without being woken.
     pub poll: Duration,
+    /// How long a receiver has to answer.
     pub timeout: Duration,
+    /// Posts in flight at once on this instance.
+    pub concurrency: usize,
+    /// Webhooks of one account in flight at once (on each instance).
+    pub per_account: usize,
 }
 
 /// The `webhook-signature` of `body`: `v1,` and base64 of HMAC-SHA256 over
@@ -52,8 +62,9 @@ pub fn body(delivery: &Delivery) -> String {
     .to_string()
 }
 
-/// Runs forever: takes due deliveries and posts them.
-pub async fn run(db: actix_web::web::Data<Db>, settings: DeliverySettings) {
+/// Runs forever: claims due deliveries while the pool has room, and posts each in a task
+/// of its own.
+pub async fn run(workers: Workers, settings: DeliverySettings) {
     let client = match reqwest::Client::builder()
         .timeout(settings.timeout)
         .redirect(reqwest::redirect::Policy::none())
@@ -65,45 +76,78 @@ pub async fn run(db: actix_web::web::Data<Db>, settings: DeliverySettings) {
             return;
         }
     };
+    let pool = Arc::new(Semaphore::new(settings.concurrency.max(1)));
+    // A post that ended frees its webhook, whose next delivery may be due already.
+    let ended = Arc::new(Notify::new());
     loop {
-        tokio::time::sleep(settings.poll).await;
-        let due = {
-            let db = db.clone();
-            tokio::task::spawn_blocking(move || {
-                db.read(|conn| notifications::due_deliveries(conn, now_millis(), 16))
-            })
-            .await
+        let Ok(slot) = pool.clone().acquire_owned().await else {
+            return;
         };
-        let due: Vec<(Delivery, Webhook)> = match due {
-            Ok(Ok(due)) => due,
-            Ok(Err(error)) => {
-                tracing::warn!(%error, "reading due webhook deliveries failed");
-                continue;
+        let woken = workers.hub.delivery_due.notified();
+        tokio::pin!(woken);
+        woken.as_mut().enable();
+        let (db, per_account) = (workers.db.clone(), settings.per_account as i64);
+        let claimed = blocking(move || {
+            let now = now_millis();
+            let due =
+                db.read_without_transaction(|conn| notifications::count_due_deliveries(conn, now));
+            if !matches!(due, Ok(count) if count > 0) {
+                return Ok(None);
             }
-            Err(_) => continue,
-        };
-        for (delivery, webhook) in due {
-            let claimed = {
-                let (db, id) = (db.clone(), delivery.id.clone());
-                tokio::task::spawn_blocking(move || {
-                    let now = now_millis();
-                    db.write(|conn| {
-                        notifications::claim_delivery(conn, &id, now, now + LEASE_MILLIS)
+            db.write(|conn| {
+                notifications::claim_next_delivery(conn, now, now + LEASE_MILLIS, per_account)
+            })
+        })
+        .await;
+        match claimed {
+            Some(Ok(Some((delivery, webhook)))) => {
+                let (workers, client, settings, ended) = (
+                    workers.clone(),
+                    client.clone(),
+                    settings.clone(),
+                    ended.clone(),
+                );
+                actix_web::rt::spawn(async move {
+                    let result = attempt(&client, &delivery, &webhook, &settings).await;
+                    let outcome = match result {
+                        AttemptResult::Delivered { .. } => "delivered",
+                        AttemptResult::Failed { .. } => "failed",
+                    };
+                    workers
+                        .metrics
+                        .webhook_attempts
+                        .with_label_values(&[outcome])
+                        .inc();
+                    let db = workers.db.clone();
+                    let recorded = blocking(move || {
+                        db.write(|conn| {
+                            notifications::record_attempt(
+                                conn,
+                                &delivery.id,
+                                &webhook.id,
+                                now_millis(),
+                                &result,
+                            )
+                        })
                     })
-                })
-                .await
-            };
-            if !matches!(claimed, Ok(Ok(true))) {
-                continue;
+                    .await;
+                    if let Some(Err(error)) = recorded {
+                        tracing::warn!(%error, "recording a webhook attempt failed");
+                    }
+                    drop(slot);
+                    ended.notify_one();
+                });
             }
-            let result = attempt(&client, &delivery, &webhook, &settings).await;
-            let (db, id) = (db.clone(), delivery.id.clone());
-            let recorded = tokio::task::spawn_blocking(move || {
-                db.write(|conn| notifications::record_attempt(conn, &id, now_millis(), &result))
-            })
-            .await;
-            if let Ok(Err::<(), StoreError>(error)) = recorded {
-                tracing::warn!(%error, "recording a webhook attempt failed");
+            other => {
+                drop(slot);
+                if let Some(Err(error)) = other {
+                    tracing::warn!(%error, "claiming a webhook delivery failed");
+                }
+                tokio::select! {
+                    _ = woken => {}
+                    _ = ended.notified() => {}
+                    _ = tokio::time::sleep(settings.poll) => {}
+                }
             }
         }
     }

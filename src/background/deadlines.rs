@@ -1,0 +1,86 @@
+//! Timeouts and open-game expiry: cheap appends that must happen on time, so they have a
+//! task of their own that no bot move or webhook post can hold up. Each pass takes every
+//! due job, deadlines first.
+
+use std::time::Duration;
+
+use super::{blocking, lease_ms, Workers};
+use crate::service::referee::{self, TIMEOUT_GRACE_MS};
+use crate::store::jobs::{Claim, JobKind};
+
+/// A job whose work failed (the database was away) is tried again this much later.
+const RETRY_FAILED: Duration = Duration::from_secs(5);
+
+/// Runs forever: a pass over the due jobs, then a pause of `poll`.
+pub async fn run(workers: Workers, poll: Duration, open_game_ms: i64) {
+    loop {
+        let pass = workers.clone();
+        blocking(move || pass.enforce_due(open_game_ms)).await;
+        tokio::time::sleep(poll).await;
+    }
+}
+
+impl Workers {
+    /// Records every timeout whose grace has passed and expires every open game that
+    /// waited `open_game_ms`.
+    pub fn enforce_due(&self, open_game_ms: i64) {
+        let now = self.clock.now_millis();
+        let margins = [
+            (JobKind::Deadline, TIMEOUT_GRACE_MS),
+            (JobKind::Expiry, open_game_ms),
+        ];
+        for (kind, margin) in margins {
+            let claim = Claim {
+                kind,
+                owner: &self.instance,
+                now,
+                due_by: now.saturating_sub(margin),
+                lease_until: now + lease_ms(),
+                interactive_only: false,
+            };
+            while let Some(job) = self.claim(&claim) {
+                let done = match kind {
+                    JobKind::Deadline => {
+                        referee::enforce_deadline(&self.db, &self.cache, &job, &self.instance, now)
+                            .map(|appended| {
+                                if appended.is_some() {
+                                    self.metrics.timeouts_recorded.inc();
+                                }
+                            })
+                    }
+                    _ => referee::expire_open_game(&self.db, &job, &self.instance, now).map(
+                        |expired| {
+                            if expired {
+                                self.metrics.games_expired.inc();
+                            }
+                        },
+                    ),
+                };
+                if let Err(error) = done {
+                    tracing::warn!(%error, game_id = job.game_id, kind = kind.as_str(), "a due job failed");
+                    // Tried again at a later pass, and not in a loop in this one.
+                    let retry_at = now + RETRY_FAILED.as_millis() as i64;
+                    let _ = referee::postpone_job(&self.db, kind, &job, &self.instance, retry_at);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The next due job of `claim.kind`, if any; asks with a read first, so an idle pass
+    /// takes no write lock.
+    pub(super) fn claim(&self, claim: &Claim<'_>) -> Option<crate::store::jobs::ClaimedJob> {
+        match referee::any_due(&self.db, claim) {
+            Ok(true) => {}
+            Ok(false) => return None,
+            Err(error) => {
+                tracing::warn!(%error, "reading due jobs failed");
+                return None;
+            }
+        }
+        referee::claim_job(&self.db, claim).unwrap_or_else(|error| {
+            tracing::warn!(%error, "claiming a job failed");
+            None
+        })
+    }
+}

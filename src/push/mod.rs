@@ -1,0 +1,180 @@
+//! Waking whoever waits on this instance: streams and long polls following a game or an
+//! account, the bot workers and the webhook deliveries. Every committed write's changes
+//! reach the [`Hub`] twice over, and either suffices: at once from this instance's own
+//! commits (`Db::on_commit`), and from every instance's through PostgreSQL's `NOTIFY`,
+//! which one listening connection per instance receives ([`listener`]). A slow re-read of
+//! everything followed stays as a safety net for a listener that was down. So a waiting
+//! follower costs the database nothing, however many wait.
+
+pub mod limits;
+pub mod listener;
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use tokio::sync::{watch, Notify};
+
+use crate::store::Change;
+
+/// What a follower of an account waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AccountState {
+    /// The newest notification id known here (0: none seen yet).
+    pub last_notification: i64,
+    /// The account's token generation, once a revocation was seen: tokens of older
+    /// generations no longer count.
+    pub generation: Option<i32>,
+}
+
+/// This instance's waiters, by what they wait for.
+#[derive(Default)]
+pub struct Hub {
+    games: Mutex<HashMap<String, watch::Sender<i64>>>,
+    accounts: Mutex<HashMap<String, watch::Sender<AccountState>>>,
+    /// A bot must move somewhere: the bot workers look for a job.
+    pub bot_due: Notify,
+    /// A webhook delivery is due: the delivery pool looks for one.
+    pub delivery_due: Notify,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Hub {
+    /// Wakes whoever waits for one of `changes`.
+    pub fn publish(&self, changes: &[Change]) {
+        for change in changes {
+            match change {
+                Change::Appended { game_id, seq } => self.game_reached(game_id, *seq),
+                Change::Notified { account_id, id } => self.update_account(account_id, |state| {
+                    let newer = *id > state.last_notification;
+                    if newer {
+                        state.last_notification = *id;
+                    }
+                    newer
+                }),
+                Change::Revoked {
+                    account_id,
+                    generation,
+                } => self.update_account(account_id, |state| {
+                    let newer = state.generation.is_none_or(|known| *generation > known);
+                    if newer {
+                        state.generation = Some(*generation);
+                    }
+                    newer
+                }),
+                Change::BotDue => self.bot_due.notify_waiters(),
+                Change::DeliveryDue => self.delivery_due.notify_waiters(),
+            }
+        }
+    }
+
+    /// Game `game_id`'s log reached `seq`.
+    pub fn game_reached(&self, game_id: &str, seq: i64) {
+        if let Some(sender) = lock(&self.games).get(game_id) {
+            sender.send_if_modified(|known| {
+                let newer = seq > *known;
+                if newer {
+                    *known = seq;
+                }
+                newer
+            });
+        }
+    }
+
+    fn update_account(&self, account_id: &str, change: impl FnOnce(&mut AccountState) -> bool) {
+        if let Some(sender) = lock(&self.accounts).get(account_id) {
+            sender.send_if_modified(change);
+        }
+    }
+
+    /// A receiver that changes whenever game `game_id` is known to move on. Subscribe
+    /// before reading the game, so that no append between the read and the wait is missed.
+    pub fn follow_game(&self, game_id: &str) -> watch::Receiver<i64> {
+        lock(&self.games)
+            .entry(game_id.to_owned())
+            .or_insert_with(|| watch::channel(0).0)
+            .subscribe()
+    }
+
+    /// A receiver that changes when `account_id` gets a notification or revokes its tokens.
+    pub fn follow_account(&self, account_id: &str) -> watch::Receiver<AccountState> {
+        lock(&self.accounts)
+            .entry(account_id.to_owned())
+            .or_insert_with(|| watch::channel(AccountState::default()).0)
+            .subscribe()
+    }
+
+    /// The games and accounts someone follows now; forgets those nobody follows any more.
+    pub fn followed(&self) -> (Vec<String>, Vec<String>) {
+        let mut games = lock(&self.games);
+        games.retain(|_, sender| sender.receiver_count() > 0);
+        let game_ids = games.keys().cloned().collect();
+        drop(games);
+        let mut accounts = lock(&self.accounts);
+        accounts.retain(|_, sender| sender.receiver_count() > 0);
+        (game_ids, accounts.keys().cloned().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn followers_see_newer_seqs_only() {
+        let hub = Hub::default();
+        let mut follower = hub.follow_game("g1");
+        hub.publish(&[Change::Appended {
+            game_id: "g1".into(),
+            seq: 5,
+        }]);
+        assert!(follower.has_changed().unwrap());
+        assert_eq!(*follower.borrow_and_update(), 5);
+        hub.game_reached("g1", 4);
+        assert!(!follower.has_changed().unwrap());
+        hub.game_reached("g2", 9);
+        assert!(!follower.has_changed().unwrap());
+    }
+
+    #[test]
+    fn account_followers_see_notifications_and_revocations() {
+        let hub = Hub::default();
+        let mut follower = hub.follow_account("a1");
+        hub.publish(&[
+            Change::Notified {
+                account_id: "a1".into(),
+                id: 7,
+            },
+            Change::Revoked {
+                account_id: "a1".into(),
+                generation: 2,
+            },
+        ]);
+        assert_eq!(
+            *follower.borrow_and_update(),
+            AccountState {
+                last_notification: 7,
+                generation: Some(2)
+            }
+        );
+        hub.publish(&[Change::Revoked {
+            account_id: "a1".into(),
+            generation: 1,
+        }]);
+        assert!(!follower.has_changed().unwrap());
+    }
+
+    #[test]
+    fn nobody_followed_is_forgotten() {
+        let hub = Hub::default();
+        let kept = hub.follow_game("kept");
+        drop(hub.follow_game("dropped"));
+        drop(hub.follow_account("gone"));
+        assert_eq!(hub.followed(), (vec!["kept".to_owned()], Vec::new()));
+        drop(kept);
+    }
+}

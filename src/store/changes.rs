@@ -1,0 +1,175 @@
+//! What a committed write tells the rest of the server: a game moved on, an account has a
+//! new notification or revoked its tokens, background work fell due. The store records
+//! these while a write transaction runs; [`super::Db::write`] sends them to the other
+//! instances with PostgreSQL's `NOTIFY` inside the same transaction (so they are delivered
+//! exactly when the write commits, and never for a rolled-back one) and hands them to this
+//! instance's listener after the commit.
+
+use std::cell::RefCell;
+
+/// One thing a commit changed that someone may be waiting for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// The game's log reached `seq`.
+    Appended { game_id: String, seq: i64 },
+    /// The account has a notification with this id.
+    Notified { account_id: String, id: i64 },
+    /// The account's tokens older than `generation` are revoked.
+    Revoked { account_id: String, generation: i32 },
+    /// A bot has to move now in some game.
+    BotDue,
+    /// A webhook delivery is due now.
+    DeliveryDue,
+}
+
+/// The channel every instance listens on.
+pub const CHANNEL: &str = "turnpost";
+
+/// PostgreSQL refuses a `NOTIFY` payload of 8,000 bytes or more.
+const MOST_PAYLOAD_BYTES: usize = 7_900;
+
+thread_local! {
+    /// The changes of the write transaction running on this thread: a transaction runs on
+    /// one thread from its begin to its commit.
+    static PENDING: RefCell<Vec<Change>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Notes `change` for the commit of the write transaction running on this thread.
+pub(super) fn record(change: Change) {
+    PENDING.with(|pending| {
+        let mut pending = pending.borrow_mut();
+        if !pending.contains(&change) {
+            pending.push(change);
+        }
+    });
+}
+
+/// Takes the changes recorded so far on this thread (and forgets them).
+pub(super) fn take() -> Vec<Change> {
+    PENDING.with(|pending| std::mem::take(&mut *pending.borrow_mut()))
+}
+
+/// The changes without taking them, for the `NOTIFY` just before the commit.
+pub(super) fn peek() -> Vec<Change> {
+    PENDING.with(|pending| pending.borrow().clone())
+}
+
+impl Change {
+    /// One line of a `NOTIFY` payload.
+    fn line(&self) -> String {
+        match self {
+            Change::Appended { game_id, seq } => format!("a {game_id} {seq}"),
+            Change::Notified { account_id, id } => format!("n {account_id} {id}"),
+            Change::Revoked {
+                account_id,
+                generation,
+            } => format!("r {account_id} {generation}"),
+            Change::BotDue => "b".to_owned(),
+            Change::DeliveryDue => "d".to_owned(),
+        }
+    }
+
+    fn parse_line(line: &str) -> Option<Change> {
+        let mut words = line.split(' ');
+        let change = match (words.next()?, words.next(), words.next()) {
+            ("a", Some(game_id), Some(seq)) => Change::Appended {
+                game_id: game_id.to_owned(),
+                seq: seq.parse().ok()?,
+            },
+            ("n", Some(account_id), Some(id)) => Change::Notified {
+                account_id: account_id.to_owned(),
+                id: id.parse().ok()?,
+            },
+            ("r", Some(account_id), Some(generation)) => Change::Revoked {
+                account_id: account_id.to_owned(),
+                generation: generation.parse().ok()?,
+            },
+            ("b", None, None) => Change::BotDue,
+            ("d", None, None) => Change::DeliveryDue,
+            _ => return None,
+        };
+        words.next().is_none().then_some(change)
+    }
+}
+
+/// `changes` as `NOTIFY` payloads: one line per change, split where a payload would grow
+/// too long. Game and account ids are letters and digits, so a line never holds a newline.
+pub fn payloads(changes: &[Change]) -> Vec<String> {
+    let mut payloads: Vec<String> = Vec::new();
+    for line in changes.iter().map(Change::line) {
+        match payloads.last_mut() {
+            Some(last) if last.len() + 1 + line.len() <= MOST_PAYLOAD_BYTES => {
+                last.push('\n');
+                last.push_str(&line);
+            }
+            _ => payloads.push(line),
+        }
+    }
+    payloads
+}
+
+/// The changes one `NOTIFY` payload carries; lines this version does not know are skipped
+/// (a newer instance may send more kinds).
+pub fn parse_payload(payload: &str) -> Vec<Change> {
+    payload.lines().filter_map(Change::parse_line).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_carry_every_change_and_parse_back() {
+        let changes = vec![
+            Change::Appended {
+                game_id: "g7k2".into(),
+                seq: 41,
+            },
+            Change::Notified {
+                account_id: "a9x".into(),
+                id: 1_000_000_007,
+            },
+            Change::Revoked {
+                account_id: "a9x".into(),
+                generation: 3,
+            },
+            Change::BotDue,
+            Change::DeliveryDue,
+        ];
+        let payloads = payloads(&changes);
+        assert_eq!(payloads.len(), 1);
+        assert_eq!(parse_payload(&payloads[0]), changes);
+        assert_eq!(
+            parse_payload("x y\na g 1 2\nn a\na g 5"),
+            [Change::Appended {
+                game_id: "g".into(),
+                seq: 5
+            }]
+        );
+    }
+
+    #[test]
+    fn long_payloads_are_split_below_postgres_limit() {
+        let changes: Vec<Change> = (0..2_000)
+            .map(|id| Change::Notified {
+                account_id: format!("account{id:06}"),
+                id,
+            })
+            .collect();
+        let payloads = payloads(&changes);
+        assert!(payloads.len() > 1);
+        assert!(payloads.iter().all(|payload| payload.len() < 8_000));
+        let parsed: Vec<Change> = payloads.iter().flat_map(|p| parse_payload(p)).collect();
+        assert_eq!(parsed, changes);
+    }
+
+    #[test]
+    fn a_change_is_recorded_once_per_transaction() {
+        take();
+        record(Change::BotDue);
+        record(Change::BotDue);
+        assert_eq!(peek(), [Change::BotDue]);
+        assert_eq!(take(), [Change::BotDue]);
+        assert!(take().is_empty());
+    }
+}

@@ -158,6 +158,9 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .configure(api::configure)
     })
     .workers(workers)
+    // A client that closes its side is gone: without this, a stream it left open would
+    // hold its slot (and its memory) until the next heartbeat failed to write.
+    .h1_allow_half_closed(false)
     .client_request_timeout(Duration::from_secs(config.head_timeout_seconds))
     .max_connections(config.max_connections.div_ceil(workers).max(1))
     .listen(listener)

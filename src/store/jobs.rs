@@ -94,21 +94,28 @@ macro_rules! on_backend {
 }
 
 /// Takes the due job of `claim.kind` that comes first: jobs a person waits for before the
-/// others, then each account's oldest before any account's second, then the oldest.
+/// others, then the job of the account with the fewest jobs in hand and waiting longer
+/// (each account's oldest before any account's second, counting what it holds already),
+/// then the oldest.
 pub fn claim(conn: &mut DbConnection, claim: &Claim<'_>) -> Result<Option<ClaimedJob>, StoreError> {
     let skip_locked = match conn {
         DbConnection::Postgresql(_) => "FOR UPDATE OF candidate SKIP LOCKED",
         DbConnection::Sqlite(_) => "",
     };
+    // An account's turn among the free jobs counts its jobs in hand: held ones rank first
+    // in its partition, so a free job's rank is one more than the account's held jobs and
+    // earlier free ones.
     let sql = format!(
         "UPDATE jobs SET lease_owner = $1, lease_until = $2
          WHERE kind = $3 AND game_id = (
              SELECT candidate.game_id FROM jobs candidate
              JOIN (SELECT game_id, row_number() OVER (
-                       PARTITION BY account_id, interactive ORDER BY due_at, game_id) AS turn
+                       PARTITION BY account_id, interactive
+                       ORDER BY (lease_until IS NOT NULL AND lease_until >= $5) DESC,
+                           due_at, game_id) AS turn
                    FROM jobs
-                   WHERE kind = $3 AND due_at <= $4
-                     AND (lease_until IS NULL OR lease_until < $5)
+                   WHERE kind = $3
+                     AND (due_at <= $4 OR (lease_until IS NOT NULL AND lease_until >= $5))
                      AND (interactive OR NOT $6)) ranked
                ON ranked.game_id = candidate.game_id
              WHERE candidate.kind = $3 AND candidate.due_at <= $4

@@ -12,20 +12,25 @@ use crate::on_both_backends;
 use crate::util::{Backend, Player, TestApp};
 
 /// An SSE reader over reqwest, collecting `(id, event, data)` frames.
-struct Stream {
+pub struct Stream {
     response: reqwest::Response,
     buffer: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-struct Frame {
-    id: Option<i64>,
-    event: Option<String>,
-    data: Value,
+pub struct Frame {
+    pub id: Option<i64>,
+    pub event: Option<String>,
+    pub data: Value,
 }
 
 impl Stream {
-    async fn open(app: &TestApp, player: &Player, id: &str, last_event_id: Option<i64>) -> Stream {
+    pub async fn open(
+        app: &TestApp,
+        player: &Player,
+        id: &str,
+        last_event_id: Option<i64>,
+    ) -> Stream {
         Stream::open_path(
             app,
             player,
@@ -35,7 +40,7 @@ impl Stream {
         .await
     }
 
-    async fn open_path(
+    pub async fn open_path(
         app: &TestApp,
         player: &Player,
         path: &str,
@@ -61,7 +66,7 @@ impl Stream {
     }
 
     /// The next event frame (heartbeats skipped), or `None` when the stream ended.
-    async fn next(&mut self) -> Option<Frame> {
+    pub async fn next(&mut self) -> Option<Frame> {
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
                 let block: String = self.buffer.drain(..end + 2).collect();
@@ -101,7 +106,7 @@ impl Stream {
 }
 
 /// Plays game `id` to its end with random legal actions.
-async fn play_to_the_end(app: &TestApp, players: &[Player], id: &str, seed: u64) {
+pub async fn play_to_the_end(app: &TestApp, players: &[Player], id: &str, seed: u64) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     for _ in 0..5_000 {
         let summary = app

@@ -440,3 +440,159 @@ async fn private_addresses_are_refused_by_default() {
             .expect_problem(422, "invalid_webhook_url");
     }
 }
+
+/// A receiver that reads each request and never answers, counting the connections it holds
+/// at once, by path and in all.
+#[derive(Default)]
+struct Hanging {
+    open_by_path: Mutex<BTreeMap<String, usize>>,
+    most_by_path: Mutex<BTreeMap<String, usize>>,
+    most_in_all: Mutex<usize>,
+}
+
+impl Hanging {
+    /// Starts one; returns it with its base URL.
+    async fn start() -> (Arc<Hanging>, String) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let hanging = Arc::new(Hanging::default());
+        let counts = hanging.clone();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let counts = counts.clone();
+                tokio::spawn(async move {
+                    let mut buffer = Vec::new();
+                    let mut head = [0u8; 4096];
+                    while !buffer.windows(4).any(|window| window == b"\r\n\r\n") {
+                        match socket.read(&mut head).await {
+                            Ok(read) if read > 0 => buffer.extend_from_slice(&head[..read]),
+                            _ => return,
+                        }
+                    }
+                    let path = String::from_utf8_lossy(&buffer)
+                        .split_whitespace()
+                        .nth(1)
+                        .unwrap_or_default()
+                        .to_owned();
+                    counts.opened(&path);
+                    // Held until the server gives up on it.
+                    while matches!(socket.read(&mut head).await, Ok(read) if read > 0) {}
+                    counts.closed(&path);
+                });
+            }
+        });
+        (hanging, base)
+    }
+
+    fn opened(&self, path: &str) {
+        let mut open = self.open_by_path.lock().unwrap();
+        *open.entry(path.to_owned()).or_default() += 1;
+        let now = open[path];
+        let mut most = self.most_by_path.lock().unwrap();
+        let most_here = most.entry(path.to_owned()).or_default();
+        *most_here = (*most_here).max(now);
+        let mut most_in_all = self.most_in_all.lock().unwrap();
+        *most_in_all = (*most_in_all).max(open.values().sum());
+    }
+
+    fn closed(&self, path: &str) {
+        *self
+            .open_by_path
+            .lock()
+            .unwrap()
+            .get_mut(path)
+            .expect("opened before") -= 1;
+    }
+}
+
+/// One account's webhooks point at receivers that never answer and it queues many test
+/// deliveries: each of its webhooks has one delivery in flight at most, the account at most
+/// its share, and another account's delivery goes out while they all still hang (the
+/// receivers are given 30 s, the other delivery is expected well before that).
+async fn a_hanging_receiver_delays_no_other_account(app: &TestApp) {
+    let (hanging, base) = Hanging::start().await;
+    let greedy = app.register("greedy").await;
+    let mut hooks = Vec::new();
+    for path in ["a", "b", "c"] {
+        hooks.push(register_webhook(app, &greedy, &format!("{base}/{path}")).await);
+    }
+    for _ in 0..10 {
+        for hook in &hooks {
+            let id = hook["id"].as_str().unwrap();
+            app.post(&greedy, &format!("/v1/me/webhooks/{id}/test"), &json!({}))
+                .await
+                .expect_status(202);
+        }
+    }
+    // Until the greedy account's posts are all hanging.
+    for _ in 0..100 {
+        if *hanging.most_in_all.lock().unwrap() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let receiver = Receiver::start(vec![]).await;
+    let patient = app.register("patient").await;
+    let hook = register_webhook(app, &patient, &receiver.url).await;
+    let started = std::time::Instant::now();
+    let id = hook["id"].as_str().unwrap();
+    app.post(&patient, &format!("/v1/me/webhooks/{id}/test"), &json!({}))
+        .await
+        .expect_status(202);
+    receiver.wait_for(1).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "delivered while the others hang"
+    );
+    assert!(
+        hanging
+            .most_by_path
+            .lock()
+            .unwrap()
+            .values()
+            .all(|most| *most == 1),
+        "one delivery in flight per webhook: {:?}",
+        hanging.most_by_path.lock().unwrap()
+    );
+    assert_eq!(
+        *hanging.most_in_all.lock().unwrap(),
+        2,
+        "the account's share of the pool"
+    );
+    // Test deliveries are rate limited per account.
+    let mut refused = None;
+    for _ in 0..40 {
+        let answer = app
+            .post(
+                &greedy,
+                &format!("/v1/me/webhooks/{}/test", hooks[0]["id"].as_str().unwrap()),
+                &json!({}),
+            )
+            .await;
+        if answer.status == 429 {
+            refused = Some(answer);
+            break;
+        }
+    }
+    let refused = refused.expect("the test deliveries' rate limit");
+    assert!(refused.header("retry-after").is_some());
+    refused.expect_problem(429, "rate_limited");
+}
+
+fn hanging_receivers_get_thirty_seconds(config: &mut turnpost::config::Config) {
+    allow_private_and_poll_fast(config);
+    config.webhook_timeout_seconds = 30;
+    config.webhook_tests_per_hour_per_account = 40;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_receiver_delays_no_other_account_on_sqlite() {
+    let app = TestApp::start_with(Backend::Sqlite, hanging_receivers_get_thirty_seconds).await;
+    a_hanging_receiver_delays_no_other_account(&app).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_receiver_delays_no_other_account_on_postgres() {
+    let app = TestApp::start_with(Backend::Postgres, hanging_receivers_get_thirty_seconds).await;
+    a_hanging_receiver_delays_no_other_account(&app).await;
+}

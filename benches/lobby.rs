@@ -89,6 +89,9 @@ fn fill(db: &Db) {
                     action: None,
                     seat_updates: Vec::new(),
                     listeners: Vec::new(),
+                    created_by: account(first).id,
+                    work_before: Default::default(),
+                    work_after: Default::default(),
                 },
             )?;
         }
@@ -101,6 +104,7 @@ fn time(label: &str, db: &Db, query: &GameQuery, expected: usize) -> Duration {
     let caller = AuthUser {
         account_id: account(0).id,
         name: account(0).name,
+        token_generation: 0,
     };
     let rounds = 50;
     let started = Instant::now();

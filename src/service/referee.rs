@@ -183,6 +183,11 @@ pub fn enforce_deadline(
     })
 }
 
+/// How a bot chooses its action: its strategy, the game's rules, the state, its seat and
+/// the random stream of its move.
+pub type BotThinking<'a> =
+    dyn Fn(BotStrategy, &dyn GameRules, &dyn Table, Seat, &mut dyn RngCore) -> Value + 'a;
+
 /// What playing one bot move came to.
 pub enum BotMove {
     /// The move is in the log.
@@ -202,7 +207,7 @@ pub fn play_bot_move(
     cache: &FoldCache,
     job: &ClaimedJob,
     owner: &str,
-    think: &dyn Fn(BotStrategy, &dyn GameRules, &dyn Table, Seat, &mut dyn RngCore) -> Value,
+    think: &BotThinking<'_>,
     now: impl Fn() -> i64,
 ) -> Result<BotMove, ApiError> {
     let game_id = job.game_id.as_str();

@@ -465,7 +465,7 @@ impl Db {
         let work = RefCell::new(Some(work));
         let result = self.on_live_connection(
             |tracked| {
-                let mut run = |conn: &mut DbConnection| {
+                let run = |conn: &mut DbConnection| {
                     let work = work.borrow_mut().take().ok_or_else(|| {
                         StoreError::Unavailable("the write was already tried".into())
                     })?;
@@ -474,8 +474,8 @@ impl Db {
                     Ok(value)
                 };
                 tracked.run(|conn| match conn {
-                    DbConnection::Sqlite(_) => sqlite_immediate_transaction(conn, &mut run),
-                    DbConnection::Postgresql(_) => conn.transaction(&mut run),
+                    DbConnection::Sqlite(_) => sqlite_immediate_transaction(conn, run),
+                    DbConnection::Postgresql(_) => conn.transaction(run),
                 })
             },
             || work.borrow().is_some(),

@@ -573,6 +573,60 @@ mod tests {
     }
 
     #[test]
+    fn a_bot_out_of_time_stops_after_one_playout_per_candidate() {
+        for rules in all_games() {
+            let table = table_after(*rules, 3, 5, 40);
+            let Some(&seat) = table.to_act().first() else {
+                continue;
+            };
+            let legal = table.legal_actions(seat);
+            if legal.len() < 2 {
+                continue;
+            }
+            let asked = std::cell::Cell::new(0);
+            let out_of_time = || {
+                asked.set(asked.get() + 1);
+                true
+            };
+            let chosen = choose_action_until(
+                BotStrategy::Playouts,
+                PlayoutBudget::DEFAULT,
+                *rules,
+                table.as_ref(),
+                seat,
+                &mut bot_rng_for(seed(5), 41),
+                &out_of_time,
+            );
+            assert!(legal.contains(&chosen), "{}: a legal action", rules.kind());
+            assert_eq!(
+                asked.get(),
+                1,
+                "{}: asked once, after the first round",
+                rules.kind()
+            );
+            // With time to spare it is the fixed-budget bot.
+            let unhurried = choose_action_until(
+                BotStrategy::Playouts,
+                QUICK,
+                *rules,
+                table.as_ref(),
+                seat,
+                &mut bot_rng_for(seed(5), 41),
+                &|| false,
+            );
+            let budgeted = choose_action_within(
+                BotStrategy::Playouts,
+                QUICK,
+                *rules,
+                table.as_ref(),
+                seat,
+                &mut bot_rng_for(seed(5), 41),
+            );
+            assert_eq!(unhurried, budgeted);
+        }
+    }
+
+    #[test]
     fn random_bots_spread_their_choices() {
         let rules = all_games()[0];
         let table = table_after(rules, 2, 4, 0);

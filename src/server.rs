@@ -32,8 +32,8 @@ pub enum StartError {
     Passwords(String),
     #[error("metrics: {0}")]
     Metrics(#[from] prometheus::Error),
-    #[error("cannot start the thread that listens for other instances' changes: {0}")]
-    Listener(std::io::Error),
+    #[error("cannot start the thread that talks with the other instances: {0}")]
+    Channel(std::io::Error),
     #[error("CORS origin {0:?} is not `*` or an origin such as https://example.org")]
     CorsOrigin(String),
     #[error("cannot listen on {address}: {source}")]
@@ -57,20 +57,28 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         .map_err(StartError::Secret)?;
     let database_url = config.database_url();
     let db = web::Data::new(Db::open_with(&database_url, config.db_options())?);
-    // Every commit wakes this instance's waiters at once; other instances' commits reach
-    // them through the database (PostgreSQL's LISTEN/NOTIFY).
+    // Every commit wakes this instance's waiters at once, and the other instances' through
+    // the database (PostgreSQL's LISTEN/NOTIFY).
     let hub = web::Data::new(Hub::default());
+    let outgoing = match crate::store::postgres_url(&database_url) {
+        Some(url) => Some(
+            crate::push::channel::spawn(
+                url.to_owned(),
+                &db.clone().into_inner(),
+                &hub.clone().into_inner(),
+            )
+            .map_err(StartError::Channel)?,
+        ),
+        None => None,
+    };
     {
         let hub = hub.clone();
-        db.on_commit(Box::new(move |changes| hub.publish(&changes)));
-    }
-    if let Some(url) = crate::store::postgres_url(&database_url) {
-        crate::push::listener::spawn(
-            url.to_owned(),
-            &db.clone().into_inner(),
-            &hub.clone().into_inner(),
-        )
-        .map_err(StartError::Listener)?;
+        db.on_commit(Box::new(move |changes| {
+            hub.publish(&changes);
+            if let Some(outgoing) = &outgoing {
+                outgoing.send(&changes);
+            }
+        }));
     }
     let followers = web::Data::new(Followers::new(config.follower_caps()));
     let shared_frames = web::Data::new(SharedFrames::default());
@@ -181,7 +189,7 @@ async fn recheck_followed(db: web::Data<Db>, hub: web::Data<Hub>, every: Duratio
         tokio::time::sleep(every).await;
         let (db, hub) = (db.clone(), hub.clone());
         let checked =
-            tokio::task::spawn_blocking(move || crate::push::listener::recheck(&db, &hub)).await;
+            tokio::task::spawn_blocking(move || crate::push::channel::recheck(&db, &hub)).await;
         if let Ok(Err(error)) = checked {
             tracing::warn!(%error, "re-reading followed games failed");
         }

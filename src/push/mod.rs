@@ -1,13 +1,13 @@
 //! Waking whoever waits on this instance: streams and long polls following a game or an
-//! account, the bot workers and the webhook deliveries. Every committed write's changes
-//! reach the [`Hub`] twice over, and either suffices: at once from this instance's own
-//! commits (`Db::on_commit`), and from every instance's through PostgreSQL's `NOTIFY`,
-//! which one listening connection per instance receives ([`listener`]). A slow re-read of
-//! everything followed stays as a safety net for a listener that was down. So a waiting
-//! follower costs the database nothing, however many wait.
+//! account, the bot workers and the webhook deliveries. A committed write's changes reach
+//! the [`Hub`] of the instance that made it at once (`Db::on_commit`), and every other
+//! instance's through PostgreSQL's `NOTIFY`, which one connection per instance sends and
+//! receives ([`channel`]). A slow re-read of everything followed stays as a safety net for
+//! a notification that was lost. So a waiting follower costs the database nothing, however
+//! many wait.
 
+pub mod channel;
 pub mod limits;
-pub mod listener;
 
 use std::collections::HashMap;
 use std::sync::Mutex;

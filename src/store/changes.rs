@@ -1,9 +1,10 @@
 //! What a committed write tells the rest of the server: a game moved on, an account has a
 //! new notification or revoked its tokens, background work fell due. The store records
-//! these while a write transaction runs; [`super::Db::write`] sends them to the other
-//! instances with PostgreSQL's `NOTIFY` inside the same transaction (so they are delivered
-//! exactly when the write commits, and never for a rolled-back one) and hands them to this
-//! instance's listener after the commit.
+//! these while a write transaction runs, and [`super::Db::write`] hands them to its commit
+//! listener once the transaction has committed (never for one rolled back). The listener
+//! wakes this instance's waiters and sends the changes to the other instances as
+//! PostgreSQL notifications, in the text form [`payloads`] writes and [`parse_payload`]
+//! reads.
 
 use std::cell::RefCell;
 
@@ -47,11 +48,6 @@ pub(super) fn record(change: Change) {
 /// Takes the changes recorded so far on this thread (and forgets them).
 pub(super) fn take() -> Vec<Change> {
     PENDING.with(|pending| std::mem::take(&mut *pending.borrow_mut()))
-}
-
-/// The changes without taking them, for the `NOTIFY` just before the commit.
-pub(super) fn peek() -> Vec<Change> {
-    PENDING.with(|pending| pending.borrow().clone())
 }
 
 impl Change {
@@ -168,7 +164,6 @@ mod tests {
         take();
         record(Change::BotDue);
         record(Change::BotDue);
-        assert_eq!(peek(), [Change::BotDue]);
         assert_eq!(take(), [Change::BotDue]);
         assert!(take().is_empty());
     }

@@ -448,8 +448,7 @@ impl Db {
     }
 
     /// Runs `work` in one write transaction: all of it is committed, or nothing. What it
-    /// changed goes to the other instances (PostgreSQL `NOTIFY`, in the transaction) and,
-    /// after the commit, to this instance's [`Db::on_commit`] listener.
+    /// changed goes to the [`Db::on_commit`] listener once it has committed.
     pub fn write<T, E: From<StoreError> + From<diesel::result::Error>>(
         &self,
         work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
@@ -469,9 +468,7 @@ impl Db {
                     let work = work.borrow_mut().take().ok_or_else(|| {
                         StoreError::Unavailable("the write was already tried".into())
                     })?;
-                    let value = work(conn)?;
-                    notify_other_instances(conn)?;
-                    Ok(value)
+                    work(conn)
                 };
                 tracked.run(|conn| match conn {
                     DbConnection::Sqlite(_) => sqlite_immediate_transaction(conn, run),
@@ -501,21 +498,6 @@ impl Db {
 /// `url` when it names a PostgreSQL database.
 pub fn postgres_url(url: &str) -> Option<&str> {
     (url.starts_with("postgres://") || url.starts_with("postgresql://")).then_some(url)
-}
-
-/// Sends the changes of the running write transaction on PostgreSQL's channel; the server
-/// delivers them to every listening instance when (and only if) the transaction commits.
-fn notify_other_instances(conn: &mut DbConnection) -> Result<(), StoreError> {
-    let DbConnection::Postgresql(pg) = conn else {
-        return Ok(());
-    };
-    for payload in changes::payloads(&changes::peek()) {
-        diesel::sql_query("SELECT pg_notify($1, $2)")
-            .bind::<diesel::sql_types::Text, _>(changes::CHANNEL)
-            .bind::<diesel::sql_types::Text, _>(payload)
-            .execute(pg)?;
-    }
-    Ok(())
 }
 
 /// A SQLite write transaction that takes the write lock when it begins (`BEGIN IMMEDIATE`),

@@ -1,0 +1,244 @@
+//! The instances' channel: one PostgreSQL connection per instance `LISTEN`s for what the
+//! other instances' commits changed and publishes it to this instance's [`Hub`], and
+//! `NOTIFY`s what this instance's commits changed. Changes are sent right after their
+//! commit, gathered while the connection is busy, in autocommitted statements of their own:
+//! PostgreSQL serialises the commits of transactions that notify behind one lock, so a
+//! `NOTIFY` inside each append would queue every append's durable commit behind the others
+//! (measured with pgbench: a quarter of the plain rate; see docs/architecture.md).
+//!
+//! A change this instance committed and then failed to send (it died in between, or the
+//! connection was lost) is still found by the slow re-read of everything followed, the
+//! safety net: at once after the listening connection is made again, and otherwise every
+//! `--follow-recheck-seconds`, one query per 500 games or accounts whatever the number of
+//! followers.
+
+use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use diesel::sql_types::{Integer, Text};
+use diesel::{Connection, PgConnection, QueryableByName, RunQueryDsl};
+
+use super::Hub;
+use crate::store::{self, changes, Change, Db, StoreError};
+
+/// How long the connection waits for changes to send before it looks for notifications
+/// received. Looking only reads what the socket holds (no round trip to the server), so
+/// this costs next to nothing and bounds how late a notification is seen.
+const POLL: Duration = Duration::from_millis(10);
+/// How often the listening connection is asked `SELECT 1`, so that a connection that died
+/// silently (no reset ever came) is noticed and made again.
+const PING: Duration = Duration::from_secs(10);
+/// Waits between attempts to connect again, growing up to the last.
+const RECONNECT: [Duration; 4] = [
+    Duration::from_millis(100),
+    Duration::from_millis(500),
+    Duration::from_secs(2),
+    Duration::from_secs(5),
+];
+/// Games or accounts read in one statement of the re-check.
+const RECHECK_CHUNK: usize = 500;
+/// Changes waiting to be sent at most; beyond, the oldest are dropped (the other instances'
+/// re-reads find them).
+const MOST_WAITING: usize = 100_000;
+
+/// Reads the current seq of every followed game and the newest notification and token
+/// generation of every followed account, and publishes them: whatever a lost notification
+/// would have told, this tells too.
+pub fn recheck(db: &Db, hub: &Hub) -> Result<(), StoreError> {
+    let (games, accounts) = hub.followed();
+    let mut found = Vec::new();
+    for chunk in games.chunks(RECHECK_CHUNK) {
+        let seqs = db.read_without_transaction(|conn| store::current_seqs(conn, chunk))?;
+        found.extend(
+            seqs.into_iter()
+                .map(|(game_id, seq)| Change::Appended { game_id, seq }),
+        );
+    }
+    for chunk in accounts.chunks(RECHECK_CHUNK) {
+        let (last, generations) = db.read(|conn| {
+            Ok::<_, StoreError>((
+                store::notifications::last_notification_ids(conn, chunk)?,
+                store::token_generations(conn, chunk)?,
+            ))
+        })?;
+        found.extend(
+            last.into_iter()
+                .map(|(account_id, id)| Change::Notified { account_id, id }),
+        );
+        found.extend(
+            generations
+                .into_iter()
+                .map(|(account_id, generation)| Change::Revoked {
+                    account_id,
+                    generation,
+                }),
+        );
+    }
+    hub.publish(&found);
+    Ok(())
+}
+
+/// This instance's committed changes waiting to be sent.
+#[derive(Default)]
+pub struct Outgoing {
+    waiting: Mutex<Vec<Change>>,
+    added: Condvar,
+}
+
+impl Outgoing {
+    /// Queues `changes` for the other instances.
+    pub fn send(&self, changes: &[Change]) {
+        let mut waiting = self
+            .waiting
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        waiting.extend_from_slice(changes);
+        if waiting.len() > MOST_WAITING {
+            let excess = waiting.len() - MOST_WAITING;
+            waiting.drain(..excess);
+        }
+        self.added.notify_one();
+    }
+
+    /// What waits, once something does or `timeout` passed.
+    fn take(&self, timeout: Duration) -> Vec<Change> {
+        let waiting = self
+            .waiting
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (mut waiting, _) = self
+            .added
+            .wait_timeout_while(waiting, timeout, |waiting| waiting.is_empty())
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        std::mem::take(&mut *waiting)
+    }
+
+    /// Puts changes that could not be sent back in front.
+    fn put_back(&self, mut changes: Vec<Change>) {
+        let mut waiting = self
+            .waiting
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        changes.append(&mut waiting);
+        changes.truncate(MOST_WAITING);
+        *waiting = changes;
+    }
+}
+
+/// Starts the thread that keeps the channel to the PostgreSQL database at `url`; returns
+/// where to queue this instance's changes. The thread ends once the server that owns
+/// `db` and `hub` is gone.
+pub fn spawn(url: String, db: &Arc<Db>, hub: &Arc<Hub>) -> std::io::Result<Arc<Outgoing>> {
+    let outgoing = Arc::new(Outgoing::default());
+    let channel = Channel {
+        url,
+        db: Arc::downgrade(db),
+        hub: Arc::downgrade(hub),
+        outgoing: Arc::downgrade(&outgoing),
+    };
+    std::thread::Builder::new()
+        .name("turnpost-channel".into())
+        .spawn(move || channel.run())?;
+    Ok(outgoing)
+}
+
+struct Channel {
+    url: String,
+    db: Weak<Db>,
+    hub: Weak<Hub>,
+    outgoing: Weak<Outgoing>,
+}
+
+#[derive(QueryableByName)]
+struct BackendPid {
+    #[diesel(sql_type = Integer)]
+    pid: i32,
+}
+
+impl Channel {
+    fn server_is_gone(&self) -> bool {
+        self.db.strong_count() == 0 || self.hub.strong_count() == 0
+    }
+
+    fn run(&self) {
+        let mut failures = 0;
+        while !self.server_is_gone() {
+            match self.connect() {
+                Ok((mut conn, own_pid)) => {
+                    failures = 0;
+                    // Whatever was written while nobody listened.
+                    if let (Some(db), Some(hub)) = (self.db.upgrade(), self.hub.upgrade()) {
+                        if let Err(error) = recheck(&db, &hub) {
+                            tracing::warn!(%error, "re-reading followed games failed");
+                        }
+                    }
+                    match self.serve(&mut conn, own_pid) {
+                        Ok(()) => return,
+                        Err(error) => tracing::warn!(
+                            %error,
+                            "the connection to the other instances was lost; connecting again"
+                        ),
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "cannot connect to the other instances' channel")
+                }
+            }
+            std::thread::sleep(RECONNECT[failures.min(RECONNECT.len() - 1)]);
+            failures += 1;
+        }
+    }
+
+    /// A listening connection, and its backend's process id (what this instance sends
+    /// comes back to it with that id).
+    fn connect(&self) -> Result<(PgConnection, i32), StoreError> {
+        let mut conn = PgConnection::establish(&self.url)
+            .map_err(|error| StoreError::Unavailable(error.to_string()))?;
+        diesel::sql_query(format!("LISTEN {}", changes::CHANNEL)).execute(&mut conn)?;
+        let own = diesel::sql_query("SELECT pg_backend_pid() AS pid")
+            .get_result::<BackendPid>(&mut conn)?;
+        Ok((conn, own.pid))
+    }
+
+    /// Sends and receives until the connection fails (an error) or the server is gone.
+    fn serve(&self, conn: &mut PgConnection, own_pid: i32) -> Result<(), StoreError> {
+        let mut pinged = Instant::now();
+        loop {
+            let (Some(hub), Some(outgoing)) = (self.hub.upgrade(), self.outgoing.upgrade()) else {
+                return Ok(());
+            };
+            if self.db.strong_count() == 0 {
+                return Ok(());
+            }
+            let sending = outgoing.take(POLL);
+            if !sending.is_empty() {
+                if let Err(error) = send(conn, &sending) {
+                    outgoing.put_back(sending);
+                    return Err(error);
+                }
+                pinged = Instant::now();
+            }
+            for notification in conn.notifications_iter() {
+                let notification = notification?;
+                if notification.process_id != own_pid {
+                    hub.publish(&changes::parse_payload(&notification.payload));
+                }
+            }
+            if pinged.elapsed() >= PING {
+                diesel::sql_query("SELECT 1").execute(conn)?;
+                pinged = Instant::now();
+            }
+        }
+    }
+}
+
+/// `NOTIFY`s `changes`, a few hundred to a statement.
+fn send(conn: &mut PgConnection, changes: &[Change]) -> Result<(), StoreError> {
+    for payload in changes::payloads(changes) {
+        diesel::sql_query("SELECT pg_notify($1, $2)")
+            .bind::<Text, _>(changes::CHANNEL)
+            .bind::<Text, _>(payload)
+            .execute(conn)?;
+    }
+    Ok(())
+}

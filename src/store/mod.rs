@@ -79,6 +79,9 @@ pub enum Backend {
     Sqlite,
 }
 
+/// The PostgreSQL advisory lock key held while migrations run ("turnpost" in ASCII).
+const MIGRATION_LOCK: i64 = 0x7475_726e_706f_7374;
+
 /// A connection that answered within this time is handed out without asking the database
 /// first whether it still answers (unless a dead connection was met since).
 const TRUSTED_FOR: Duration = Duration::from_secs(1);
@@ -379,7 +382,14 @@ impl Db {
         let mut tracked = self.connection()?;
         let result = match &mut tracked.conn {
             DbConnection::Postgresql(conn) => {
-                conn.run_pending_migrations(POSTGRES_MIGRATIONS).map(drop)
+                // Instances starting at once on a new database take turns: each finds the
+                // migrations its predecessor ran. The lock is the session's, and goes with
+                // it should the process die.
+                conn.batch_execute(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))
+                    .map_err(|error| StoreError::Unavailable(format!("migrations: {error}")))?;
+                let migrated = conn.run_pending_migrations(POSTGRES_MIGRATIONS).map(drop);
+                let _ = conn.batch_execute(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"));
+                migrated
             }
             DbConnection::Sqlite(conn) => conn.run_pending_migrations(SQLITE_MIGRATIONS).map(drop),
         };

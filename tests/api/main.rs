@@ -6,7 +6,7 @@ mod browser;
 mod client;
 mod contract;
 mod correspondence;
-mod dead_connections;
+mod database;
 mod driver;
 mod eternal_palace;
 mod eternal_palace_modules;

@@ -1,10 +1,12 @@
-//! The database drops every connection (an operator's `pg_terminate_backend`, a failover):
-//! the next requests get fresh connections, so none of them fails and no acknowledged
-//! action is lost.
+//! The database as several instances meet it: instances starting at once on a new database
+//! migrate it once between them; when the database drops every connection (an operator's
+//! `pg_terminate_backend`, a failover) the next requests get fresh connections, so none of
+//! them fails and no acknowledged action is lost.
 
 use serde_json::{json, Value};
+use turnpost::store::Db;
 
-use crate::util::{Backend, Player, TestApp};
+use crate::util::{Backend, PgDatabase, Player, TestApp};
 
 /// Every backend of the app's database but the caller's, terminated.
 fn terminate_every_connection(app: &TestApp) {
@@ -82,5 +84,19 @@ async fn terminated_connections_are_replaced_before_any_request_fails() {
         .collect();
     for seq in acknowledged {
         assert!(seqs.contains(&seq), "acknowledged seq {seq} is in the log");
+    }
+}
+
+#[test]
+fn instances_starting_at_once_on_a_new_database_migrate_it_once() {
+    let (_database, url) = PgDatabase::create();
+    let starts: Vec<_> = (0..4)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || Db::open(&url).map(|db| db.is_ready()))
+        })
+        .collect();
+    for start in starts {
+        assert!(matches!(start.join().unwrap(), Ok(true)), "every instance starts");
     }
 }

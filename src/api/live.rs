@@ -185,6 +185,9 @@ struct SharedPages {
 
 /// Pages kept for followers that wake a little later than the others.
 const SHARED_PAGES: usize = 512;
+/// Longer pages (a follower catching up on a whole log) are made for their follower alone:
+/// kept, they could hold the logs of 512 games.
+const MOST_SHARED_EVENTS: i64 = 64;
 
 impl SharedFrames {
     fn cell(&self, key: PageKey) -> Arc<OnceCell<Frames>> {
@@ -215,8 +218,7 @@ impl SharedFrames {
         after: i64,
         up_to: i64,
     ) -> Result<Frames, ApiError> {
-        let cell = self.cell((id.to_owned(), viewer, after, up_to));
-        cell.get_or_try_init(|| async {
+        let load = || async {
             let (db, id) = (db.clone(), id.to_owned());
             let events = blocking(move || play::events_for(&db, &id, viewer, after, up_to)).await?;
             Ok::<_, ApiError>(Arc::new(
@@ -224,11 +226,14 @@ impl SharedFrames {
                     .into_iter()
                     .map(EventOut::from)
                     .map(|event| (event.seq, event_frame(&event)))
-                    .collect(),
+                    .collect::<Vec<_>>(),
             ))
-        })
-        .await
-        .cloned()
+        };
+        if up_to - after > MOST_SHARED_EVENTS {
+            return load().await;
+        }
+        let cell = self.cell((id.to_owned(), viewer, after, up_to));
+        cell.get_or_try_init(load).await.cloned()
     }
 }
 

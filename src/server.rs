@@ -107,6 +107,12 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     let recent_checks = web::Data::new(crate::auth::RecentChecks::new(Duration::from_millis(
         config.token_recheck_ms,
     )));
+    {
+        // A revocation through any instance applies here at once, not only when this
+        // instance's reused check of the account runs out.
+        let checks = recent_checks.clone();
+        hub.on_revoked(Box::new(move |account| checks.forget(account)));
+    }
     let webhook_policy = web::Data::new(crate::api::webhooks::WebhookPolicy {
         allow_private: config.webhooks_allow_private,
     });

@@ -188,8 +188,10 @@ pub async fn change_password(
 
 /// Sign out everywhere: revoke every token of your account, this one included.
 ///
-/// Applies at once on the server instance that answers; other instances of the same
-/// deployment refuse the old tokens within their token recheck time (1 s by default).
+/// Applies at once on the server instance that answers, and on the other instances of
+/// the same deployment as soon as the database's notification reaches them (should one be
+/// lost, within their token recheck time, 1 s by default). Open streams of the account
+/// close, and its long polls end with 401 `token_revoked`.
 #[utoipa::path(
     delete, path = "/v1/me/tokens", tag = "accounts",
     responses(

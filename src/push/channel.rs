@@ -65,14 +65,11 @@ pub fn recheck(db: &Db, hub: &Hub) -> Result<(), StoreError> {
             last.into_iter()
                 .map(|(account_id, id)| Change::Notified { account_id, id }),
         );
-        found.extend(
-            generations
-                .into_iter()
-                .map(|(account_id, generation)| Change::Revoked {
-                    account_id,
-                    generation,
-                }),
-        );
+        // Not a revocation (that would make the instance forget its token checks): only
+        // what followers compare their token's generation with.
+        for (account_id, generation) in generations {
+            hub.account_generation_is(&account_id, generation);
+        }
     }
     hub.publish(&found);
     Ok(())

@@ -10,7 +10,7 @@ pub mod channel;
 pub mod limits;
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use tokio::sync::{watch, Notify};
 
@@ -35,6 +35,8 @@ pub struct Hub {
     pub bot_due: Notify,
     /// A webhook delivery is due: the delivery pool looks for one.
     pub delivery_due: Notify,
+    /// Told of every account that revoked its tokens, on any instance.
+    on_revoked: OnceLock<Box<dyn Fn(&str) + Send + Sync>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -59,17 +61,22 @@ impl Hub {
                 Change::Revoked {
                     account_id,
                     generation,
-                } => self.update_account(account_id, |state| {
-                    let newer = state.generation.is_none_or(|known| *generation > known);
-                    if newer {
-                        state.generation = Some(*generation);
+                } => {
+                    self.account_generation_is(account_id, *generation);
+                    if let Some(revoked) = self.on_revoked.get() {
+                        revoked(account_id);
                     }
-                    newer
-                }),
+                }
                 Change::BotDue => self.bot_due.notify_waiters(),
                 Change::DeliveryDue => self.delivery_due.notify_waiters(),
             }
         }
+    }
+
+    /// Calls `revoked` with every account that revokes its tokens from now on (once per
+    /// hub): the instance forgets what it knew of the account's tokens.
+    pub fn on_revoked(&self, revoked: Box<dyn Fn(&str) + Send + Sync>) {
+        let _ = self.on_revoked.set(revoked);
     }
 
     /// Game `game_id`'s log reached `seq`.
@@ -83,6 +90,17 @@ impl Hub {
                 newer
             });
         }
+    }
+
+    /// `account_id`'s tokens are at `generation` now (a revocation, or what a re-read found).
+    pub fn account_generation_is(&self, account_id: &str, generation: i32) {
+        self.update_account(account_id, |state| {
+            let newer = state.generation.is_none_or(|known| generation > known);
+            if newer {
+                state.generation = Some(generation);
+            }
+            newer
+        });
     }
 
     fn update_account(&self, account_id: &str, change: impl FnOnce(&mut AccountState) -> bool) {

@@ -360,11 +360,6 @@ impl LoadedGame {
         )
     }
 
-    /// Whether a person still plays in the game (not every seat is a bot's).
-    pub fn has_person_in_play(&self) -> bool {
-        self.seats.iter().any(SeatWithName::is_person_in_play)
-    }
-
     /// The bots that must act now, lowest seat first.
     pub fn bots_to_act(&self) -> Vec<(Seat, BotStrategy)> {
         self.seats

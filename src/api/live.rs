@@ -276,6 +276,9 @@ impl Follower {
 
     /// The next frame, or `None` when the stream is over.
     async fn next_frame(&mut self) -> Option<Bytes> {
+        // Fifteen seconds after the last frame, whatever woke the stream meanwhile without
+        // anything to send.
+        let heartbeat = (Instant::now() + HEARTBEAT).min(self.ends_at);
         loop {
             if let Some(frame) = self.pending.pop_front() {
                 return Some(frame);
@@ -291,7 +294,6 @@ impl Follower {
                 self.ended = true;
                 return Some(Bytes::from_static(STREAM_LIFETIME_OVER));
             }
-            let heartbeat = (Instant::now() + HEARTBEAT).min(self.ends_at);
             tokio::select! {
                 moved = self.game.changed() => {
                     if moved.is_err() {
@@ -459,6 +461,7 @@ impl AccountFollower {
     }
 
     async fn next_frame(&mut self) -> Option<Bytes> {
+        let heartbeat = (Instant::now() + HEARTBEAT).min(self.ends_at);
         loop {
             if let Some(frame) = self.pending.pop_front() {
                 return Some(frame);
@@ -470,7 +473,6 @@ impl AccountFollower {
                 self.ended = true;
                 return Some(Bytes::from_static(STREAM_LIFETIME_OVER));
             }
-            let heartbeat = (Instant::now() + HEARTBEAT).min(self.ends_at);
             tokio::select! {
                 changed = self.account.changed() => {
                     if changed.is_err() {

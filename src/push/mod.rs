@@ -26,6 +26,9 @@ pub struct AccountState {
     pub generation: Option<i32>,
 }
 
+/// Called with the id of an account that revoked its tokens.
+pub type RevocationListener = Box<dyn Fn(&str) + Send + Sync>;
+
 /// This instance's waiters, by what they wait for.
 #[derive(Default)]
 pub struct Hub {
@@ -36,7 +39,7 @@ pub struct Hub {
     /// A webhook delivery is due: the delivery pool looks for one.
     pub delivery_due: Notify,
     /// Told of every account that revoked its tokens, on any instance.
-    on_revoked: OnceLock<Box<dyn Fn(&str) + Send + Sync>>,
+    on_revoked: OnceLock<RevocationListener>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -75,7 +78,7 @@ impl Hub {
 
     /// Calls `revoked` with every account that revokes its tokens from now on (once per
     /// hub): the instance forgets what it knew of the account's tokens.
-    pub fn on_revoked(&self, revoked: Box<dyn Fn(&str) + Send + Sync>) {
+    pub fn on_revoked(&self, revoked: RevocationListener) {
         let _ = self.on_revoked.set(revoked);
     }
 

@@ -663,21 +663,32 @@ fn replay_result(
             "this Idempotency-Key was already used with a different request",
         ));
     }
-    let events = game.load_events(conn, first.last_seq)?;
-    let (before, appended) = events.split_at(
-        events
-            .iter()
-            .position(|event| event.seq >= first.first_seq)
-            .unwrap_or(events.len()),
-    );
+    // Everything stored now: `game` may have been read before the first attempt committed.
+    let events = game.load_events(conn, i64::MAX)?;
+    let start = events
+        .iter()
+        .position(|event| event.seq >= first.first_seq)
+        .unwrap_or(events.len());
+    // The action's append went on past its own events with the clock events they caused;
+    // the next append starts with an engine event or a forfeit, never a clock event.
+    let end = events[start..]
+        .iter()
+        .position(|event| {
+            event.seq > first.last_seq
+                && !(event.is_server_event() && ServerEvent::is_clock_event(&event.event_type))
+        })
+        .map_or(events.len(), |offset| start + offset);
+    let (before, rest) = events.split_at(start);
+    let appended = &rest[..end - start];
+    let seq = appended.last().map_or(first.last_seq, |event| event.seq);
     let mut table = game.fold(before)?;
     let viewer = Viewer::Seat(seat);
     let described = describe_events(table.as_mut(), appended, viewer)?;
-    let deadlines = deadlines_at(conn, game, first.last_seq)?;
+    let deadlines = deadlines_at(conn, game, seq)?;
     Ok(Accepted {
-        seq: first.last_seq,
+        seq,
         events: described,
-        view: view_at(game, table.as_ref(), first.last_seq, viewer, deadlines)?,
+        view: view_at(game, table.as_ref(), seq, viewer, deadlines)?,
         appended: false,
     })
 }

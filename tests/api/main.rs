@@ -4,6 +4,7 @@
 mod accounts;
 mod browser;
 mod client;
+mod cluster;
 mod contract;
 mod correspondence;
 mod database;

@@ -272,6 +272,83 @@ async fn a_retried_post_returns_the_first_result_and_appends_nothing(app: &TestA
     );
 }
 
+/// In a game with a clock, an action's append goes on with the clock events it causes; a
+/// retry answers that whole first result (its seq is the game's, its events and view the
+/// first answer's), also after the other seat moved on.
+async fn a_retried_post_in_a_timed_game_returns_the_first_result(app: &TestApp) {
+    let players = vec![app.register("tia").await, app.register("tom").await];
+    let bank = json!({"type": "time_bank", "initial_seconds": 3600, "increment_seconds": 60, "maximum_seconds": 7200});
+    let id = app
+        .new_game_with(json!({"kind": "tikal", "time_control": bank}), &players)
+        .await;
+    let actions = format!("/v1/games/{id}/actions");
+    let mut firsts = Vec::new();
+    for round in 0..4 {
+        let summary = app
+            .get(&players[0], &format!("/v1/games/{id}"))
+            .await
+            .json();
+        let seat = summary["to_act"][0].as_u64().unwrap() as usize;
+        let legal = app
+            .get(&players[seat], &format!("/v1/games/{id}/legal-actions"))
+            .await
+            .json();
+        let end_turn = legal["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|action| action["type"] == "end_turn")
+            .unwrap_or(&legal["actions"][0])
+            .clone();
+        let body = json!({"expected_seq": legal["seq"], "action": end_turn});
+        let key = format!("timed-{round}");
+        let key = [("Idempotency-Key", key.as_str())];
+        let token = Some(players[seat].token.as_str());
+        let first = app
+            .request(Method::POST, &actions, token, Some(&body), &key)
+            .await
+            .expect_status(200)
+            .json();
+        let retry = app
+            .request(Method::POST, &actions, token, Some(&body), &key)
+            .await
+            .expect_status(200)
+            .json();
+        assert_eq!(retry, first, "a retry returns the first result");
+        assert_eq!(
+            app.get(&players[0], &format!("/v1/games/{id}"))
+                .await
+                .json()["current_seq"],
+            first["seq"],
+            "the first answer's seq is where the append ended"
+        );
+        firsts.push((players[seat].clone(), body, key[0].1.to_owned(), first));
+    }
+    assert!(
+        firsts.iter().any(|(.., first)| first["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|event| event["source"] == "server")),
+        "clock events came with some action"
+    );
+    // Later, when the game has moved on, every retry still answers its first result.
+    for (player, body, key, first) in firsts {
+        let retry = app
+            .request(
+                Method::POST,
+                &actions,
+                Some(&player.token),
+                Some(&body),
+                &[("Idempotency-Key", key.as_str())],
+            )
+            .await
+            .expect_status(200)
+            .json();
+        assert_eq!(retry, first);
+    }
+}
+
 async fn of_two_racing_posts_exactly_one_wins(app: &TestApp) {
     let table = running_tikal(app).await;
     for round in 0..6 {
@@ -326,5 +403,6 @@ async fn of_two_racing_posts_exactly_one_wins(app: &TestApp) {
 on_both_backends!(
     every_error_path_is_a_problem_and_writes_nothing,
     a_retried_post_returns_the_first_result_and_appends_nothing,
+    a_retried_post_in_a_timed_game_returns_the_first_result,
     of_two_racing_posts_exactly_one_wins,
 );

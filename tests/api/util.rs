@@ -13,14 +13,16 @@ pub enum Backend {
     Postgres,
 }
 
-/// A throwaway Postgres database, dropped with the app.
-struct PgDatabase {
+/// A throwaway Postgres database, dropped with the app (or with its owner: the cluster test
+/// keeps one for its server processes).
+pub struct PgDatabase {
     admin_url: String,
     name: String,
 }
 
 impl PgDatabase {
-    fn create() -> (PgDatabase, String) {
+    /// A fresh database on the server `TEST_DATABASE_URL` names, and its URL.
+    pub fn create() -> (PgDatabase, String) {
         let admin_url = std::env::var("TEST_DATABASE_URL").expect(
             "the Postgres tests need TEST_DATABASE_URL (a server where they may create \
              databases); `scripts/test` starts a throwaway one",
@@ -311,6 +313,14 @@ impl TestApp {
         }
         id
     }
+}
+
+/// A loopback port nothing listens on now, for a process the test starts.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("a free port")
 }
 
 /// A client that never reuses a connection the server may have closed for idling (actix

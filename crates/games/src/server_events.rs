@@ -250,6 +250,12 @@ pub enum ServerEvent {
 }
 
 impl ServerEvent {
+    /// Whether an event of type `event_type` only starts or stops a clock: what an action's
+    /// append writes after the engine's events (and nothing else does first).
+    pub fn is_clock_event(event_type: &str) -> bool {
+        matches!(event_type, "clock_started" | "clock_stopped")
+    }
+
     /// The `type` tag, as stored in the log's `event_type`.
     pub fn event_type(&self) -> &'static str {
         match self {

@@ -172,6 +172,15 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .configure(api::configure)
     })
     .workers(workers)
+    // Requests wait for the database on blocking threads; more of them than connections
+    // only wait longer. Bounded, a burst of requests (a reconnect storm of streams) queues
+    // as cheap tasks instead of starting a thread each (up to 256 per worker by default,
+    // whose memory the allocator then keeps).
+    .worker_max_blocking_threads(
+        (2 * config.db_connections as usize)
+            .div_ceil(workers)
+            .max(4),
+    )
     // A client that closes its side is gone: without this, a stream it left open would
     // hold its slot (and its memory) until the next heartbeat failed to write.
     .h1_allow_half_closed(false)

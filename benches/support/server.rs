@@ -46,19 +46,47 @@ impl Server {
         std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default()
     }
 
+    /// A number of the process's status (memory in KiB).
+    fn status_number(&self, name: &str) -> u64 {
+        self.status()
+            .lines()
+            .find(|line| line.starts_with(name))
+            .and_then(|line| line.split_whitespace().nth(1))
+            .and_then(|kib| kib.parse::<u64>().ok())
+            .unwrap_or(0)
+    }
+
     /// Resident memory now and at its peak, in MiB.
     #[allow(dead_code)] // each bench binary uses its part of this module
     pub fn memory_mib(&self) -> (u64, u64) {
-        let status = self.status();
-        let field = |name: &str| {
-            status
-                .lines()
-                .find(|line| line.starts_with(name))
-                .and_then(|line| line.split_whitespace().nth(1))
-                .and_then(|kib| kib.parse::<u64>().ok())
-                .map_or(0, |kib| kib / 1024)
-        };
-        (field("VmRSS:"), field("VmHWM:"))
+        (
+            self.status_number("VmRSS:") / 1024,
+            self.status_number("VmHWM:") / 1024,
+        )
+    }
+
+    /// Resident memory now, in KiB.
+    #[allow(dead_code)]
+    pub fn resident_kib(&self) -> u64 {
+        self.status_number("VmRSS:")
+    }
+
+    /// The part of the resident memory in transparent huge pages, in KiB.
+    #[allow(dead_code)]
+    pub fn huge_pages_kib(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/smaps_rollup", self.child.id()))
+            .unwrap_or_default()
+            .lines()
+            .find(|line| line.starts_with("AnonHugePages:"))
+            .and_then(|line| line.split_whitespace().nth(1))
+            .and_then(|kib| kib.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// The server's threads now.
+    #[allow(dead_code)]
+    pub fn threads(&self) -> u64 {
+        self.status_number("Threads:")
     }
 
     /// CPU time the server has used so far (user and system), in seconds.
@@ -109,6 +137,32 @@ pub async fn sign_up(client: &reqwest::Client, base: &str, name: &str) -> String
     answer["token"].as_str().expect("a token").to_owned()
 }
 
+/// A fresh database `name` on the PostgreSQL server of `admin_url` (dropped first if a
+/// run before left it), so every run starts empty; returns its URL.
+#[allow(dead_code)]
+pub fn fresh_database(admin_url: &str, name: &str) -> String {
+    use diesel::connection::SimpleConnection;
+    use diesel::Connection;
+    let mut admin = diesel::PgConnection::establish(admin_url).expect("postgres");
+    // One statement each: several in one string run as one transaction, which these refuse.
+    for statement in [
+        format!("DROP DATABASE IF EXISTS {name}"),
+        format!("CREATE DATABASE {name}"),
+    ] {
+        admin
+            .batch_execute(&statement)
+            .expect("a database for the run");
+    }
+    let (base, query) = admin_url.split_once('?').unwrap_or((admin_url, ""));
+    let server_part = base.rsplit_once('/').map_or(base, |(server, _)| server);
+    let query = if query.is_empty() {
+        String::new()
+    } else {
+        format!("?{query}")
+    };
+    format!("{server_part}/{name}{query}")
+}
+
 /// The value below which `fraction` of the samples lie.
 pub fn percentile(samples: &mut [Duration], fraction: f64) -> Duration {
     if samples.is_empty() {
@@ -116,4 +170,28 @@ pub fn percentile(samples: &mut [Duration], fraction: f64) -> Duration {
     }
     samples.sort();
     samples[((samples.len() - 1) as f64 * fraction) as usize]
+}
+
+/// Sends `request` and returns its JSON answer; panics on anything but a success.
+#[allow(dead_code)]
+pub async fn answer(request: reqwest::RequestBuilder, what: &str) -> serde_json::Value {
+    let response = request
+        .send()
+        .await
+        .unwrap_or_else(|error| panic!("{what}: {error}"));
+    let status = response.status();
+    let body = response.text().await.unwrap_or_default();
+    assert!(status.is_success(), "{what}: {status} {body}");
+    serde_json::from_str(&body).unwrap_or_else(|error| panic!("{what}: {error} in {body}"))
+}
+
+/// The machine's load averages over 1, 5 and 15 minutes, to tell a quiet run from a busy one.
+#[allow(dead_code)]
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -1,4 +1,4 @@
-//! Whether the background work is fair (issue 25): deadlines, people's bots and webhook
+//! Whether the background work is fair: deadlines, people's bots and webhook
 //! deliveries must not wait behind the rest of the work. Three loads run at once against
 //! the release server:
 //!

@@ -447,6 +447,15 @@ fn tail(log: &Path) -> String {
     lines[lines.len().saturating_sub(40)..].join("\n")
 }
 
+/// The server binary: the one built with the tests, or the one `TURNPOST_CLUSTER_BINARY`
+/// names (`scripts/cluster-test` passes the release build, whose figures mean something).
+fn server_program() -> PathBuf {
+    std::env::var_os("TURNPOST_CLUSTER_BINARY").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_turnpost")),
+        PathBuf::from,
+    )
+}
+
 /// One server process.
 struct Instance {
     address: String,
@@ -459,7 +468,7 @@ impl Instance {
         let address = format!("127.0.0.1:{}", free_port());
         let log = dir.join(format!("turnpost{index}.log"));
         let output = File::create(&log).expect("a log file");
-        let process = Command::new(env!("CARGO_BIN_EXE_turnpost"))
+        let process = Command::new(server_program())
             .args(["--bind", &address, "--data-dir"])
             .arg(dir.join(format!("data{index}")))
             .args(["--database-url", database_url, "--jwt-secret", secret])

@@ -97,6 +97,9 @@ fn instances_starting_at_once_on_a_new_database_migrate_it_once() {
         })
         .collect();
     for start in starts {
-        assert!(matches!(start.join().unwrap(), Ok(true)), "every instance starts");
+        assert!(
+            matches!(start.join().unwrap(), Ok(true)),
+            "every instance starts"
+        );
     }
 }

@@ -19,7 +19,7 @@ use diesel::Connection;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use server::{percentile, sign_up, Server};
+use server::{fresh_database, percentile, sign_up, Server};
 use tokio::sync::Mutex;
 
 const KINDS: [&str; 3] = ["tikal", "java", "eternal_palace"];
@@ -428,29 +428,6 @@ fn pgbench_inserts(database_url: &str, clients: usize, seconds: u64) -> Option<f
         .and_then(|tps| tps.parse().ok())
 }
 
-/// A fresh database on the server of `admin_url`, so every run starts empty.
-fn fresh_database(admin_url: &str) -> String {
-    let name = format!("turnpost_load_{}", std::process::id());
-    let mut admin = diesel::PgConnection::establish(admin_url).expect("postgres");
-    // One statement each: several in one string run as one transaction, which these refuse.
-    for statement in [
-        format!("DROP DATABASE IF EXISTS {name}"),
-        format!("CREATE DATABASE {name}"),
-    ] {
-        admin
-            .batch_execute(&statement)
-            .expect("a database for the run");
-    }
-    let (base, query) = admin_url.split_once('?').unwrap_or((admin_url, ""));
-    let server_part = base.rsplit_once('/').map_or(base, |(server, _)| server);
-    let query = if query.is_empty() {
-        String::new()
-    } else {
-        format!("?{query}")
-    };
-    format!("{server_part}/{name}{query}")
-}
-
 fn ms(duration: Duration) -> String {
     format!("{:.1}", duration.as_secs_f64() * 1000.0)
 }
@@ -473,7 +450,7 @@ async fn main() {
     let mut pgbench = None;
     match std::env::var("BENCH_DATABASE_URL") {
         Ok(admin_url) => {
-            let url = fresh_database(&admin_url);
+            let url = fresh_database(&admin_url, &format!("turnpost_load_{}", std::process::id()));
             tables.extend(run("postgres", &url, games, seconds).await);
             pgbench = pgbench_inserts(&url, games, seconds.min(10));
         }

@@ -12,28 +12,10 @@ use turnpost::games::server_events::TimeControl;
 use turnpost::service::fold_cache::FoldCache;
 use turnpost::service::lobby::{self, NewGame};
 use turnpost::service::play::{self, ActionFilter, ActionRequest};
-use turnpost::store::{self, Db};
+use turnpost::store::Db;
 
 use crate::on_both_backends;
-use crate::util::TestApp;
-
-fn account(db: &Db, name: &str) -> AuthUser {
-    let account = store::Account {
-        id: format!("id-{name}"),
-        name: name.to_owned(),
-        name_key: name.to_owned(),
-        password_hash: "unused".to_owned(),
-        created_at: 0,
-        token_generation: 0,
-    };
-    db.write(|conn| store::insert_account(conn, &account))
-        .unwrap();
-    AuthUser {
-        account_id: account.id,
-        name: account.name,
-        token_generation: 0,
-    }
-}
+use crate::util::{account, TestApp};
 
 fn play_whole_game(db: &Db, kind: &str, options: Value, players: &[AuthUser], seed: u64) {
     let request = NewGame {

@@ -8,29 +8,7 @@ use serde_json::{json, Value};
 
 use crate::live::Stream;
 use crate::util::{Backend, Player, TestApp};
-
-/// Posts one legal action for whoever must act in game `id`; returns the new seq.
-async fn one_move(app: &TestApp, players: &[Player], id: &str) -> i64 {
-    let summary = app
-        .get(&players[0], &format!("/v1/games/{id}"))
-        .await
-        .json();
-    let seat = summary["to_act"][0].as_u64().expect("someone acts") as usize;
-    let legal = app
-        .get(&players[seat], &format!("/v1/games/{id}/legal-actions"))
-        .await
-        .json();
-    let answer = app
-        .post(
-            &players[seat],
-            &format!("/v1/games/{id}/actions"),
-            &json!({"expected_seq": legal["seq"], "action": legal["actions"][0]}),
-        )
-        .await
-        .expect_status(200)
-        .json();
-    answer["seq"].as_i64().expect("the new seq")
-}
+use crate::with_each_backend;
 
 /// A long poll for game `id` after `after`, as a request that may be refused.
 async fn long_poll(app: &TestApp, player: &Player, id: &str, after: i64) -> crate::util::Response {
@@ -181,7 +159,7 @@ async fn signing_out_everywhere_closes_streams(app: &TestApp, elsewhere: &TestAp
         "{closed:?}"
     );
     let players = vec![app.sign_in("ada", "s3cret-pass").await, players[1].clone()];
-    one_move(app, &players, &id).await;
+    app.play_first_legal_action(&players, &id).await;
     let frame = other
         .next()
         .await
@@ -207,7 +185,7 @@ async fn a_stream_ends_after_its_lifetime(app: &TestApp) {
         .filter_map(|id| id.parse::<i64>().ok())
         .max()
         .expect("the opening events came");
-    let seq = one_move(app, &players, &id).await;
+    let seq = app.play_first_legal_action(&players, &id).await;
     let mut resumed = Stream::open(app, &players[0], &id, Some(last)).await;
     let next = resumed
         .next()
@@ -249,7 +227,7 @@ async fn notifications_wake_followers_on_other_instances(app: &TestApp, other: &
         };
         tokio::time::sleep(Duration::from_millis(300)).await;
         let posted = Instant::now();
-        let new_seq = one_move(app, &players, &id).await;
+        let new_seq = app.play_first_legal_action(&players, &id).await;
         let (answer, woken) = waiting.await.unwrap();
         assert_eq!(answer["current_seq"], new_seq);
         assert!(
@@ -262,28 +240,6 @@ async fn notifications_wake_followers_on_other_instances(app: &TestApp, other: &
 
 fn slow_recheck(config: &mut turnpost::config::Config) {
     config.follow_recheck_seconds = 60;
-}
-
-/// One test per backend for each `fn name(backend: Backend)`.
-macro_rules! with_each_backend {
-    ($($scenario:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $scenario() {
-                    super::$scenario(crate::util::Backend::Sqlite).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $scenario() {
-                    super::$scenario(crate::util::Backend::Postgres).await;
-                }
-            )*
-        }
-    };
 }
 
 with_each_backend!(streams_capped, stream_lifetime, signing_out_on_one_instance);

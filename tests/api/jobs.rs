@@ -9,27 +9,10 @@ use serde_json::json;
 use turnpost::auth::AuthUser;
 use turnpost::service::lobby::{self, NewGame};
 use turnpost::store::jobs::{self, Claim, ClaimedJob, JobKind};
-use turnpost::store::{self, Db};
+use turnpost::store::Db;
 
-use crate::util::{Backend, TestApp};
-
-fn account(db: &Db, name: &str) -> AuthUser {
-    let account = store::Account {
-        id: format!("id-{name}"),
-        name: name.to_owned(),
-        name_key: name.to_owned(),
-        password_hash: "unused".to_owned(),
-        created_at: 0,
-        token_generation: 0,
-    };
-    db.write(|conn| store::insert_account(conn, &account))
-        .unwrap();
-    AuthUser {
-        account_id: account.id,
-        name: account.name,
-        token_generation: 0,
-    }
-}
+use crate::util::{account, Backend, TestApp};
+use crate::with_each_backend;
 
 /// An open game of `creator`'s, its id.
 fn open_game(db: &Db, creator: &AuthUser) -> String {
@@ -159,47 +142,21 @@ fn no_background_work(config: &mut turnpost::config::Config) {
     config.webhook_poll_ms = 0;
 }
 
-mod sqlite {
-    use super::*;
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn claims_take_turns() {
-        let app = TestApp::start_with(Backend::Sqlite, no_background_work).await;
-        super::claims_take_turns(&app).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn concurrent_claims_never_share_a_job() {
-        let app = TestApp::start_with(Backend::Sqlite, no_background_work).await;
-        super::concurrent_claims_never_share_a_job(&app).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn games_left_to_bots_are_capped() {
-        super::games_left_to_bots_are_capped(Backend::Sqlite).await;
-    }
+async fn claims_take_turns_without_workers(backend: Backend) {
+    let app = TestApp::start_with(backend, no_background_work).await;
+    claims_take_turns(&app).await;
 }
 
-mod postgres {
-    use super::*;
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn claims_take_turns() {
-        let app = TestApp::start_with(Backend::Postgres, no_background_work).await;
-        super::claims_take_turns(&app).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn concurrent_claims_never_share_a_job() {
-        let app = TestApp::start_with(Backend::Postgres, no_background_work).await;
-        super::concurrent_claims_never_share_a_job(&app).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn games_left_to_bots_are_capped() {
-        super::games_left_to_bots_are_capped(Backend::Postgres).await;
-    }
+async fn concurrent_claims_without_workers(backend: Backend) {
+    let app = TestApp::start_with(backend, no_background_work).await;
+    concurrent_claims_never_share_a_job(&app).await;
 }
+
+with_each_backend!(
+    claims_take_turns_without_workers,
+    concurrent_claims_without_workers,
+    games_left_to_bots_are_capped,
+);
 
 /// An account may leave one running game to the bots alone here: resigning from a second
 /// such game is refused with 409 `bot_games_quota`, resigning where the game ends is not,

@@ -474,6 +474,77 @@ impl Response {
     }
 }
 
+impl TestApp {
+    /// Posts the first legal action of whoever must act in game `id` (`players` in seat
+    /// order, the first of them able to read the game); the new seq.
+    pub async fn play_first_legal_action(&self, players: &[Player], id: &str) -> i64 {
+        let summary = self
+            .get(&players[0], &format!("/v1/games/{id}"))
+            .await
+            .expect_status(200)
+            .json();
+        let seat = summary["to_act"][0].as_u64().expect("someone acts") as usize;
+        let legal = self
+            .get(&players[seat], &format!("/v1/games/{id}/legal-actions"))
+            .await
+            .expect_status(200)
+            .json();
+        let answer = self
+            .post(
+                &players[seat],
+                &format!("/v1/games/{id}/actions"),
+                &json!({"expected_seq": legal["seq"], "action": legal["actions"][0]}),
+            )
+            .await
+            .expect_status(200)
+            .json();
+        answer["seq"].as_i64().expect("the new seq")
+    }
+}
+
+/// An account written straight into `db` (no password to hash), as the services see it.
+pub fn account(db: &turnpost::store::Db, name: &str) -> turnpost::auth::AuthUser {
+    let account = turnpost::store::Account {
+        id: format!("id-{name}"),
+        name: name.to_owned(),
+        name_key: name.to_owned(),
+        password_hash: "unused".to_owned(),
+        created_at: 0,
+        token_generation: 0,
+    };
+    db.write(|conn| turnpost::store::insert_account(conn, &account))
+        .expect("a new account");
+    turnpost::auth::AuthUser {
+        account_id: account.id,
+        name: account.name,
+        token_generation: 0,
+    }
+}
+
+/// One test per backend for each async scenario `fn name(backend: Backend)`, for scenarios
+/// that start their servers themselves (with settings of their own).
+#[macro_export]
+macro_rules! with_each_backend {
+    ($($scenario:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    super::$scenario($crate::util::Backend::Sqlite).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    super::$scenario($crate::util::Backend::Postgres).await;
+                }
+            )*
+        }
+    };
+}
+
 /// Generates one test per backend for each async scenario `fn name(app: &TestApp)`.
 #[macro_export]
 macro_rules! on_both_backends {

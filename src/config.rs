@@ -84,13 +84,32 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_MAX_CONNECTIONS", default_value_t = 1024)]
     pub max_connections: usize,
 
-    /// Sign-in attempts per minute for one account name (429 beyond).
+    /// Sign-in attempts per minute for one account name from one client address (429
+    /// beyond); a stranger guessing from elsewhere does not use up the owner's.
     #[arg(
         long,
-        env = "TURNPOST_SIGN_INS_PER_MINUTE_PER_NAME",
+        env = "TURNPOST_SIGN_INS_PER_MINUTE_PER_NAME_AND_ADDRESS",
         default_value_t = 10
     )]
-    pub sign_ins_per_minute_per_name: u32,
+    pub sign_ins_per_minute_per_name_and_address: u32,
+
+    /// Wrong passwords per hour for one account name, from all the addresses it was never
+    /// signed in from together, before each further one makes them wait twice as long (from
+    /// 1 s up to 15 min). Addresses that signed in to it are not held back.
+    #[arg(
+        long,
+        env = "TURNPOST_WRONG_PASSWORDS_PER_HOUR_PER_NAME",
+        default_value_t = 20
+    )]
+    pub wrong_passwords_per_hour_per_name: u32,
+
+    /// Password changes per hour for one account (each costs two password hashes).
+    #[arg(
+        long,
+        env = "TURNPOST_PASSWORD_CHANGES_PER_HOUR_PER_ACCOUNT",
+        default_value_t = 10
+    )]
+    pub password_changes_per_hour_per_account: u32,
 
     /// Sign-in attempts per minute from one client address (an IPv6 client by its /64).
     #[arg(
@@ -128,8 +147,19 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_OPEN_GAMES_PER_ACCOUNT", default_value_t = 20)]
     pub open_games_per_account: u32,
 
-    /// Take the client address from `Forwarded` / `X-Forwarded-For`: set it only behind a
-    /// proxy that writes them, or clients could pick their own address.
+    /// Proxies (addresses or ranges, comma-separated) whose `X-Forwarded-For` is believed:
+    /// a request from one counts against the rightmost entry that is not such a proxy.
+    #[arg(
+        long,
+        env = "TURNPOST_TRUSTED_PROXIES",
+        value_delimiter = ',',
+        value_parser = parse_network
+    )]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+
+    /// Short for `--trusted-proxies` with loopback and the private ranges (127.0.0.0/8,
+    /// ::1, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7): a proxy on the same host
+    /// or network.
     #[arg(long, env = "TURNPOST_BEHIND_PROXY")]
     pub behind_proxy: bool,
 
@@ -173,6 +203,24 @@ pub struct Config {
     /// made to call into its own network; tests and closed networks turn it on).
     #[arg(long, env = "TURNPOST_WEBHOOKS_ALLOW_PRIVATE")]
     pub webhooks_allow_private: bool,
+
+    /// Networks webhooks may call although they are not public, e.g. `10.1.2.0/24` for a
+    /// receiver on the operator's own network (comma-separated list of addresses or ranges).
+    #[arg(
+        long,
+        env = "TURNPOST_WEBHOOKS_ALLOW_NETWORKS",
+        value_delimiter = ',',
+        value_parser = parse_network
+    )]
+    pub webhooks_allow_networks: Vec<ipnet::IpNet>,
+
+    /// Webhooks one account may register per hour (each registration looks its name up).
+    #[arg(
+        long,
+        env = "TURNPOST_WEBHOOK_REGISTRATIONS_PER_HOUR_PER_ACCOUNT",
+        default_value_t = 30
+    )]
+    pub webhook_registrations_per_hour_per_account: u32,
 
     /// How often an idle webhook pool looks for due deliveries without being woken, in
     /// milliseconds; 0 turns delivering off on this instance (others on the same database
@@ -267,6 +315,24 @@ pub struct Config {
     /// Where the time comes from: the system, except in tests, which move it by hand.
     #[arg(skip)]
     pub clock: crate::clock::Clock,
+
+    /// How webhook host names are looked up: the system resolver, except in tests, which
+    /// answer as they need (e.g. differently on each lookup).
+    #[arg(skip)]
+    pub webhook_host_lookup: Option<crate::outbound::SharedLookup>,
+}
+
+/// Threads that wait on the system resolver for webhook names, and lookups that may
+/// queue for them (beyond it a lookup fails at once as busy).
+const SYSTEM_LOOKUP_THREADS: usize = 8;
+const SYSTEM_LOOKUP_QUEUE: usize = 256;
+
+/// An address (a single-address network) or a range in CIDR form.
+pub fn parse_network(text: &str) -> Result<ipnet::IpNet, String> {
+    let text = text.trim();
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("{text:?} is neither an address nor a range like 10.0.0.0/8"))
 }
 
 impl Config {
@@ -284,12 +350,15 @@ impl Config {
             head_timeout_seconds: 5,
             body_timeout_seconds: 10,
             max_connections: 1024,
-            sign_ins_per_minute_per_name: 10,
+            sign_ins_per_minute_per_name_and_address: 10,
+            wrong_passwords_per_hour_per_name: 20,
+            password_changes_per_hour_per_account: 10,
             sign_ins_per_minute_per_address: 60,
             registrations_per_hour_per_address: 30,
             games_per_hour_per_account: 60,
             bulk_exports_per_hour_per_account: 30,
             open_games_per_account: 20,
+            trusted_proxies: Vec::new(),
             behind_proxy: false,
             token_recheck_ms: 1000,
             fold_cache_games: 10_000,
@@ -299,6 +368,8 @@ impl Config {
             sqlite_busy_timeout_ms: 5000,
             password_memory_kib: 19 * 1024,
             webhooks_allow_private: false,
+            webhooks_allow_networks: Vec::new(),
+            webhook_registrations_per_hour_per_account: 30,
             webhook_poll_ms: 500,
             referee_poll_ms: 1000,
             open_game_hours: 14 * 24,
@@ -316,6 +387,7 @@ impl Config {
             stream_lifetime_seconds: 3_600,
             follow_recheck_seconds: 10,
             clock: crate::clock::Clock::system(),
+            webhook_host_lookup: None,
         }
     }
 
@@ -323,8 +395,11 @@ impl Config {
         std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
     }
 
-    /// How this instance does the background work.
-    pub fn background_settings(&self) -> crate::background::BackgroundSettings {
+    /// How this instance does the background work; webhooks go out through `outbound`.
+    pub fn background_settings(
+        &self,
+        outbound: crate::outbound::Outbound,
+    ) -> crate::background::BackgroundSettings {
         use std::time::Duration;
         crate::background::BackgroundSettings {
             deadline_poll: (self.referee_poll_ms > 0)
@@ -342,13 +417,31 @@ impl Config {
             },
             deliveries: (self.webhook_poll_ms > 0).then(|| {
                 crate::background::deliveries::DeliverySettings {
-                    allow_private: self.webhooks_allow_private,
+                    outbound,
                     poll: Duration::from_millis(self.webhook_poll_ms),
                     timeout: Duration::from_secs(self.webhook_timeout_seconds),
                     concurrency: self.webhook_concurrency.max(1),
                     per_account: self.webhooks_in_flight_per_account.max(1),
                 }
             }),
+        }
+    }
+
+    /// Where webhooks may call, and how their names are looked up. The system resolver
+    /// runs on threads of its own: an instance makes one and shares it.
+    pub fn outbound(&self) -> crate::outbound::Outbound {
+        crate::outbound::Outbound {
+            policy: crate::outbound::AddressPolicy {
+                allow_all: self.webhooks_allow_private,
+                allowed_networks: self.webhooks_allow_networks.clone(),
+            },
+            lookup: match &self.webhook_host_lookup {
+                Some(lookup) => lookup.0.clone(),
+                None => std::sync::Arc::new(crate::outbound::resolver::SystemLookup::new(
+                    SYSTEM_LOOKUP_THREADS,
+                    SYSTEM_LOOKUP_QUEUE,
+                )),
+            },
         }
     }
 
@@ -375,10 +468,18 @@ impl Config {
     pub fn rate_limits(&self) -> crate::api::rate_limit::RateLimits {
         use crate::api::rate_limit::{Rate, RateLimiter, RateLimits};
         RateLimits {
-            sign_in_per_name: RateLimiter::new(
-                Rate::per_minute(self.sign_ins_per_minute_per_name),
-                "sign-ins for this name",
+            sign_in_per_name_and_address: RateLimiter::new(
+                Rate::per_minute(self.sign_ins_per_minute_per_name_and_address),
+                "sign-ins for this name from your address",
             ),
+            guessing: crate::api::guessing::GuessingGuard::new(
+                self.wrong_passwords_per_hour_per_name,
+            ),
+            password_changes_per_account: RateLimiter::new(
+                Rate::per_hour(self.password_changes_per_hour_per_account),
+                "password changes",
+            ),
+            webhook_checks_in_flight: crate::api::rate_limit::InFlight::default(),
             sign_in_per_address: RateLimiter::new(
                 Rate::per_minute(self.sign_ins_per_minute_per_address),
                 "sign-ins from your address",
@@ -399,10 +500,34 @@ impl Config {
                 Rate::per_hour(self.webhook_tests_per_hour_per_account),
                 "test deliveries",
             ),
+            webhook_registrations_per_account: RateLimiter::new(
+                Rate::per_hour(self.webhook_registrations_per_hour_per_account),
+                "webhook registrations",
+            ),
             open_games_per_account: self.open_games_per_account,
             bot_games_per_account: self.bot_games_per_account,
-            behind_proxy: self.behind_proxy,
+            trusted_proxies: self.trusted_proxy_networks(),
         }
+    }
+
+    /// The configured trusted proxies, with the local ranges `--behind-proxy` stands for.
+    pub fn trusted_proxy_networks(&self) -> Vec<ipnet::IpNet> {
+        let mut networks = self.trusted_proxies.clone();
+        if self.behind_proxy {
+            networks.extend(
+                [
+                    "127.0.0.0/8",
+                    "::1/128",
+                    "10.0.0.0/8",
+                    "172.16.0.0/12",
+                    "192.168.0.0/16",
+                    "fc00::/7",
+                ]
+                .iter()
+                .filter_map(|network| network.parse::<ipnet::IpNet>().ok()),
+            );
+        }
+        networks
     }
 
     pub fn password_limits(&self) -> crate::auth::PasswordLimits {

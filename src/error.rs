@@ -134,6 +134,18 @@ impl ApiError {
         }
     }
 
+    pub fn too_many(
+        code: &'static str,
+        detail: impl Into<String>,
+        retry_after_seconds: u64,
+    ) -> Self {
+        ApiError::TooManyRequests {
+            code,
+            detail: detail.into(),
+            retry_after_seconds,
+        }
+    }
+
     pub fn unprocessable(code: &'static str, detail: impl Into<String>) -> Self {
         ApiError::Unprocessable {
             code,

@@ -20,6 +20,7 @@ pub mod background;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod outbound;
 pub use turnpost_games as games;
 pub mod private_files;
 pub mod push;

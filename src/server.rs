@@ -113,9 +113,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         let checks = recent_checks.clone();
         hub.on_revoked(Box::new(move |account| checks.forget(account)));
     }
-    let webhook_policy = web::Data::new(crate::api::webhooks::WebhookPolicy {
-        allow_private: config.webhooks_allow_private,
-    });
+    let outbound = config.outbound();
     let metrics = web::Data::new(Metrics::new()?);
     let body_deadline = web::Data::new(BodyDeadline(Duration::from_secs(
         config.body_timeout_seconds,
@@ -141,7 +139,8 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         clock: config.clock.clone(),
         instance: instance_name(),
     }
-    .start(config.background_settings());
+    .start(config.background_settings(outbound.clone()));
+    let outbound = web::Data::new(outbound);
     actix_web::rt::spawn(recheck_followed(
         db.clone(),
         hub.clone(),
@@ -160,7 +159,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .app_data(followers.clone())
             .app_data(shared_frames.clone())
             .app_data(clock.clone())
-            .app_data(webhook_policy.clone())
+            .app_data(outbound.clone())
             .app_data(metrics.clone())
             .wrap(from_fn(guard_request_body))
             .wrap(from_fn(etag_for_reads))

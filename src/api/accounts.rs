@@ -57,7 +57,7 @@ pub struct TokenIssued {
         (status = 201, description = "The account was created", body = AccountCreated),
         (status = 409, description = "`name_taken`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_name`, `invalid_password`, `invalid_request`", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`rate_limited`: too many registrations from this address (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many registrations from this address, or too many of its password checks waiting (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`server_busy`: too many password hashes waiting (with `Retry-After`), `database_unavailable`", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -69,17 +69,21 @@ pub async fn create_account(
     request: HttpRequest,
     body: web::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
-    limits
-        .registration_per_address
-        .take(&limits.client_address(&request))?;
+    let address = limits.client_address(&request);
+    limits.registration_per_address.take(&address)?;
     let credentials = body.into_inner();
     let account = accounts::register(
         db.into_inner(),
         &passwords,
+        &address,
         credentials.name,
         credentials.password,
     )
     .await?;
+    // The address an account was made from is its owner's until they sign in elsewhere.
+    limits
+        .guessing
+        .record_success(&account.name.to_lowercase(), &address);
     Ok(HttpResponse::Created().json(AccountCreated {
         id: account.id,
         name: account.name,
@@ -94,7 +98,7 @@ pub async fn create_account(
     responses(
         (status = 200, description = "A fresh token", body = TokenIssued),
         (status = 401, description = "`invalid_credentials`", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`rate_limited`: too many sign-ins for this name or from this address (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited` (with `Retry-After`): too many sign-ins from this address, or for this name from this address, or too many wrong passwords for this name from addresses it was never signed in from (those wait longer after each; the owner's own address is not held back), or too many of this address's password checks waiting", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`server_busy`: too many password hashes waiting (with `Retry-After`), `database_unavailable`", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -108,21 +112,34 @@ pub async fn create_token(
     body: web::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let credentials = body.into_inner();
-    limits
-        .sign_in_per_address
-        .take(&limits.client_address(&request))?;
+    let address = limits.client_address(&request);
+    limits.sign_in_per_address.take(&address)?;
     // Names longer than any account's cannot sign in anyway; cutting them keeps the
-    // limiter's keys small whatever a client sends.
-    let name_key: String = credentials.name.chars().take(32).collect();
-    limits.sign_in_per_name.take(&name_key.to_lowercase())?;
+    // limiters' keys small whatever a client sends.
+    let name_key = credentials
+        .name
+        .chars()
+        .take(32)
+        .collect::<String>()
+        .to_lowercase();
+    limits
+        .sign_in_per_name_and_address
+        .take(&format!("{name_key} {address}"))?;
+    limits.guessing.check(&name_key, &address)?;
     let signed_in = accounts::sign_in(
         db.into_inner(),
         &passwords,
+        &address,
         credentials.name,
         credentials.password,
     )
-    .await?;
-    token_issued(&keys, signed_in)
+    .await;
+    match &signed_in {
+        Ok(_) => limits.guessing.record_success(&name_key, &address),
+        Err(ApiError::Unauthorized { .. }) => limits.guessing.record_failure(&name_key, &address),
+        Err(_) => {}
+    }
+    token_issued(&keys, signed_in?)
 }
 
 fn token_issued(keys: &TokenKeys, signed_in: SignedIn) -> Result<HttpResponse, ApiError> {
@@ -160,6 +177,7 @@ pub struct PasswordChange {
         (status = 200, description = "Changed; a fresh token", body = TokenIssued),
         (status = 401, description = "`invalid_credentials` (the current password is wrong), `missing_token`, `invalid_token`, `token_expired`, `token_revoked`, `unknown_account`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_password`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many password changes by this account, or too many of its password checks waiting (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`server_busy` (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -169,9 +187,11 @@ pub async fn change_password(
     keys: web::Data<TokenKeys>,
     passwords: web::Data<Passwords>,
     checks: web::Data<RecentChecks>,
+    limits: web::Data<RateLimits>,
     user: AuthUser,
     body: web::Json<PasswordChange>,
 ) -> Result<HttpResponse, ApiError> {
+    limits.password_changes_per_account.take(&user.account_id)?;
     let change = body.into_inner();
     let account_id = user.account_id.clone();
     let signed_in = accounts::change_password(

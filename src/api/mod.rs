@@ -6,6 +6,7 @@ pub mod board;
 pub mod contract;
 pub mod docs;
 pub mod games;
+pub mod guessing;
 pub mod health;
 pub mod histories;
 pub mod kinds;

@@ -1,15 +1,17 @@
 //! Per-key rate limits (token buckets) for what an anonymous or hostile client could
-//! repeat cheaply: sign-ins per name and per address, registrations per address, game
-//! creations per account. Each instance counts for itself, so with several instances a
-//! client gets up to that many times the limit; the limits are there to keep floods from
-//! exhausting the server, not to count exactly.
+//! repeat cheaply: sign-ins per address and per name from one address, registrations per
+//! address, password changes, game creations and webhook registrations per account. Each
+//! instance counts for itself, so with several instances a client gets up to that many
+//! times the limit; the limits are there to keep floods from exhausting the server, not to
+//! count exactly. Also: which address a request counts against, behind trusted proxies.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use actix_web::HttpRequest;
+use ipnet::IpNet;
 
 use crate::error::ApiError;
 
@@ -108,45 +110,157 @@ impl Bucket {
     }
 }
 
+/// Keys with something under way, at most one each (e.g. an account's webhook address
+/// being looked up): a client cannot pile up slow work by sending it many times at once.
+#[derive(Default)]
+pub struct InFlight {
+    keys: Mutex<HashSet<String>>,
+}
+
+/// `key`'s place in an [`InFlight`] set, given back when dropped.
+pub struct InFlightGuard<'a> {
+    set: &'a InFlight,
+    key: String,
+}
+
+impl InFlight {
+    /// Takes `key`'s place, or `None` while it has something under way.
+    pub fn enter(&self, key: &str) -> Option<InFlightGuard<'_>> {
+        let inserted = self.lock().insert(key.to_owned());
+        inserted.then(|| InFlightGuard {
+            set: self,
+            key: key.to_owned(),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.keys
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl Drop for InFlightGuard<'_> {
+    fn drop(&mut self) {
+        self.set.lock().remove(&self.key);
+    }
+}
+
 /// Every limit the API applies, configured at start.
 pub struct RateLimits {
-    pub sign_in_per_name: RateLimiter,
+    /// Sign-in attempts from one address, whatever the name.
     pub sign_in_per_address: RateLimiter,
+    /// Sign-in attempts for one name from one address: a stranger guessing a name from
+    /// their address does not use up the owner's attempts from theirs.
+    pub sign_in_per_name_and_address: RateLimiter,
+    /// Wrong passwords for one name from all addresses it was never signed in from.
+    pub guessing: super::guessing::GuessingGuard,
     pub registration_per_address: RateLimiter,
+    pub password_changes_per_account: RateLimiter,
     pub game_creation_per_account: RateLimiter,
     pub bulk_exports_per_account: RateLimiter,
     pub webhook_tests_per_account: RateLimiter,
+    pub webhook_registrations_per_account: RateLimiter,
+    /// Webhook addresses being looked up, one per account at a time.
+    pub webhook_checks_in_flight: InFlight,
     /// Open (not yet started) games one account may have created at once.
     pub open_games_per_account: u32,
     /// Running games one account may have left to the bots alone (by resigning) at once.
     pub bot_games_per_account: u32,
-    /// Whether the client address comes from `Forwarded` / `X-Forwarded-For` (only behind
-    /// a proxy that sets them) instead of the connection's peer.
-    pub behind_proxy: bool,
+    /// Proxies whose `X-Forwarded-For` entries are believed (see [`client_ip`]).
+    pub trusted_proxies: Vec<IpNet>,
 }
 
 impl RateLimits {
-    /// The address a request counts against.
+    /// The address a request counts against, as a key: an IPv6 client by its /64.
     pub fn client_address(&self, request: &HttpRequest) -> String {
-        if self.behind_proxy {
-            if let Some(forwarded) = request.connection_info().realip_remote_addr() {
-                let ip = forwarded
-                    .parse::<std::net::SocketAddr>()
-                    .map(|socket| socket.ip())
-                    .or_else(|_| forwarded.trim_matches(['[', ']']).parse::<IpAddr>());
-                return match ip {
-                    Ok(ip) => network_of(ip),
-                    // Not an address (e.g. an obfuscated `Forwarded` identifier): counted
-                    // as it is, cut to a bounded key.
-                    Err(_) => forwarded.chars().take(64).collect(),
-                };
+        let peer = request.peer_addr().map(|peer| peer.ip());
+        let forwarded = request
+            .headers()
+            .get_all("x-forwarded-for")
+            .filter_map(|value| value.to_str().ok());
+        match client_ip(peer, forwarded, &self.trusted_proxies) {
+            ClientIp::Address(ip) => network_of(ip),
+            // Not an address although a trusted proxy wrote it (e.g. `unknown`): counted as
+            // it is, cut to a bounded key.
+            ClientIp::Unparsed(text) => text.chars().take(64).collect(),
+            ClientIp::Unknown => String::new(),
+        }
+    }
+
+    /// The address a request comes from, for limits that look at it as an address.
+    pub fn client_ip(&self, request: &HttpRequest) -> Option<IpAddr> {
+        let peer = request.peer_addr().map(|peer| peer.ip());
+        let forwarded = request
+            .headers()
+            .get_all("x-forwarded-for")
+            .filter_map(|value| value.to_str().ok());
+        match client_ip(peer, forwarded, &self.trusted_proxies) {
+            ClientIp::Address(ip) => Some(ip),
+            _ => None,
+        }
+    }
+}
+
+/// Who sent a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientIp {
+    Address(IpAddr),
+    Unparsed(String),
+    Unknown,
+}
+
+/// The client behind a chain of proxies: the connection's peer, unless it is a trusted
+/// proxy; then the `X-Forwarded-For` entries from the right (each proxy appends the address
+/// it was connected from), skipping trusted proxies, up to the first that is not one. The
+/// entries left of it were written by whoever sent the request, so they are never read: a
+/// client cannot choose its own address by sending the header.
+pub fn client_ip<'a>(
+    peer: Option<IpAddr>,
+    forwarded_headers: impl DoubleEndedIterator<Item = &'a str>,
+    trusted: &[IpNet],
+) -> ClientIp {
+    let is_trusted = |ip: IpAddr| trusted.iter().any(|network| network.contains(&ip));
+    let Some(mut client) = peer else {
+        return ClientIp::Unknown;
+    };
+    if !is_trusted(client) {
+        return ClientIp::Address(client);
+    }
+    for header in forwarded_headers.rev() {
+        for entry in header.rsplit(',').map(str::trim) {
+            if entry.is_empty() {
+                continue;
+            }
+            let Some(ip) = parse_forwarded_entry(entry) else {
+                return ClientIp::Unparsed(entry.to_owned());
+            };
+            client = ip;
+            if !is_trusted(ip) {
+                return ClientIp::Address(ip);
             }
         }
-        request
-            .peer_addr()
-            .map(|peer| network_of(peer.ip()))
-            .unwrap_or_default()
     }
+    ClientIp::Address(client)
+}
+
+/// An `X-Forwarded-For` entry: an address, possibly with a port (`[v6]:port`, `v4:port`).
+fn parse_forwarded_entry(entry: &str) -> Option<IpAddr> {
+    entry
+        .parse::<IpAddr>()
+        .ok()
+        .or_else(|| {
+            entry
+                .parse::<std::net::SocketAddr>()
+                .ok()
+                .map(|socket| socket.ip())
+        })
+        .or_else(|| entry.trim_matches(['[', ']']).parse::<IpAddr>().ok())
+        .map(|ip| match ip {
+            // A v4 client seen by a dual-stack proxy: counted as the v4 address it is.
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            IpAddr::V4(_) => ip,
+        })
 }
 
 /// IPv6 clients usually hold a whole /64: count them by it, or each could rotate through
@@ -203,33 +317,59 @@ mod tests {
         assert!(limiter.buckets.lock().unwrap().len() <= MAX_KEYS);
     }
 
-    fn limits(behind_proxy: bool) -> RateLimits {
-        let limiter = || RateLimiter::new(Rate::per_minute(1), "tries");
-        RateLimits {
-            sign_in_per_name: limiter(),
-            sign_in_per_address: limiter(),
-            registration_per_address: limiter(),
-            game_creation_per_account: limiter(),
-            bulk_exports_per_account: limiter(),
-            webhook_tests_per_account: limiter(),
-            open_games_per_account: 1,
-            bot_games_per_account: 1,
-            behind_proxy,
-        }
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    fn networks(list: &[&str]) -> Vec<IpNet> {
+        list.iter()
+            .map(|text| crate::config::parse_network(text).unwrap())
+            .collect()
     }
 
     #[test]
-    fn forwarded_addresses_count_only_behind_a_proxy() {
-        let request = actix_web::test::TestRequest::default()
-            .peer_addr("192.0.2.7:5000".parse().unwrap())
-            .insert_header(("X-Forwarded-For", "2001:db8:5:6:7::1"))
-            .to_http_request();
-        assert_eq!(limits(false).client_address(&request), "192.0.2.7");
-        assert_eq!(limits(true).client_address(&request), "2001:db8:5:6::/64");
-        let garbage = actix_web::test::TestRequest::default()
-            .insert_header(("X-Forwarded-For", "x".repeat(500)))
-            .to_http_request();
-        assert_eq!(limits(true).client_address(&garbage).len(), 64);
+    fn the_client_is_the_rightmost_forwarded_entry_that_is_not_a_trusted_proxy() {
+        let proxies = networks(&["10.0.0.0/8", "192.0.2.1"]);
+        let from = |peer: &str, headers: &[&str]| {
+            client_ip(Some(ip(peer)), headers.iter().copied(), &proxies)
+        };
+        // A client writing its own header before the proxy appends the real address.
+        assert_eq!(
+            from("10.0.0.5", &["1.2.3.4, 203.0.113.9"]),
+            ClientIp::Address(ip("203.0.113.9"))
+        );
+        // Two proxies of ours, one header each or one list.
+        assert_eq!(
+            from("10.0.0.5", &["6.6.6.6, 203.0.113.9", "192.0.2.1"]),
+            ClientIp::Address(ip("203.0.113.9"))
+        );
+        assert_eq!(
+            from("10.0.0.5", &["203.0.113.9:4711, 10.9.9.9"]),
+            ClientIp::Address(ip("203.0.113.9"))
+        );
+        assert_eq!(
+            from("10.0.0.5", &["[2001:db8::1]:443"]),
+            ClientIp::Address(ip("2001:db8::1"))
+        );
+        // Not from a trusted proxy: the header is the client's own words and ignored.
+        assert_eq!(
+            from("198.51.100.3", &["1.2.3.4"]),
+            ClientIp::Address(ip("198.51.100.3"))
+        );
+        // No header, or every entry one of ours: the leftmost proxy seen.
+        assert_eq!(from("10.0.0.5", &[]), ClientIp::Address(ip("10.0.0.5")));
+        assert_eq!(
+            from("10.0.0.5", &["10.1.1.1"]),
+            ClientIp::Address(ip("10.1.1.1"))
+        );
+        assert_eq!(
+            from("10.0.0.5", &["unknown"]),
+            ClientIp::Unparsed("unknown".into())
+        );
+        assert_eq!(
+            from("10.0.0.5", &["::ffff:203.0.113.9"]),
+            ClientIp::Address(ip("203.0.113.9"))
+        );
     }
 
     #[test]

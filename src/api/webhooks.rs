@@ -12,11 +12,6 @@ use crate::service::webhooks;
 use crate::store::notifications::{Delivery, Notification, Webhook};
 use crate::store::Db;
 
-/// Whether webhooks may call private addresses (the operator's `--webhooks-allow-private`).
-pub struct WebhookPolicy {
-    pub allow_private: bool,
-}
-
 /// Something that concerns the caller in one of its games.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -220,6 +215,10 @@ pub struct DeliveryOut {
     pub next_attempt_at: Option<String>,
     /// The receiver's HTTP status at the last attempt.
     pub last_status: Option<u16>,
+    /// Why the last attempt failed: `could not deliver: ` and a category (`timeout`,
+    /// `refused address`, `no connection`, `name does not resolve`, `name lookup timed
+    /// out`, `name lookups busy` or `HTTP <status>`).
+    #[schema(example = "could not deliver: HTTP 503")]
     pub last_error: Option<String>,
 }
 
@@ -270,23 +269,51 @@ fn listed(webhook: &Webhook) -> WebhookOut {
 /// seconds) and `webhook-signature`. A delivery is written to an outbox together with the
 /// events that cause it and retried with backoff (5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h)
 /// until the receiver answers 2xx. Redirects are not followed.
+///
+/// Only public addresses are called: the host's name is looked up once for each attempt,
+/// every address it gives must be globally reachable, and the connection goes to one of
+/// exactly those addresses. A failed attempt is recorded as `could not deliver: ` and a
+/// category (`timeout`, `refused address`, `no connection`, `name does not resolve`,
+/// `name lookup timed out`, `HTTP <status>`), never the network's own error text.
 #[utoipa::path(post, path = "/v1/me/webhooks", tag = "notifications",
     request_body = NewWebhook,
     responses(
         (status = 201, body = WebhookCreated),
         (status = 409, description = "`webhook_quota`: an account has at most 10 webhooks", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`invalid_webhook_url`: not an http(s) URL, or a loopback or private address", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_webhook_url`: not an http(s) URL, credentials in it, or a host that is not public: an address outside the globally reachable ones (IANA's special-purpose registries; IPv4 inside IPv6 judged as the IPv4 address), or a name with any such address, or a name that does not resolve within 3 s", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many registrations by this account (30 an hour by default); `registration_in_progress`: another registration of this account is still being checked. With `Retry-After`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/me/webhooks")]
 pub async fn create_webhook(
     db: web::Data<Db>,
-    policy: web::Data<WebhookPolicy>,
+    outbound: web::Data<crate::outbound::Outbound>,
+    limits: web::Data<super::rate_limit::RateLimits>,
     user: AuthUser,
     body: web::Json<NewWebhook>,
 ) -> Result<HttpResponse, ApiError> {
     let url = body.into_inner().url;
-    let allow_private = policy.allow_private;
-    let webhook = blocking(move || webhooks::register(&db, &user, &url, allow_private)).await?;
+    // Everything that costs the server nothing comes before the lookup, which may wait on
+    // a slow resolver (on threads of its own, within a few seconds).
+    limits
+        .webhook_registrations_per_account
+        .take(&user.account_id)?;
+    let _checking = limits
+        .webhook_checks_in_flight
+        .enter(&user.account_id)
+        .ok_or_else(|| {
+            ApiError::too_many(
+                "registration_in_progress",
+                "another webhook registration of yours is being checked; try again when it \
+                 has been answered",
+                1,
+            )
+        })?;
+    {
+        let (db, user) = (db.clone(), user.clone());
+        blocking(move || webhooks::ensure_room(&db, &user)).await?;
+    }
+    let checked = webhooks::check_url(&outbound, &url).await?;
+    let webhook = blocking(move || webhooks::register(&db, &user, &checked)).await?;
     Ok(HttpResponse::Created().json(WebhookCreated {
         id: webhook.id,
         url: webhook.url,

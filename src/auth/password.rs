@@ -4,14 +4,19 @@
 //! `parallel` working buffers that are allocated once and reused (never returned to the
 //! allocator, so the process does not grow with fragmentation), and at most `queue`
 //! requests wait for a turn; beyond that the answer is 503 `server_busy` at once.
+//!
+//! Waiting is fair between clients (an address, or an account for a password change): each
+//! may have at most [`WAITING_PER_CLIENT`] requests waiting (beyond that it alone gets 429),
+//! and the turns go round the clients that wait, so one client's flood cannot push another
+//! client's sign-in behind it or out of the queue.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use argon2::password_hash::{PasswordHash, SaltString};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
-use tokio::sync::Semaphore;
+use tokio::sync::oneshot;
 
 use crate::error::ApiError;
 
@@ -40,12 +45,13 @@ pub struct PasswordLimits {
 
 const HASH_BYTES: usize = 32;
 
+/// Requests one client may have waiting for a hash at once.
+pub const WAITING_PER_CLIENT: usize = 4;
+
 pub struct Passwords {
     params: Params,
     parallel: usize,
-    running: Arc<Semaphore>,
-    waiting: Arc<AtomicUsize>,
-    max_waiting: usize,
+    turns: Arc<FairTurns>,
     buffers: Arc<Mutex<Vec<Vec<Block>>>>,
     /// Verified instead of a stored hash when the name is unknown, so that a sign-in takes
     /// as long for a name nobody has as for a wrong password.
@@ -59,9 +65,7 @@ impl Passwords {
         let mut passwords = Passwords {
             params,
             parallel: limits.parallel.max(1),
-            running: Arc::new(Semaphore::new(limits.parallel.max(1))),
-            waiting: Arc::new(AtomicUsize::new(0)),
-            max_waiting: limits.queue,
+            turns: Arc::new(FairTurns::new(limits.parallel.max(1), limits.queue)),
             buffers: Arc::new(Mutex::new(Vec::new())),
             decoy_hash: String::new(),
         };
@@ -76,21 +80,29 @@ impl Passwords {
         self.parallel * self.params.m_cost() as usize * 1024
     }
 
-    /// A new argon2id hash of `password` in PHC string form (salt and parameters included).
-    pub async fn hash(&self, password: String) -> Result<String, ApiError> {
+    /// A new argon2id hash of `password` in PHC string form (salt and parameters included),
+    /// computed in `client`'s turn.
+    pub async fn hash(&self, client: &str, password: String) -> Result<String, ApiError> {
         let params = self.params.clone();
-        self.run(move |buffer| hash_with(&params, &password, buffer))
+        self.run(client, move |buffer| hash_with(&params, &password, buffer))
             .await?
             .map_err(|error| ApiError::Internal(format!("password hashing failed: {error}")))
     }
 
     /// Whether `password` matches `stored`; with no stored hash (unknown name) the same
     /// work is done against a decoy and the answer is `false`.
-    pub async fn verify(&self, password: String, stored: Option<String>) -> Result<bool, ApiError> {
+    pub async fn verify(
+        &self,
+        client: &str,
+        password: String,
+        stored: Option<String>,
+    ) -> Result<bool, ApiError> {
         let known = stored.is_some();
         let stored = stored.unwrap_or_else(|| self.decoy_hash.clone());
         let matches = self
-            .run(move |buffer| verify_with(&password, &stored, buffer))
+            .run(client, move |buffer| {
+                verify_with(&password, &stored, buffer)
+            })
             .await?;
         Ok(known && matches)
     }
@@ -100,15 +112,10 @@ impl Passwords {
     /// neither before the work is done.
     async fn run<T: Send + 'static>(
         &self,
+        client: &str,
         job: impl FnOnce(&mut Vec<Block>) -> T + Send + 'static,
     ) -> Result<T, ApiError> {
-        let permit = {
-            let _queued = QueueSlot::take(&self.waiting, self.max_waiting)?;
-            Arc::clone(&self.running)
-                .acquire_owned()
-                .await
-                .map_err(|_| ApiError::Internal("the password gate is closed".into()))?
-        };
+        let permit = FairTurns::wait_for_turn(&self.turns, client).await?;
         let mut buffer = self.take_buffer();
         let buffers = Arc::clone(&self.buffers);
         actix_web::web::block(move || {
@@ -142,26 +149,125 @@ fn lock(buffers: &Mutex<Vec<Vec<Block>>>) -> std::sync::MutexGuard<'_, Vec<Vec<B
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// One place in the queue of requests waiting to hash; refused when the queue is full.
-struct QueueSlot<'a>(&'a AtomicUsize);
+/// Who may hash now: at most `parallel` at once; the others wait in one queue per client,
+/// served in rotation.
+struct FairTurns {
+    parallel: usize,
+    max_waiting: usize,
+    state: Mutex<TurnState>,
+}
 
-impl<'a> QueueSlot<'a> {
-    fn take(waiting: &'a AtomicUsize, max: usize) -> Result<QueueSlot<'a>, ApiError> {
-        if waiting.fetch_add(1, Ordering::SeqCst) >= max {
-            waiting.fetch_sub(1, Ordering::SeqCst);
-            return Err(ApiError::Busy {
-                detail: "too many sign-ins and registrations at once; try again in a moment"
-                    .to_owned(),
-                retry_after_seconds: 1,
-            });
+#[derive(Default)]
+struct TurnState {
+    running: usize,
+    waiting: usize,
+    queues: HashMap<String, VecDeque<oneshot::Sender<Turn>>>,
+    /// Clients with requests waiting, the next to be served first.
+    rotation: VecDeque<String>,
+}
+
+/// A turn at hashing; the next waiting client gets it when this is dropped.
+struct Turn {
+    turns: Option<Arc<FairTurns>>,
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        if let Some(turns) = self.turns.take() {
+            turns.pass_on();
         }
-        Ok(QueueSlot(waiting))
     }
 }
 
-impl Drop for QueueSlot<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+impl FairTurns {
+    fn new(parallel: usize, max_waiting: usize) -> FairTurns {
+        FairTurns {
+            parallel,
+            max_waiting,
+            state: Mutex::new(TurnState::default()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, TurnState> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A turn for `client`: at once if one is free and nobody waits, else in rotation.
+    async fn wait_for_turn(turns: &Arc<FairTurns>, client: &str) -> Result<Turn, ApiError> {
+        let granted = {
+            let mut state = turns.lock();
+            if state.running < turns.parallel && state.waiting == 0 {
+                state.running += 1;
+                return Ok(Turn {
+                    turns: Some(Arc::clone(turns)),
+                });
+            }
+            let queued = state.queues.get(client).map_or(0, VecDeque::len);
+            if queued >= WAITING_PER_CLIENT {
+                return Err(ApiError::too_many(
+                    "rate_limited",
+                    format!(
+                        "{WAITING_PER_CLIENT} password checks of yours are already waiting; \
+                         try again in a moment"
+                    ),
+                    1,
+                ));
+            }
+            if state.waiting >= turns.max_waiting {
+                return Err(ApiError::Busy {
+                    detail: "too many sign-ins and registrations at once; try again in a moment"
+                        .to_owned(),
+                    retry_after_seconds: 1,
+                });
+            }
+            let (sender, granted) = oneshot::channel();
+            if queued == 0 {
+                state.rotation.push_back(client.to_owned());
+            }
+            state
+                .queues
+                .entry(client.to_owned())
+                .or_default()
+                .push_back(sender);
+            state.waiting += 1;
+            granted
+        };
+        granted
+            .await
+            .map_err(|_| ApiError::Internal("the password queue was dropped".into()))
+    }
+
+    /// Hands a finished turn to the next client in rotation (skipping requests whose
+    /// client hung up), or frees it.
+    fn pass_on(self: Arc<Self>) {
+        let mut state = self.lock();
+        loop {
+            let Some(client) = state.rotation.pop_front() else {
+                state.running -= 1;
+                return;
+            };
+            let Some(queue) = state.queues.get_mut(&client) else {
+                continue;
+            };
+            let next = queue.pop_front();
+            if queue.is_empty() {
+                state.queues.remove(&client);
+            } else {
+                state.rotation.push_back(client);
+            }
+            let Some(next) = next else { continue };
+            state.waiting -= 1;
+            let turn = Turn {
+                turns: Some(Arc::clone(&self)),
+            };
+            match next.send(turn) {
+                Ok(()) => return,
+                // Hung up while waiting: the turn goes on to the next without being freed.
+                Err(mut unwanted) => unwanted.turns = None,
+            }
+        }
     }
 }
 
@@ -249,10 +355,10 @@ mod tests {
     #[actix_web::test]
     async fn a_hash_verifies_its_password_and_nothing_else() {
         let passwords = cheap();
-        let hash = passwords.hash("correct horse".into()).await.unwrap();
+        let hash = passwords.hash("me", "correct horse".into()).await.unwrap();
         assert!(hash.starts_with("$argon2id$v=19$m=64,t=1,p=1$"), "{hash}");
         let verify = |password: &str, stored: Option<&str>| {
-            passwords.verify(password.to_owned(), stored.map(str::to_owned))
+            passwords.verify("me", password.to_owned(), stored.map(str::to_owned))
         };
         assert!(verify("correct horse", Some(&hash)).await.unwrap());
         assert!(!verify("correct horsE", Some(&hash)).await.unwrap());
@@ -270,13 +376,17 @@ mod tests {
             .to_string();
         let passwords = cheap();
         assert!(passwords
-            .verify("made elsewhere".into(), Some(stored.clone()))
+            .verify("me", "made elsewhere".into(), Some(stored.clone()))
             .await
             .unwrap());
         assert!(!passwords
-            .verify("made elsewherE".into(), Some(stored))
+            .verify("me", "made elsewherE".into(), Some(stored))
             .await
             .unwrap());
+    }
+
+    fn waiting(passwords: &Passwords) -> usize {
+        passwords.turns.lock().waiting
     }
 
     #[actix_web::test]
@@ -285,21 +395,76 @@ mod tests {
         let attempts: Vec<_> = (0..40)
             .map(|index| {
                 let passwords = Arc::clone(&passwords);
-                actix_web::rt::spawn(
-                    async move { passwords.hash(format!("password {index}")).await },
-                )
+                actix_web::rt::spawn(async move {
+                    let client = format!("client {}", index % 10);
+                    passwords.hash(&client, format!("password {index}")).await
+                })
             })
             .collect();
         let mut busy = 0;
         for attempt in attempts {
             match attempt.await.unwrap() {
                 Ok(_) => {}
-                Err(ApiError::Busy { .. }) => busy += 1,
+                Err(ApiError::Busy { .. } | ApiError::TooManyRequests { .. }) => busy += 1,
                 Err(other) => panic!("unexpected {other:?}"),
             }
         }
         assert!(busy > 0, "40 at once with room for 2 running and 4 waiting");
         assert!(lock(&passwords.buffers).len() <= 2);
-        assert_eq!(passwords.waiting.load(Ordering::SeqCst), 0);
+        assert_eq!(waiting(&passwords), 0);
+        assert_eq!(passwords.turns.lock().running, 0);
+    }
+
+    #[actix_web::test]
+    async fn one_clients_flood_waits_its_turn_behind_others() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let passwords = Arc::new(
+            Passwords::new(
+                PasswordCost {
+                    memory_kib: 8 * 1024,
+                    iterations: 2,
+                },
+                PasswordLimits {
+                    parallel: 1,
+                    queue: 64,
+                },
+            )
+            .unwrap(),
+        );
+        let flood_done = Arc::new(AtomicUsize::new(0));
+        let flood: Vec<_> = (0..12)
+            .map(|index| {
+                let (passwords, flood_done) = (Arc::clone(&passwords), Arc::clone(&flood_done));
+                actix_web::rt::spawn(async move {
+                    let result = passwords.hash("flooder", format!("password {index}")).await;
+                    flood_done.fetch_add(1, Ordering::SeqCst);
+                    result
+                })
+            })
+            .collect();
+        // Every request of the flood is in (running, waiting or refused) before mine.
+        for _ in 0..3 {
+            tokio::task::yield_now().await;
+        }
+        let mine = passwords.hash("someone else", "mine".into()).await;
+        let done_before_mine = flood_done.load(Ordering::SeqCst);
+        assert!(mine.is_ok(), "{mine:?}");
+        let mut refused = 0;
+        for attempt in flood {
+            if matches!(
+                attempt.await.unwrap(),
+                Err(ApiError::TooManyRequests { .. })
+            ) {
+                refused += 1;
+            }
+        }
+        // One running and four waiting; the rest of the flood was refused, not queued. Of
+        // those five, at most the running one and the next in rotation went first.
+        assert_eq!(refused, 12 - 1 - WAITING_PER_CLIENT);
+        assert!(
+            done_before_mine <= refused + 2,
+            "{done_before_mine} went first"
+        );
+        assert_eq!(waiting(&passwords), 0);
     }
 }

@@ -14,8 +14,8 @@ use sha2::Sha256;
 use tokio::sync::{Notify, Semaphore};
 
 use super::{blocking, Workers};
+use crate::outbound::Outbound;
 use crate::service::now_millis;
-use crate::service::webhooks::check_address;
 use crate::store::notifications::{self, AttemptResult, Delivery, Webhook};
 
 /// How long an instance holds a claimed webhook before another may retry its delivery.
@@ -25,7 +25,9 @@ const BACKOFF_SECONDS: [i64; 7] = [5, 30, 120, 600, 1_800, 3_600, 10_800];
 
 #[derive(Debug, Clone)]
 pub struct DeliverySettings {
-    pub allow_private: bool,
+    /// Where deliveries may go; names are looked up once per attempt and connected to as
+    /// judged.
+    pub outbound: Outbound,
     /// How often an idle pool looks for due deliveries without being woken.
     pub poll: Duration,
     /// How long a receiver has to answer.
@@ -65,11 +67,7 @@ pub fn body(delivery: &Delivery) -> String {
 /// Runs forever: claims due deliveries while the pool has room, and posts each in a task
 /// of its own.
 pub async fn run(workers: Workers, settings: DeliverySettings) {
-    let client = match reqwest::Client::builder()
-        .timeout(settings.timeout)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-    {
+    let client = match settings.outbound.client(settings.timeout) {
         Ok(client) => client,
         Err(error) => {
             tracing::error!(%error, "webhook deliveries are off: no HTTP client");
@@ -172,14 +170,12 @@ async fn attempt(
             give_up: delay.is_none(),
         }
     };
-    // Checked again at each attempt: a name may resolve elsewhere than when it was registered.
-    let url = {
-        let (url, allow) = (webhook.url.clone(), settings.allow_private);
-        match tokio::task::spawn_blocking(move || check_address(&url, allow)).await {
-            Ok(Ok(url)) => url,
-            Ok(Err(reason)) => return retry(None, reason),
-            Err(_) => return retry(None, "address check failed".into()),
-        }
+    // A name is judged by the client's resolver on the lookup it connects with; an address
+    // written out is never looked up, so it is judged here (again: the policy may have
+    // changed since the webhook was registered).
+    let url = match crate::outbound::parse_url(&webhook.url) {
+        Ok(url) if settings.outbound.check_literal(&url).is_ok() => url,
+        _ => return retry(None, could_not_deliver("refused address")),
     };
     let body = body(delivery);
     let timestamp = now_millis() / 1_000;
@@ -205,8 +201,19 @@ async fn attempt(
         },
         Ok(response) => retry(
             Some(i32::from(response.status().as_u16())),
-            format!("the receiver answered {}", response.status()),
+            could_not_deliver(&format!("HTTP {}", response.status().as_u16())),
         ),
-        Err(error) => retry(None, error.to_string()),
+        Err(error) => {
+            tracing::debug!(%error, webhook = %webhook.id, "a webhook delivery failed");
+            retry(
+                None,
+                could_not_deliver(crate::outbound::failure_category(&error)),
+            )
+        }
     }
+}
+
+/// The error an account sees for a failed attempt: a category, not the transport's words.
+fn could_not_deliver(category: &str) -> String {
+    format!("could not deliver: {category}")
 }

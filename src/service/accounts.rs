@@ -77,7 +77,8 @@ fn unknown_account() -> ApiError {
 }
 
 /// Replaces the password after checking the current one; every token issued before is
-/// revoked. Returns the generation of the tokens issued from now on.
+/// revoked. Returns the generation of the tokens issued from now on. The hashes wait in
+/// the account's turn.
 pub async fn change_password(
     db: Arc<Db>,
     passwords: &Passwords,
@@ -92,8 +93,9 @@ pub async fn change_password(
         actix_web::web::block(move || reader.read(|conn| store::find_account_by_id(conn, &id)))
             .await??
             .ok_or_else(unknown_account)?;
+    let client = format!("account {}", user.account_id);
     if !passwords
-        .verify(current, Some(account.password_hash))
+        .verify(&client, current, Some(account.password_hash))
         .await?
     {
         return Err(ApiError::unauthorized(
@@ -101,7 +103,7 @@ pub async fn change_password(
             "the current password is not right",
         ));
     }
-    let hash = passwords.hash(new).await?;
+    let hash = passwords.hash(&client, new).await?;
     let id = user.account_id.clone();
     let generation = actix_web::web::block(move || {
         db.write(|conn| store::revoke_tokens(conn, &id, Some(&hash)))
@@ -124,10 +126,12 @@ pub fn revoke_all_tokens(db: &Db, user: &AuthUser) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Creates an account; names are unique regardless of case.
+/// Creates an account; names are unique regardless of case. The hash waits in `client`'s
+/// turn (the address registering).
 pub async fn register(
     db: Arc<Db>,
     passwords: &Passwords,
+    client: &str,
     name: String,
     password: String,
 ) -> Result<Registered, ApiError> {
@@ -136,7 +140,7 @@ pub async fn register(
         id: random_id(12),
         name_key: name.to_lowercase(),
         name,
-        password_hash: passwords.hash(password).await?,
+        password_hash: passwords.hash(client, password).await?,
         created_at: now_millis(),
         token_generation: 0,
     };
@@ -159,10 +163,12 @@ pub async fn register(
 }
 
 /// The account with this name and password. Every refusal takes one password hash, whether
-/// the name exists or not, so the answer's timing does not tell which names are taken.
+/// the name exists or not, so the answer's timing does not tell which names are taken. The
+/// hash waits in `client`'s turn (the address signing in).
 pub async fn sign_in(
     db: Arc<Db>,
     passwords: &Passwords,
+    client: &str,
     name: String,
     password: String,
 ) -> Result<SignedIn, ApiError> {
@@ -175,7 +181,7 @@ pub async fn sign_in(
     let stored = account
         .as_ref()
         .map(|account| account.password_hash.clone());
-    let matches = passwords.verify(password, stored).await?;
+    let matches = passwords.verify(client, password, stored).await?;
     match account {
         Some(account) if matches => Ok(SignedIn {
             user: AuthUser {

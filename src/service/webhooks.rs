@@ -1,77 +1,17 @@
 //! Webhooks an account registers for its notifications: registering (the address checked,
 //! a signing secret issued once), listing, removing, recent deliveries and test deliveries.
 
-use std::net::{IpAddr, ToSocketAddrs};
-
 use base64::Engine as _;
 
 use super::{now_millis, random_id};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
+use crate::outbound::Outbound;
 use crate::store::notifications::{self, Delivery, Webhook};
 use crate::store::Db;
 
 /// Webhooks one account may have.
 pub const WEBHOOKS_PER_ACCOUNT: usize = 10;
-
-/// Whether `address` is one a public server must not be made to call: loopback, private,
-/// link-local, unspecified, multicast, documentation or shared ranges.
-pub fn is_private(address: IpAddr) -> bool {
-    match address {
-        IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
-            v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_multicast()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                || (a == 100 && (64..128).contains(&b))
-                || a == 0
-        }
-        IpAddr::V6(v6) => {
-            let first = v6.segments()[0];
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
-                || v6
-                    .to_ipv4_mapped()
-                    .is_some_and(|v4| is_private(IpAddr::V4(v4)))
-        }
-    }
-}
-
-/// Checks a webhook address: `http` or `https`, a host, and (unless the operator allows
-/// private addresses) every address the host resolves to public.
-pub fn check_address(url: &str, allow_private: bool) -> Result<reqwest::Url, String> {
-    let parsed = reqwest::Url::parse(url).map_err(|error| format!("not a URL: {error}"))?;
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return Err("the URL must be http or https".into());
-    }
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err("the URL must not carry credentials".into());
-    }
-    let host = parsed.host_str().ok_or("the URL has no host")?.to_owned();
-    if allow_private {
-        return Ok(parsed);
-    }
-    let port = parsed.port_or_known_default().unwrap_or(443);
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let addresses: Vec<IpAddr> = (host, port)
-        .to_socket_addrs()
-        .map_err(|error| format!("{host} does not resolve: {error}"))?
-        .map(|address| address.ip())
-        .collect();
-    if addresses.is_empty() || addresses.iter().any(|address| is_private(*address)) {
-        return Err(format!(
-            "{host} is a loopback or private address; this server only calls public ones"
-        ));
-    }
-    Ok(parsed)
-}
 
 /// A new signing secret in the Standard Webhooks form: `whsec_` and base64 of 32 random bytes.
 fn new_secret() -> String {
@@ -82,32 +22,50 @@ fn new_secret() -> String {
     )
 }
 
-/// Registers `url` for the caller's notifications; returns the webhook with its secret.
-pub fn register(
-    db: &Db,
-    user: &AuthUser,
-    url: &str,
-    allow_private: bool,
-) -> Result<Webhook, ApiError> {
+/// Refuses when the caller has as many webhooks as allowed: asked before the address is
+/// looked up, so an account at its quota costs no lookup.
+pub fn ensure_room(db: &Db, user: &AuthUser) -> Result<(), ApiError> {
+    db.read(|conn| {
+        if notifications::webhooks_of(conn, &user.account_id)?.len() >= WEBHOOKS_PER_ACCOUNT {
+            return Err(quota_reached());
+        }
+        Ok(())
+    })
+}
+
+fn quota_reached() -> ApiError {
+    ApiError::conflict(
+        "webhook_quota",
+        format!("an account has at most {WEBHOOKS_PER_ACCOUNT} webhooks"),
+    )
+}
+
+/// Checks `url` as a webhook address (see [`Outbound::check_url`]).
+pub async fn check_url(outbound: &Outbound, url: &str) -> Result<reqwest::Url, ApiError> {
     if url.len() > 2_000 {
         return Err(ApiError::unprocessable(
             "invalid_webhook_url",
             "the URL is longer than 2,000 characters",
         ));
     }
-    let parsed = check_address(url, allow_private)
-        .map_err(|reason| ApiError::unprocessable("invalid_webhook_url", reason))?;
+    outbound
+        .check_url(url)
+        .await
+        .map_err(|problem| ApiError::unprocessable("invalid_webhook_url", problem.to_string()))
+}
+
+/// Registers the checked `url` for the caller's notifications; returns the webhook with
+/// its secret. The quota is checked again in the write: two registrations at once cannot
+/// both take the last place.
+pub fn register(db: &Db, user: &AuthUser, url: &reqwest::Url) -> Result<Webhook, ApiError> {
     db.write(|conn| {
         if notifications::webhooks_of(conn, &user.account_id)?.len() >= WEBHOOKS_PER_ACCOUNT {
-            return Err(ApiError::conflict(
-                "webhook_quota",
-                format!("an account has at most {WEBHOOKS_PER_ACCOUNT} webhooks"),
-            ));
+            return Err(quota_reached());
         }
         let webhook = Webhook {
             id: format!("wh_{}", random_id(16)),
             account_id: user.account_id.clone(),
-            url: parsed.to_string(),
+            url: url.to_string(),
             secret: new_secret(),
             created_at: now_millis(),
         };

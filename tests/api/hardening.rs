@@ -173,7 +173,7 @@ async fn a_body_that_does_not_arrive_in_time_is_answered_408() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sign_ins_registrations_and_new_games_are_rate_limited() {
     let app = TestApp::start_with(Backend::Sqlite, |config| {
-        config.sign_ins_per_minute_per_name = 3;
+        config.sign_ins_per_minute_per_name_and_address = 3;
         config.sign_ins_per_minute_per_address = 6;
         config.registrations_per_hour_per_address = 3;
         config.games_per_hour_per_account = 2;
@@ -252,24 +252,24 @@ async fn open_games_per_account_are_capped() {
         .expect_status(201);
 }
 
-/// A configured signing secret that is empty or short stops the start with a clear
+/// A configured signing secret that is empty, short or repetitive stops the start with a clear
 /// message, before the database is created.
 #[test]
 fn a_short_configured_secret_stops_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let database = dir.path().join("refused.sqlite");
-    for secret in ["", "short secret"] {
+    for secret in ["", "short secret", &" ".repeat(32), &"ab".repeat(20)].map(String::from) {
         let config = turnpost::config::Config {
             bind: "127.0.0.1:0".into(),
             data_dir: dir.path().to_path_buf(),
             database_url: Some(database.to_string_lossy().into_owned()),
-            jwt_secret: Some(secret.into()),
+            jwt_secret: Some(secret),
             ..turnpost::config::Config::defaults()
         };
         let refusal = actix_web::rt::System::new()
             .block_on(async { turnpost::server::start(&config).err() })
             .expect("refused");
-        assert!(refusal.to_string().contains("at least 32"), "{refusal}");
+        assert!(refusal.to_string().contains("too weak"), "{refusal}");
     }
     assert!(!database.exists());
 }

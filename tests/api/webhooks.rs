@@ -16,21 +16,41 @@ use crate::util::{Backend, Player, TestApp};
 
 /// One request the receiver got.
 #[derive(Debug, Clone)]
-struct Received {
-    headers: BTreeMap<String, String>,
-    body: String,
+pub struct Received {
+    pub headers: BTreeMap<String, String>,
+    pub body: String,
 }
 
 /// A webhook receiver on a loopback port: records every POST and answers with the next
 /// status of `answers` (200 once they run out).
-struct Receiver {
-    url: String,
+pub struct Receiver {
+    pub url: String,
     received: Arc<Mutex<Vec<Received>>>,
 }
 
 impl Receiver {
-    async fn start(answers: Vec<u16>) -> Receiver {
+    pub async fn start(answers: Vec<u16>) -> Receiver {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Receiver::serve(listener, answers)
+    }
+
+    /// A receiver on `address` (e.g. `127.0.0.2:0`), or `None` when it cannot be bound.
+    pub async fn start_at(address: &str, answers: Vec<u16>) -> Option<Receiver> {
+        let listener = tokio::net::TcpListener::bind(address).await.ok()?;
+        Some(Receiver::serve(listener, answers))
+    }
+
+    pub fn port(&self) -> u16 {
+        self.url
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .and_then(|host| host.rsplit(':').next())
+            .and_then(|port| port.parse().ok())
+            .expect("a port")
+    }
+
+    fn serve(listener: tokio::net::TcpListener, answers: Vec<u16>) -> Receiver {
         let url = format!("http://{}/hooks/turnpost", listener.local_addr().unwrap());
         let received = Arc::new(Mutex::new(Vec::new()));
         let answers = Arc::new(Mutex::new(answers));
@@ -67,12 +87,12 @@ impl Receiver {
         Receiver { url, received }
     }
 
-    fn received(&self) -> Vec<Received> {
+    pub fn received(&self) -> Vec<Received> {
         self.received.lock().unwrap().clone()
     }
 
     /// Waits until `count` requests arrived.
-    async fn wait_for(&self, count: usize) -> Vec<Received> {
+    pub async fn wait_for(&self, count: usize) -> Vec<Received> {
         for _ in 0..300 {
             let received = self.received();
             if received.len() >= count {
@@ -148,7 +168,7 @@ fn assert_signed(delivery: &Received, secret: &str) {
     assert!((0..120).contains(&age), "a current timestamp");
 }
 
-async fn register_webhook(app: &TestApp, player: &Player, url: &str) -> Value {
+pub async fn register_webhook(app: &TestApp, player: &Player, url: &str) -> Value {
     app.post(player, "/v1/me/webhooks", &json!({"url": url}))
         .await
         .expect_status(201)

@@ -24,6 +24,23 @@ pub fn open_for_writing(path: &Path, truncate: bool) -> io::Result<std::fs::File
     options.open(path)
 }
 
+/// Replaces `path` with a new owner-only file holding `bytes`: written beside it and moved
+/// over it, so the old file's mode does not carry over and no reader sees half of it.
+pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".new");
+    let partial = std::path::PathBuf::from(partial);
+    let _ = std::fs::remove_file(&partial);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&partial)?;
+    io::Write::write_all(&mut file, bytes)?;
+    file.sync_all()?;
+    std::fs::rename(&partial, path)
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use std::os::unix::fs::PermissionsExt;

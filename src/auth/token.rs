@@ -103,17 +103,46 @@ impl TokenKeys {
 /// Shorter secrets can be guessed offline from any one token (HS256 keys want 256 bits).
 pub const MIN_SECRET_BYTES: usize = 32;
 
+/// Why `secret` is no signing key, if it is not: too short, or so repetitive (all one
+/// character, or only a few distinct ones, or only whitespace) that its length says
+/// nothing of how hard it is to guess.
+pub fn secret_weakness(secret: &[u8]) -> Option<String> {
+    if secret.len() < MIN_SECRET_BYTES {
+        return Some(format!(
+            "it has {} bytes and needs at least {MIN_SECRET_BYTES}",
+            secret.len()
+        ));
+    }
+    if secret.iter().all(u8::is_ascii_whitespace) {
+        return Some("it is only whitespace".into());
+    }
+    let distinct = secret
+        .iter()
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    if distinct < MIN_DISTINCT_SECRET_BYTES {
+        return Some(format!(
+            "it repeats {distinct} different characters; a random one has far more"
+        ));
+    }
+    None
+}
+
+/// A random secret of 32 bytes written as hex has 16 different characters in all but one
+/// case in millions; a human-made pattern often has very few.
+const MIN_DISTINCT_SECRET_BYTES: usize = 8;
+
 /// The configured secret, or the one kept in `<data_dir>/jwt-secret`, created on first use
-/// (owner-only) and created again when that file is empty or too short. The server never
-/// signs with a built-in constant, and refuses a configured secret that is too short.
+/// and created again when that file is empty or weak (always owner-only: written to a new
+/// file and moved over the old one, whatever the old one's mode). The server never signs
+/// with a built-in constant, and refuses a configured secret that is weak.
 pub fn load_or_create_secret(configured: Option<&str>, data_dir: &Path) -> Result<Vec<u8>, String> {
     if let Some(secret) = configured {
-        if secret.len() < MIN_SECRET_BYTES {
+        if let Some(weakness) = secret_weakness(secret.as_bytes()) {
             return Err(format!(
-                "the configured secret (TURNPOST_JWT_SECRET or --jwt-secret) has {} bytes; it \
-                 needs at least {MIN_SECRET_BYTES} (e.g. `openssl rand -hex 32`), or leave it \
-                 unset to have one generated in the data directory",
-                secret.len()
+                "the configured secret (TURNPOST_JWT_SECRET or --jwt-secret) is too weak: \
+                 {weakness}. Use at least {MIN_SECRET_BYTES} random bytes (e.g. `openssl rand \
+                 -hex 32`), or leave it unset to have one generated in the data directory"
             ));
         }
         return Ok(secret.as_bytes().to_vec());
@@ -122,14 +151,18 @@ pub fn load_or_create_secret(configured: Option<&str>, data_dir: &Path) -> Resul
     let cannot =
         |what: &str, error: std::io::Error| format!("cannot {what} {}: {error}", path.display());
     match std::fs::read_to_string(&path) {
-        Ok(existing) if existing.trim().len() >= MIN_SECRET_BYTES => {
-            return Ok(existing.trim().as_bytes().to_vec())
-        }
-        Ok(_) => tracing::warn!(
-            path = %path.display(),
-            "the generated secret file is empty or too short; generating a new secret \
-             (tokens issued before are no longer valid)"
-        ),
+        Ok(existing) => match secret_weakness(existing.trim().as_bytes()) {
+            None => {
+                warn_if_others_may_read(&path);
+                return Ok(existing.trim().as_bytes().to_vec());
+            }
+            Some(weakness) => tracing::warn!(
+                path = %path.display(),
+                %weakness,
+                "the secret file is weak; generating a new secret (tokens issued before are \
+                 no longer valid)"
+            ),
+        },
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
         Err(error) => return Err(cannot("read", error)),
     }
@@ -138,11 +171,31 @@ pub fn load_or_create_secret(configured: Option<&str>, data_dir: &Path) -> Resul
     let mut bytes = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
     let secret: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-    let mut file = crate::private_files::open_for_writing(&path, true)
-        .map_err(|error| cannot("write", error))?;
-    std::io::Write::write_all(&mut file, secret.as_bytes())
+    crate::private_files::replace(&path, secret.as_bytes())
         .map_err(|error| cannot("write", error))?;
     Ok(secret.into_bytes())
+}
+
+/// The operator chose the mode of a secret file they kept; they are told when others can
+/// read or change it.
+fn warn_if_others_may_read(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(metadata) = std::fs::metadata(path) {
+            let mode = metadata.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                tracing::warn!(
+                    path = %path.display(),
+                    mode = format!("{mode:o}"),
+                    "the token signing secret can be read or changed by other users; `chmod \
+                     600` it"
+                );
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
 }
 
 #[cfg(test)]
@@ -207,7 +260,7 @@ mod tests {
         let second = load_or_create_secret(None, dir.path()).unwrap();
         assert_eq!(first, second);
         assert_eq!(first.len(), 64);
-        let given = "g".repeat(MIN_SECRET_BYTES);
+        let given = "0123456789abcdefghijklmnopqrstuv".to_owned();
         assert_eq!(
             load_or_create_secret(Some(&given), dir.path()).unwrap(),
             given.as_bytes()
@@ -236,5 +289,44 @@ mod tests {
             assert!(error.contains("at least 32"), "{error}");
         }
         assert!(!dir.path().join("jwt-secret").exists());
+    }
+
+    #[test]
+    fn weak_secrets_are_told_apart_from_random_ones() {
+        for weak in [
+            "".to_owned(),
+            " ".repeat(32),
+            "a".repeat(64),
+            "abababababababababababababababab".to_owned(),
+            "0123456".repeat(6),
+            "\t \n".repeat(20),
+        ] {
+            assert!(secret_weakness(weak.as_bytes()).is_some(), "{weak:?}");
+        }
+        let random: String = (0..32)
+            .map(|_| format!("{:02x}", rand::random::<u8>()))
+            .collect();
+        assert_eq!(secret_weakness(random.as_bytes()), None);
+        assert_eq!(secret_weakness(b"correct horse battery staple 2026!"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_regenerated_secret_file_is_owner_only_whatever_it_was() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jwt-secret");
+        for (content, mode) in [(" ".repeat(32), 0o644), ("x".repeat(40), 0o666)] {
+            std::fs::write(&path, content).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            let secret = load_or_create_secret(None, dir.path()).unwrap();
+            assert_eq!(secret_weakness(&secret), None);
+            let written = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(written, 0o600);
+            assert_eq!(std::fs::read(&path).unwrap(), secret);
+        }
+        // A good file is kept as it is.
+        let kept = load_or_create_secret(None, dir.path()).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), kept);
     }
 }

@@ -23,7 +23,12 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// How long players may think, chosen when the game is created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    from = "ClosedTimeControl"
+)]
 pub enum TimeControl {
     /// No limit: the game waits for its players as long as it takes.
     #[default]
@@ -45,6 +50,40 @@ pub enum TimeControl {
         #[schema(minimum = 60, maximum = 5_184_000)]
         maximum_seconds: u32,
     },
+}
+
+/// [`TimeControl`] as read: serde lets a unit variant of an internally tagged enum carry
+/// any other fields (`{"type": "none", "days": 3}`), an empty struct variant it does not.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+enum ClosedTimeControl {
+    None {},
+    DaysPerMove {
+        days: u8,
+    },
+    TimeBank {
+        initial_seconds: u32,
+        increment_seconds: u32,
+        maximum_seconds: u32,
+    },
+}
+
+impl From<ClosedTimeControl> for TimeControl {
+    fn from(read: ClosedTimeControl) -> TimeControl {
+        match read {
+            ClosedTimeControl::None {} => TimeControl::None,
+            ClosedTimeControl::DaysPerMove { days } => TimeControl::DaysPerMove { days },
+            ClosedTimeControl::TimeBank {
+                initial_seconds,
+                increment_seconds,
+                maximum_seconds,
+            } => TimeControl::TimeBank {
+                initial_seconds,
+                increment_seconds,
+                maximum_seconds,
+            },
+        }
+    }
 }
 
 const DAY_MS: i64 = 24 * 3600 * 1000;
@@ -592,5 +631,35 @@ mod tests {
         }
         assert_eq!(duration_text(90_061_000), "1 day 1 h");
         assert_eq!(duration_text(59_000), "59 s");
+    }
+
+    #[test]
+    fn time_controls_read_back_and_refuse_fields_of_other_kinds() {
+        for control in [
+            TimeControl::None,
+            TimeControl::DaysPerMove { days: 3 },
+            TimeControl::TimeBank {
+                initial_seconds: 600,
+                increment_seconds: 10,
+                maximum_seconds: 900,
+            },
+        ] {
+            let json = serde_json::to_value(control).unwrap();
+            assert_eq!(
+                serde_json::from_value::<TimeControl>(json).unwrap(),
+                control
+            );
+        }
+        for closed in [
+            serde_json::json!({"type": "none", "days": 3}),
+            serde_json::json!({"type": "days_per_move", "days": 3, "extra": 1}),
+            serde_json::json!({"type": "time_bank", "initial_seconds": 600,
+                "increment_seconds": 10, "maximum_seconds": 900, "days": 2}),
+        ] {
+            assert!(
+                serde_json::from_value::<TimeControl>(closed.clone()).is_err(),
+                "{closed}"
+            );
+        }
     }
 }

@@ -184,6 +184,46 @@ fn record<E: Engine>(events: Vec<E::Event>) -> Vec<RecordedEvent> {
 }
 
 /// Engine types are plain data with string keys, so serialising them cannot fail.
+/// Reads what a client sent as `T`, refusing any field `T` does not have.
+/// `deny_unknown_fields` alone does not: serde lets a unit variant of an internally tagged
+/// enum (`{"type": "end_turn", "extra": 1}`) carry any other fields. So the value read is
+/// written back, and every field given must be in it (engine types have no aliases or
+/// alternative forms; a field given as `null` may be one left out when empty).
+fn read_closed<T: serde::Serialize + serde::de::DeserializeOwned>(
+    given: &Value,
+) -> Result<T, String> {
+    let read: T = serde_json::from_value(given.clone()).map_err(|error| error.to_string())?;
+    match first_unknown_field(given, &to_json(&read)) {
+        None => Ok(read),
+        Some(field) => Err(format!("unknown field `{field}`")),
+    }
+}
+
+/// The path of the first field of `given` that `read` does not have.
+fn first_unknown_field(given: &Value, read: &Value) -> Option<String> {
+    match (given, read) {
+        (Value::Object(given), Value::Object(read)) => {
+            given.iter().find_map(|(key, value)| match read.get(key) {
+                None if value.is_null() => None,
+                None => Some(key.clone()),
+                Some(inner) => {
+                    first_unknown_field(value, inner).map(|path| format!("{key}.{path}"))
+                }
+            })
+        }
+        (Value::Array(given), Value::Array(read)) => {
+            given
+                .iter()
+                .zip(read)
+                .enumerate()
+                .find_map(|(index, (given, read))| {
+                    first_unknown_field(given, read).map(|path| format!("{index}.{path}"))
+                })
+        }
+        _ => None,
+    }
+}
+
 fn to_json(value: &impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
@@ -245,7 +285,7 @@ impl<E: Engine> GameRules for Rules<E> {
     }
 
     fn normalize_options(&self, options: &Value) -> Result<Value, String> {
-        parse_options::<E>(options).map(|options| to_json(&options))
+        read_closed::<E::Options>(options).map(|options| to_json(&options))
     }
 
     fn setup(
@@ -341,8 +381,7 @@ impl<E: Engine> Table for TypedTable<E> {
         action: &Value,
         rng: &mut dyn RngCore,
     ) -> Result<(Value, Vec<RecordedEvent>), ActionError> {
-        let action: E::Action = serde_json::from_value(action.clone())
-            .map_err(|error| ActionError::Malformed(error.to_string()))?;
+        let action: E::Action = read_closed(action).map_err(ActionError::Malformed)?;
         let events = E::decide(&self.state, seat, &action, rng).map_err(ActionError::Rule)?;
         Ok((to_json(&action), record::<E>(events)))
     }
@@ -463,6 +502,43 @@ mod tests {
     const GAMES: u64 = 3;
     /// A random game longer than this would not end.
     const MAX_ACTIONS: usize = 20_000;
+
+    #[test]
+    fn actions_and_options_refuse_fields_their_types_do_not_have() {
+        use serde_json::json;
+        let end_turn: tikal::TikalAction = read_closed(&json!({"type": "end_turn"})).unwrap();
+        assert_eq!(end_turn, tikal::TikalAction::EndTurn);
+        assert_eq!(
+            read_closed::<tikal::TikalAction>(&json!({"type": "end_turn", "extra": 1})),
+            Err("unknown field `extra`".to_owned())
+        );
+        assert!(read_closed::<tikal::TikalAction>(&json!({
+            "type": "place_tile", "space": "C4", "rotation": 2, "turn": 1
+        }))
+        .is_err());
+        let table = opening::<Tikal>(&Default::default(), 2, 1);
+        let seat = Tikal::to_act(&table.state)[0];
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for action in table.legal_actions(seat).into_iter().take(20) {
+            assert!(table.decide(seat, &action, &mut rng).is_ok(), "{action}");
+            let mut extended = action.clone();
+            extended["extra"] = json!(true);
+            assert!(
+                matches!(
+                    table.decide(seat, &extended, &mut rng),
+                    Err(ActionError::Malformed(message)) if message.contains("extra")
+                ),
+                "{extended}"
+            );
+        }
+        assert_eq!(
+            first_unknown_field(
+                &json!({"a": [{"b": 1, "c": 2}], "d": null}),
+                &json!({"a": [{"b": 1}]})
+            ),
+            Some("a.0.c".to_owned())
+        );
+    }
 
     /// A table of `E` at `seats` with the opening events folded in.
     fn opening<E: Engine>(options: &E::Options, seats: u8, seed: u64) -> TypedTable<E> {

@@ -187,19 +187,6 @@ impl RateLimits {
             ClientIp::Unknown => String::new(),
         }
     }
-
-    /// The address a request comes from, for limits that look at it as an address.
-    pub fn client_ip(&self, request: &HttpRequest) -> Option<IpAddr> {
-        let peer = request.peer_addr().map(|peer| peer.ip());
-        let forwarded = request
-            .headers()
-            .get_all("x-forwarded-for")
-            .filter_map(|value| value.to_str().ok());
-        match client_ip(peer, forwarded, &self.trusted_proxies) {
-            ClientIp::Address(ip) => Some(ip),
-            _ => None,
-        }
-    }
 }
 
 /// Who sent a request.

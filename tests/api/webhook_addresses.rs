@@ -213,18 +213,11 @@ async fn mixed_names_are_refused_and_failures_are_categories(backend: Backend) {
     assert_eq!(delivery["last_error"], "could not deliver: no connection");
 }
 
-with_each_backend!(
-    a_rebinding_name_gets_nothing_delivered_inside,
-    a_delivery_connects_to_the_address_it_checked,
-    mixed_names_are_refused_and_failures_are_categories,
-);
-
 /// Every written form of an address that is not public is refused, IPv4 embedded in IPv6
 /// included; the operator's opened network does not open its neighbours.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn addresses_that_are_not_public_are_refused_in_every_form() {
+async fn addresses_that_are_not_public_are_refused_in_every_form(backend: Backend) {
     let lookup = ScriptedLookup::answering(&[&["127.0.0.1"]]);
-    let app = start(Backend::Sqlite, lookup.clone()).await;
+    let app = start(backend, lookup.clone()).await;
     let alice = app.register("alice").await;
     for host in [
         "[::127.0.0.1]",
@@ -260,10 +253,9 @@ async fn addresses_that_are_not_public_are_refused_in_every_form() {
 /// Registration checks its rate and the quota before any lookup, has one lookup per
 /// account in flight, and a resolver that never answers delays only those registrations:
 /// they fail after the lookup's timeout while health checks and play go on.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_slow_resolver_holds_up_only_the_registrations_waiting_for_it() {
+async fn a_slow_resolver_holds_up_only_the_registrations_waiting_for_it(backend: Backend) {
     let lookup = ScriptedLookup::never_answering();
-    let app = start(Backend::Sqlite, lookup.clone()).await;
+    let app = start(backend, lookup.clone()).await;
     let app = Arc::new(app);
     let mut players = Vec::new();
     for index in 0..6 {
@@ -315,10 +307,9 @@ async fn a_slow_resolver_holds_up_only_the_registrations_waiting_for_it() {
 }
 
 /// The quota and the hourly rate are asked before the address is looked up.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn quota_and_rate_come_before_the_lookup() {
+async fn quota_and_rate_come_before_the_lookup(backend: Backend) {
     let lookup = ScriptedLookup::answering(&[&["127.0.0.2"]]);
-    let app = TestApp::start_with(Backend::Sqlite, {
+    let app = TestApp::start_with(backend, {
         let lookup = lookup.clone();
         move |config| {
             config.webhooks_allow_networks = vec!["127.0.0.2/32".parse().unwrap()];
@@ -357,3 +348,12 @@ async fn quota_and_rate_come_before_the_lookup() {
     limited.expect_problem(429, "rate_limited");
     assert_eq!(lookup.lookups(), 0);
 }
+
+with_each_backend!(
+    a_rebinding_name_gets_nothing_delivered_inside,
+    a_delivery_connects_to_the_address_it_checked,
+    mixed_names_are_refused_and_failures_are_categories,
+    addresses_that_are_not_public_are_refused_in_every_form,
+    a_slow_resolver_holds_up_only_the_registrations_waiting_for_it,
+    quota_and_rate_come_before_the_lookup,
+);

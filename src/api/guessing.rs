@@ -123,6 +123,16 @@ impl GuessingGuard {
             state
                 .names
                 .retain(|_, record| record.blocked_until.is_some_and(|until| until > now));
+            if state.names.len() >= MAX_ENTRIES {
+                if let Some(soonest) = state
+                    .names
+                    .iter()
+                    .min_by_key(|(_, record)| record.blocked_until)
+                    .map(|(name, _)| name.clone())
+                {
+                    state.names.remove(&soonest);
+                }
+            }
         }
         let record = state.names.entry(name.to_owned()).or_insert(NameRecord {
             allowance: free,

@@ -105,6 +105,7 @@ fn time(label: &str, db: &Db, query: &GameQuery, expected: usize) -> Duration {
         account_id: account(0).id,
         name: account(0).name,
         token_generation: 0,
+        credential: turnpost::auth::Credential::SignIn,
     };
     let rounds = 50;
     let started = Instant::now();

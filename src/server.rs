@@ -112,6 +112,8 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         // instance's reused check of the account runs out.
         let checks = recent_checks.clone();
         hub.on_revoked(Box::new(move |account| checks.forget(account)));
+        let checks = recent_checks.clone();
+        hub.on_personal_token_revoked(Box::new(move |token| checks.forget_personal(token)));
     }
     let outbound = config.outbound();
     let metrics = web::Data::new(Metrics::new()?);

@@ -168,8 +168,9 @@ pub struct PasswordChange {
 
 /// Change your password.
 ///
-/// Every token issued before is revoked (on every device); the answer carries a fresh one.
-/// The revocation applies as for `DELETE /v1/me/tokens`.
+/// Every token issued before is revoked (on every device), and so is every personal token;
+/// the answer carries a fresh sign-in token. The revocation applies as for
+/// `DELETE /v1/me/tokens`.
 #[utoipa::path(
     post, path = "/v1/me/password", tag = "accounts",
     request_body = PasswordChange,
@@ -208,14 +209,15 @@ pub async fn change_password(
 
 /// Sign out everywhere: revoke every token of your account, this one included.
 ///
-/// Applies at once on the server instance that answers, and on the other instances of
-/// the same deployment as soon as the database's notification reaches them (should one be
-/// lost, within their token recheck time, 1 s by default). Open streams of the account
-/// close, and its long polls end with 401 `token_revoked`.
+/// Every sign-in token and every personal token: the answer to an account that may have
+/// been taken over. Applies at once on the server instance that answers, and on the other
+/// instances of the same deployment as soon as the database's notification reaches them
+/// (should one be lost, within their token recheck time, 1 s by default). Open streams of
+/// the account close, and its long polls end with 401 `token_revoked`.
 #[utoipa::path(
     delete, path = "/v1/me/tokens", tag = "accounts",
     responses(
-        (status = 204, description = "Every token of the account is revoked"),
+        (status = 204, description = "Every token of the account is revoked, personal tokens included"),
         (status = 401, description = "`missing_token`, `invalid_token`, `token_expired`, `token_revoked`, `unknown_account`", body = Problem, content_type = "application/problem+json"),
     )
 )]

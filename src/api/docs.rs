@@ -19,6 +19,10 @@ Every game is an append-only log of events folded through a pure rule engine. Re
 `POST /v1/accounts`, get a bearer token from `POST /v1/tokens`, create or join a game, then \
 loop: `GET /v1/games/{id}/legal-actions` and post one of them verbatim to \
 `POST /v1/games/{id}/actions` with the `seq` you saw as `expected_seq`.\n\n\
+Scripts and bots can use a personal token instead (`POST /v1/me/personal-tokens`): named, \
+expiring, and limited to scopes (`games:read`, `games:play`, `webhooks:manage`, \
+`account:manage`). Each operation's `security` names the scope it needs; a personal token \
+without it gets 403 `missing_scope`. Sign-in tokens have every scope.\n\n\
 Every error is `application/problem+json` (RFC 9457) with a stable `code`. Each game kind's \
 actions, events, views and options are described by the `<Kind>Action`, `<Kind>Event`, \
 `<Kind>View` and `<Kind>Options` schemas.",
@@ -31,6 +35,9 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::accounts::create_token,
         super::accounts::change_password,
         super::accounts::revoke_tokens,
+        super::personal_tokens::create_personal_token,
+        super::personal_tokens::list_personal_tokens,
+        super::personal_tokens::revoke_personal_token,
         super::kinds::list_game_kinds,
         super::games::create_game,
         super::games::list_games,
@@ -65,7 +72,7 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
     modifiers(&BearerSecurity),
     security(("bearer" = [])),
     tags(
-        (name = "accounts", description = "Accounts and bearer tokens"),
+        (name = "accounts", description = "Accounts, bearer tokens and personal tokens"),
         (name = "games", description = "Game kinds, the lobby and seats"),
         (name = "play", description = "Views, legal actions, acting, the log and exports"),
         (name = "notifications", description = "What concerns you across your games: a feed, a live stream and webhooks"),
@@ -86,7 +93,15 @@ impl Modify for BearerSecurity {
                 SecurityScheme::Http(
                     HttpBuilder::new()
                         .scheme(HttpAuthScheme::Bearer)
-                        .bearer_format("JWT")
+                        .bearer_format("JWT or personal token")
+                        .description(Some(
+                            "A sign-in token (a JWT from `POST /v1/tokens`), which may do \
+                             everything, or a personal token (`tpat_...`, from \
+                             `POST /v1/me/personal-tokens`), which may do what its scopes \
+                             allow: `games:read`, `games:play`, `webhooks:manage`, \
+                             `account:manage`. The scope each operation needs is listed in its \
+                             `security`; a personal token without it gets 403 `missing_scope`.",
+                        ))
                         .build(),
                 ),
             );

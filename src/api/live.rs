@@ -4,7 +4,8 @@
 //! PostgreSQL's `NOTIFY`, by every other instance's), so an idle follower costs the
 //! database nothing. Every stream and long poll holds a slot of the per-account,
 //! per-address and per-instance caps while it waits; a stream ends after its lifetime, or
-//! at once when its account signs out everywhere or changes its password.
+//! at once when its account signs out everywhere or changes its password, or when the
+//! personal token it was opened with is revoked.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -55,12 +56,41 @@ pub fn admit(request: &HttpRequest, user: &AuthUser) -> Result<FollowerSlot, Api
         .admit(&user.account_id, &address)
 }
 
-/// Whether the account's tokens moved past the generation the follower signed in with.
-fn revoked(account: &watch::Receiver<AccountState>, user: &AuthUser) -> bool {
-    account
-        .borrow()
+/// Whether the follower's token no longer holds: the account moved past the generation it
+/// signed in with (sign-out everywhere, a new password), or it is a personal token that is
+/// no longer stored. The database is asked only when one of the account's personal tokens
+/// was revoked since `seen` (which this moves on), which is rare.
+async fn token_revoked_since(
+    db: &web::Data<Db>,
+    account: &watch::Receiver<AccountState>,
+    user: &AuthUser,
+    seen: &mut u32,
+) -> bool {
+    let state = *account.borrow();
+    if state
         .generation
         .is_some_and(|generation| generation != user.token_generation)
+    {
+        return true;
+    }
+    let Some(personal) = user.personal_token() else {
+        return false;
+    };
+    if state.personal_tokens_revoked == *seen {
+        return false;
+    }
+    *seen = state.personal_tokens_revoked;
+    let (db, id) = (db.clone(), personal.token_id.clone());
+    let still_stored = blocking(move || {
+        db.read_without_transaction(|conn| {
+            Ok(crate::store::personal_tokens::personal_token_exists(
+                conn, &id,
+            )?)
+        })
+    })
+    .await;
+    // When the database cannot say, the follower ends: its client comes back and is checked.
+    !still_stored.unwrap_or(false)
 }
 
 fn token_revoked() -> ApiError {
@@ -100,6 +130,7 @@ pub async fn wait_past(
     // Subscribed before the read, so an append between the two still wakes the wait.
     let mut game = hub.follow_game(id);
     let mut account = hub.follow_account(&user.account_id);
+    let mut token_revocations_seen = account.borrow().personal_tokens_revoked;
     loop {
         let progress = progress(db, id).await?;
         if progress.0 > after {
@@ -113,7 +144,7 @@ pub async fn wait_past(
                     }
                 }
                 _ = account.changed() => {
-                    if revoked(&account, user) {
+                    if token_revoked_since(db, &account, user, &mut token_revocations_seen).await {
                         return Err(token_revoked());
                     }
                 }
@@ -133,6 +164,7 @@ pub async fn wait_for_notification(
 ) -> Result<i64, ApiError> {
     let deadline = Instant::now() + wait;
     let mut account = hub.follow_account(&user.account_id);
+    let mut token_revocations_seen = account.borrow().personal_tokens_revoked;
     let last = last_notification(db, &user.account_id).await?;
     if last > after {
         return Ok(last);
@@ -143,7 +175,7 @@ pub async fn wait_for_notification(
                 if changed.is_err() {
                     return Ok(last);
                 }
-                if revoked(&account, user) {
+                if token_revoked_since(db, &account, user, &mut token_revocations_seen).await {
                     return Err(token_revoked());
                 }
                 let seen = account.borrow_and_update().last_notification;
@@ -243,6 +275,8 @@ struct Follower {
     shared: web::Data<SharedFrames>,
     game: watch::Receiver<i64>,
     account: watch::Receiver<AccountState>,
+    /// The account's personal-token revocations this stream has looked at.
+    token_revocations_seen: u32,
     user: AuthUser,
     id: String,
     cursor: i64,
@@ -283,7 +317,15 @@ impl Follower {
             if let Some(frame) = self.pending.pop_front() {
                 return Some(frame);
             }
-            if self.ended || revoked(&self.account, &self.user) {
+            if self.ended
+                || token_revoked_since(
+                    &self.db,
+                    &self.account,
+                    &self.user,
+                    &mut self.token_revocations_seen,
+                )
+                .await
+            {
                 return None;
             }
             if self.finished {
@@ -336,9 +378,9 @@ fn event_frame(event: &EventOut) -> Bytes {
 /// A stream lasts at most the server's stream lifetime (an hour unless configured): then
 /// it closes, and the client resumes with `Last-Event-ID` (browsers' `EventSource` does so
 /// by itself, one second later). It closes at once when the account signs out everywhere
-/// or changes its password. An account, a client address and the server each hold a
-/// limited number of streams and long polls at once; beyond that the answer is 429
-/// `too_many_streams` with `Retry-After`.
+/// or changes its password, or when the personal token it was opened with is revoked. An
+/// account, a client address and the server each hold a limited number of streams and long
+/// polls at once; beyond that the answer is 429 `too_many_streams` with `Retry-After`.
 #[utoipa::path(get, path = "/v1/games/{id}/stream", tag = "play",
     params(
         ("id" = String, Path, description = "Game id"),
@@ -366,9 +408,12 @@ pub async fn stream_events(
     let cursor = last_event_id(&request)?.or(query.after).unwrap_or(0).max(0);
     let slot = admit(&request, &user)?;
     let lifetime = lifetime(&request);
+    let account = hub.follow_account(&user.account_id);
+    let token_revocations_seen = account.borrow().personal_tokens_revoked;
     let mut follower = Follower {
         game: hub.follow_game(&id),
-        account: hub.follow_account(&user.account_id),
+        token_revocations_seen,
+        account,
         db,
         shared,
         user,
@@ -425,6 +470,8 @@ fn last_event_id(request: &HttpRequest) -> Result<Option<i64>, ApiError> {
 struct AccountFollower {
     db: web::Data<Db>,
     account: watch::Receiver<AccountState>,
+    /// The account's personal-token revocations this stream has looked at.
+    token_revocations_seen: u32,
     user: AuthUser,
     cursor: i64,
     pending: VecDeque<Bytes>,
@@ -466,7 +513,15 @@ impl AccountFollower {
             if let Some(frame) = self.pending.pop_front() {
                 return Some(frame);
             }
-            if self.ended || revoked(&self.account, &self.user) {
+            if self.ended
+                || token_revoked_since(
+                    &self.db,
+                    &self.account,
+                    &self.user,
+                    &mut self.token_revocations_seen,
+                )
+                .await
+            {
                 return None;
             }
             if Instant::now() >= self.ends_at {
@@ -500,8 +555,9 @@ impl AccountFollower {
 /// `Last-Event-ID` a reconnecting client sends, or after `after`; with neither it sends only
 /// what happens from now on. A `: heartbeat` comment every 15 seconds keeps proxies from
 /// closing it. Like a game's stream it lasts at most the server's stream lifetime, closes
-/// when the account signs out everywhere or changes its password, and counts against the
-/// caps on streams and long polls (429 `too_many_streams`).
+/// when the account signs out everywhere or changes its password (or the personal token it
+/// was opened with is revoked), and counts against the caps on streams and long polls (429
+/// `too_many_streams`).
 #[utoipa::path(get, path = "/v1/me/stream", tag = "notifications",
     params(
         StreamQuery,
@@ -527,8 +583,10 @@ pub async fn stream_notifications(
         Some(cursor) => cursor.max(0),
         None => last_notification(&db, &user.account_id).await?,
     };
+    let token_revocations_seen = account.borrow().personal_tokens_revoked;
     let mut follower = AccountFollower {
         db,
+        token_revocations_seen,
         account,
         user,
         cursor,

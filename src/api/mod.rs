@@ -13,6 +13,7 @@ pub mod kinds;
 pub mod live;
 pub mod metrics;
 pub mod models;
+pub mod personal_tokens;
 pub mod play;
 pub mod rate_limit;
 pub mod transcript;
@@ -54,6 +55,9 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(accounts::create_token)
         .service(accounts::change_password)
         .service(accounts::revoke_tokens)
+        .service(personal_tokens::create_personal_token)
+        .service(personal_tokens::list_personal_tokens)
+        .service(personal_tokens::revoke_personal_token)
         .service(kinds::list_game_kinds)
         .service(games::create_game)
         .service(games::list_games)

@@ -107,7 +107,7 @@ pub struct NotificationsQuery {
     params(NotificationsQuery),
     responses(
         (status = 200, body = NotificationList),
-        (status = 401, description = "`token_revoked` also when the account signs out everywhere or changes its password during a long poll", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "`token_revoked` also when the account signs out everywhere or changes its password (or the personal token is revoked) during a long poll", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_streams` (a long poll, `wait` > 0, while the account, its address or the server holds as many streams and long polls as allowed; with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/v1/me/notifications")]

@@ -1,8 +1,11 @@
-//! Who is calling: passwords, bearer tokens, and the extractor that makes a handler's
-//! signature declare that it needs a signed-in account.
+//! Who is calling: passwords, bearer tokens (sign-in JWTs and personal tokens), scopes, and
+//! the extractor that makes a handler's signature declare that it needs a signed-in account
+//! with the scope its route needs.
 
 mod password;
+pub mod personal;
 mod recent_checks;
+pub mod scopes;
 mod token;
 
 use std::future::Future;
@@ -12,55 +15,164 @@ use actix_web::{web, FromRequest, HttpRequest};
 
 pub use password::{PasswordCost, PasswordLimits, Passwords};
 pub use recent_checks::RecentChecks;
+pub use scopes::{Scope, Scopes};
 pub use token::{load_or_create_secret, IssuedToken, SignedToken, TokenKeys};
 
 use crate::error::ApiError;
 use crate::store::Db;
 
-/// The account behind a valid bearer token. Taking it as a handler argument makes the route
-/// answer 401 to anyone without one.
+/// The account behind a valid bearer token that may use the route. Taking it as a handler
+/// argument makes the route answer 401 to anyone without one, and 403 `missing_scope` to a
+/// personal token without the route's scope (see [`scopes`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthUser {
     pub account_id: String,
     pub name: String,
-    /// The account's token generation the request's token was issued in: a stream opened
-    /// with it ends once the account moves past it (sign-out everywhere, a new password).
+    /// The account's token generation the request's token was issued in (for a personal
+    /// token, the generation when it was checked): a stream opened with it ends once the
+    /// account moves past it (sign-out everywhere, a new password).
     pub token_generation: i32,
+    /// What the request proved itself with.
+    pub credential: Credential,
+}
+
+/// The kind of bearer token a request carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// A sign-in token (from `POST /v1/tokens` or a password change): every scope.
+    SignIn,
+    /// A personal token: its scopes only.
+    Personal(PersonalCredential),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PersonalCredential {
+    pub token_id: String,
+    pub scopes: Scopes,
+    /// Unix milliseconds.
+    pub expires_at: i64,
+}
+
+impl AuthUser {
+    /// What the request's token may do.
+    pub fn scopes(&self) -> Scopes {
+        match &self.credential {
+            Credential::SignIn => Scopes::EVERY,
+            Credential::Personal(personal) => personal.scopes,
+        }
+    }
+
+    /// The personal token the request carries, if it carries one.
+    pub fn personal_token(&self) -> Option<&PersonalCredential> {
+        match &self.credential {
+            Credential::SignIn => None,
+            Credential::Personal(personal) => Some(personal),
+        }
+    }
+
+    /// Refuses a personal token the route's scope (from the table) was not given; a route
+    /// the table does not list is refused to every personal token, so a route added without
+    /// a scope stays closed to them rather than open.
+    fn may_use(&self, method: &str, pattern: Option<&str>) -> Result<(), ApiError> {
+        let Some(personal) = self.personal_token() else {
+            return Ok(());
+        };
+        let route = format!("{method} {}", pattern.unwrap_or("this route"));
+        match pattern.and_then(|pattern| scopes::required_scope(method, pattern)) {
+            Some(needed) if personal.scopes.contains(needed) => Ok(()),
+            Some(needed) => Err(ApiError::forbidden(
+                "missing_scope",
+                format!(
+                    "{route} needs the scope {needed}; this personal token has: {}",
+                    personal.scopes
+                ),
+            )),
+            None => Err(ApiError::forbidden(
+                "missing_scope",
+                format!(
+                    "{route} is not open to personal tokens (this one has: {}); use a \
+                     sign-in token",
+                    personal.scopes
+                ),
+            )),
+        }
+    }
+}
+
+/// A bearer token as the request presents it, before the database has had its say.
+enum Presented {
+    SignIn(SignedToken),
+    Personal(personal::PresentedToken),
 }
 
 impl FromRequest for AuthUser {
     type Error = ApiError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
-    /// The signature is checked at once; then the database must still know the account at
-    /// the token's generation, so a deleted account or "sign out everywhere" revokes it. A
-    /// confirmation is reused for a moment (see [`RecentChecks`]).
+    /// A sign-in token's signature is checked at once; then the database must still know
+    /// the account at the token's generation, so a deleted account or "sign out everywhere"
+    /// revokes it. A personal token must be in the database with the same secret and not
+    /// have expired. A confirmation is reused for a moment (see [`RecentChecks`]). Then the
+    /// route's scope is checked.
     fn from_request(request: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        let signed = signed_token(request);
+        let presented = presented_token(request);
+        let method = request.method().as_str().to_owned();
+        let pattern = request.match_pattern();
         let db = request.app_data::<web::Data<Db>>().cloned();
         let checks = request.app_data::<web::Data<RecentChecks>>().cloned();
         Box::pin(async move {
-            let signed = signed?;
-            if let Some(user) = checks.as_ref().and_then(|checks| checks.confirmed(&signed)) {
-                return Ok(user);
-            }
-            let db = db.ok_or_else(|| ApiError::Internal("no database is configured".into()))?;
-            let generation = signed.generation;
-            let asked_at = std::time::Instant::now();
-            let user =
-                web::block(move || crate::service::accounts::authenticate(&db, signed)).await??;
-            if let Some(checks) = checks {
-                checks.remember(&user, generation, asked_at);
-            }
+            let user = match presented? {
+                Presented::SignIn(signed) => sign_in_user(signed, db, checks).await?,
+                Presented::Personal(token) => personal_token_user(token, db, checks).await?,
+            };
+            user.may_use(&method, pattern.as_deref())?;
             Ok(user)
         })
     }
 }
 
-fn signed_token(request: &HttpRequest) -> Result<SignedToken, ApiError> {
-    let keys = request
-        .app_data::<web::Data<TokenKeys>>()
-        .ok_or_else(|| ApiError::Internal("token keys are not configured".into()))?;
+async fn sign_in_user(
+    signed: SignedToken,
+    db: Option<web::Data<Db>>,
+    checks: Option<web::Data<RecentChecks>>,
+) -> Result<AuthUser, ApiError> {
+    if let Some(user) = checks.as_ref().and_then(|checks| checks.confirmed(&signed)) {
+        return Ok(user);
+    }
+    let db = db.ok_or_else(|| ApiError::Internal("no database is configured".into()))?;
+    let generation = signed.generation;
+    let asked_at = std::time::Instant::now();
+    let user = web::block(move || crate::service::accounts::authenticate(&db, signed)).await??;
+    if let Some(checks) = checks {
+        checks.remember(&user, generation, asked_at);
+    }
+    Ok(user)
+}
+
+async fn personal_token_user(
+    token: personal::PresentedToken,
+    db: Option<web::Data<Db>>,
+    checks: Option<web::Data<RecentChecks>>,
+) -> Result<AuthUser, ApiError> {
+    let now = crate::service::now_millis();
+    if let Some(user) = checks
+        .as_ref()
+        .and_then(|checks| checks.confirmed_personal(&token, now))
+    {
+        return Ok(user);
+    }
+    let db = db.ok_or_else(|| ApiError::Internal("no database is configured".into()))?;
+    let asked_at = std::time::Instant::now();
+    let checked = token.clone();
+    let user =
+        web::block(move || crate::service::personal_tokens::authenticate(&db, &checked)).await??;
+    if let Some(checks) = checks {
+        checks.remember_personal(&user, &token, asked_at);
+    }
+    Ok(user)
+}
+
+fn presented_token(request: &HttpRequest) -> Result<Presented, ApiError> {
     let header = request
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)
@@ -83,5 +195,71 @@ fn signed_token(request: &HttpRequest) -> Result<SignedToken, ApiError> {
                 "the Authorization header must be `Bearer <token>`",
             )
         })?;
-    keys.verify(token)
+    if token.starts_with(personal::PREFIX) {
+        return personal::PresentedToken::parse(token).map(Presented::Personal);
+    }
+    let keys = request
+        .app_data::<web::Data<TokenKeys>>()
+        .ok_or_else(|| ApiError::Internal("token keys are not configured".into()))?;
+    keys.verify(token).map(Presented::SignIn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user_with(credential: Credential) -> AuthUser {
+        AuthUser {
+            account_id: "a1".into(),
+            name: "ada".into(),
+            token_generation: 0,
+            credential,
+        }
+    }
+
+    fn personal(scopes: &[Scope]) -> AuthUser {
+        user_with(Credential::Personal(PersonalCredential {
+            token_id: "t1".into(),
+            scopes: Scopes::of(scopes.iter().copied()),
+            expires_at: i64::MAX,
+        }))
+    }
+
+    fn refusal(result: Result<(), ApiError>) -> String {
+        match result {
+            Err(ApiError::Forbidden {
+                code: "missing_scope",
+                detail,
+            }) => detail,
+            other => panic!("not missing_scope: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_sign_in_token_may_use_every_route_even_unlisted_ones() {
+        let user = user_with(Credential::SignIn);
+        assert_eq!(user.scopes(), Scopes::EVERY);
+        assert!(user.may_use("POST", Some("/v1/games/{id}/actions")).is_ok());
+        assert!(user.may_use("GET", Some("/v1/not-in-the-table")).is_ok());
+        assert!(user.may_use("GET", None).is_ok());
+    }
+
+    #[test]
+    fn a_personal_token_may_use_the_routes_of_its_scopes_only() {
+        let reader = personal(&[Scope::GamesRead]);
+        assert!(reader.may_use("GET", Some("/v1/games/{id}/view")).is_ok());
+        assert!(reader.may_use("HEAD", Some("/v1/games/{id}/view")).is_ok());
+        let detail = refusal(reader.may_use("POST", Some("/v1/games/{id}/actions")));
+        assert!(detail.contains("games:play"), "{detail}");
+        assert!(detail.contains("games:read"), "{detail}");
+        refusal(reader.may_use("POST", Some("/v1/me/webhooks")));
+    }
+
+    #[test]
+    fn a_personal_token_is_refused_a_route_the_table_does_not_list() {
+        let everything = personal(&Scope::ALL);
+        let detail = refusal(everything.may_use("GET", Some("/v1/not-in-the-table")));
+        assert!(detail.contains("not open to personal tokens"), "{detail}");
+        refusal(everything.may_use("GET", None));
+    }
 }

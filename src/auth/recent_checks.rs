@@ -2,16 +2,22 @@
 //! the legal actions, then act) asks the database once instead of once per request.
 //!
 //! A check is reused for at most the configured time. A revocation made through this
-//! instance forgets the account at once; one made through another instance sharing the
-//! database takes effect here when the reused check expires.
+//! instance forgets the account (or the personal token) at once; one made through another
+//! instance sharing the database takes effect here when the reused check expires.
+//!
+//! Sign-in tokens are remembered by account and generation; personal tokens by token id,
+//! with the hash of their secret (a reused check still needs the right secret) and their
+//! expiry.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::{AuthUser, SignedToken};
+use super::personal::PresentedToken;
+use super::{AuthUser, Credential, SignedToken};
 
-/// More accounts than this are not remembered: the oldest half is forgotten first.
+/// More accounts (or personal tokens) than this are not remembered: those whose reuse time
+/// is over are forgotten first, then all.
 const MOST_ACCOUNTS: usize = 100_000;
 
 /// The generation of a forgotten account: no token carries it.
@@ -23,9 +29,25 @@ struct Checked {
     at: Instant,
 }
 
+/// A personal token the database confirmed.
+struct CheckedPersonal {
+    user: AuthUser,
+    secret_hash: String,
+    at: Instant,
+}
+
+#[derive(Default)]
+struct Known {
+    accounts: HashMap<String, Checked>,
+    personal_tokens: HashMap<String, CheckedPersonal>,
+    /// When something was last forgotten: a personal token's check that began before it
+    /// may have read what was revoked, and is not kept.
+    last_forgotten: Option<Instant>,
+}
+
 pub struct RecentChecks {
     reuse_for: Duration,
-    accounts: Mutex<HashMap<String, Checked>>,
+    known: Mutex<Known>,
 }
 
 impl RecentChecks {
@@ -33,12 +55,12 @@ impl RecentChecks {
     pub fn new(reuse_for: Duration) -> RecentChecks {
         RecentChecks {
             reuse_for,
-            accounts: Mutex::new(HashMap::new()),
+            known: Mutex::new(Known::default()),
         }
     }
 
-    fn accounts(&self) -> std::sync::MutexGuard<'_, HashMap<String, Checked>> {
-        self.accounts
+    fn known(&self) -> std::sync::MutexGuard<'_, Known> {
+        self.known
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -46,13 +68,14 @@ impl RecentChecks {
     /// The account of `token` if the database confirmed its generation less than the reuse
     /// time ago.
     pub fn confirmed(&self, token: &SignedToken) -> Option<AuthUser> {
-        let accounts = self.accounts();
-        let checked = accounts.get(&token.user.account_id)?;
+        let known = self.known();
+        let checked = known.accounts.get(&token.user.account_id)?;
         (checked.generation == token.generation && checked.at.elapsed() < self.reuse_for).then(
             || AuthUser {
                 account_id: token.user.account_id.clone(),
                 name: checked.name.clone(),
                 token_generation: token.generation,
+                credential: Credential::SignIn,
             },
         )
     }
@@ -62,7 +85,8 @@ impl RecentChecks {
         if self.reuse_for.is_zero() {
             return;
         }
-        let mut accounts = self.accounts();
+        let mut known = self.known();
+        let accounts = &mut known.accounts;
         if accounts
             .get(&user.account_id)
             .is_some_and(|known| known.generation == FORGOTTEN && known.at >= asked_at)
@@ -90,14 +114,73 @@ impl RecentChecks {
     /// The account's tokens were revoked: ask the database next time, and do not keep what
     /// a check that was under way reads.
     pub fn forget(&self, account_id: &str) {
-        self.accounts().insert(
+        let mut known = self.known();
+        let now = Instant::now();
+        known.accounts.insert(
             account_id.to_owned(),
             Checked {
                 generation: FORGOTTEN,
                 name: String::new(),
+                at: now,
+            },
+        );
+        // Its personal tokens are deleted with the revocation.
+        known
+            .personal_tokens
+            .retain(|_, checked| checked.user.account_id != account_id);
+        known.last_forgotten = Some(now);
+    }
+
+    /// The user of personal token `token` if the database confirmed it with this secret
+    /// less than the reuse time ago and it has not expired since (`now`: Unix milliseconds).
+    pub fn confirmed_personal(&self, token: &PresentedToken, now: i64) -> Option<AuthUser> {
+        let known = self.known();
+        let checked = known.personal_tokens.get(&token.id)?;
+        let unexpired = match &checked.user.credential {
+            Credential::Personal(personal) => personal.expires_at > now,
+            Credential::SignIn => false,
+        };
+        (unexpired && checked.at.elapsed() < self.reuse_for && token.matches(&checked.secret_hash))
+            .then(|| checked.user.clone())
+    }
+
+    /// The database confirmed personal token `token` for `user` in a check that began at
+    /// `asked_at`.
+    pub fn remember_personal(&self, user: &AuthUser, token: &PresentedToken, asked_at: Instant) {
+        if self.reuse_for.is_zero() {
+            return;
+        }
+        let mut known = self.known();
+        if known
+            .last_forgotten
+            .is_some_and(|forgotten| forgotten >= asked_at)
+        {
+            // A revocation here may have committed after that check read the token.
+            return;
+        }
+        let tokens = &mut known.personal_tokens;
+        if tokens.len() >= MOST_ACCOUNTS {
+            let reuse_for = self.reuse_for;
+            tokens.retain(|_, checked| checked.at.elapsed() < reuse_for);
+            if tokens.len() >= MOST_ACCOUNTS {
+                tokens.clear();
+            }
+        }
+        tokens.insert(
+            token.id.clone(),
+            CheckedPersonal {
+                user: user.clone(),
+                secret_hash: token.secret_hash.clone(),
                 at: Instant::now(),
             },
         );
+    }
+
+    /// Personal token `token_id` was revoked: ask the database next time.
+    pub fn forget_personal(&self, token_id: &str) {
+        let mut known = self.known();
+        known.personal_tokens.remove(token_id);
+        known.last_forgotten = Some(Instant::now());
     }
 }
 
@@ -111,6 +194,7 @@ mod tests {
                 account_id: "a1".to_owned(),
                 name: String::new(),
                 token_generation: generation,
+                credential: Credential::SignIn,
             },
             generation,
         }
@@ -126,7 +210,23 @@ mod tests {
             account_id: "a1".to_owned(),
             name: "ada".to_owned(),
             token_generation: generation,
+            credential: Credential::SignIn,
         }
+    }
+
+    /// A personal token of account `a1` and its user, expiring at `expires_at`.
+    fn personal(expires_at: i64) -> (PresentedToken, AuthUser) {
+        let generated = crate::auth::personal::generate();
+        let presented = PresentedToken::parse(&generated.token).unwrap();
+        let user = AuthUser {
+            credential: Credential::Personal(crate::auth::PersonalCredential {
+                token_id: generated.id,
+                scopes: crate::auth::Scopes::of([crate::auth::Scope::GamesRead]),
+                expires_at,
+            }),
+            ..user()
+        };
+        (presented, user)
     }
 
     #[test]
@@ -163,5 +263,41 @@ mod tests {
         let checks = RecentChecks::new(Duration::ZERO);
         checks.remember(&user(), 1, Instant::now());
         assert_eq!(checks.confirmed(&token(1)), None);
+    }
+
+    #[test]
+    fn a_personal_token_check_needs_its_secret_and_ends_with_its_expiry_or_revocation() {
+        let checks = RecentChecks::new(Duration::from_secs(60));
+        let (token, user) = personal(2_000);
+        assert_eq!(
+            checks.confirmed_personal(&token, 1_000),
+            None,
+            "never checked"
+        );
+        checks.remember_personal(&user, &token, Instant::now());
+        assert_eq!(checks.confirmed_personal(&token, 1_000), Some(user.clone()));
+        let wrong_secret = PresentedToken {
+            secret_hash: personal(2_000).0.secret_hash,
+            ..token.clone()
+        };
+        assert_eq!(checks.confirmed_personal(&wrong_secret, 1_000), None);
+        assert_eq!(checks.confirmed_personal(&token, 2_000), None, "expired");
+        let asked_before_the_revocation = Instant::now();
+        checks.forget_personal(&token.id);
+        assert_eq!(checks.confirmed_personal(&token, 1_000), None, "revoked");
+        checks.remember_personal(&user, &token, asked_before_the_revocation);
+        assert_eq!(
+            checks.confirmed_personal(&token, 1_000),
+            None,
+            "a check that read the token before the revocation is not kept"
+        );
+        checks.remember_personal(&user, &token, Instant::now());
+        assert!(checks.confirmed_personal(&token, 1_000).is_some());
+        checks.forget("a1");
+        assert_eq!(
+            checks.confirmed_personal(&token, 1_000),
+            None,
+            "signing out everywhere revokes the account's personal tokens"
+        );
     }
 }

@@ -4,7 +4,7 @@ use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, 
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
-use super::AuthUser;
+use super::{AuthUser, Credential};
 use crate::error::ApiError;
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -78,6 +78,7 @@ impl TokenKeys {
                     account_id: data.claims.sub,
                     name: data.claims.name,
                     token_generation: data.claims.gen,
+                    credential: Credential::SignIn,
                 },
                 generation: data.claims.gen,
             }),
@@ -207,6 +208,7 @@ mod tests {
             account_id: "a1".into(),
             name: "alice".into(),
             token_generation: 0,
+            credential: Credential::SignIn,
         }
     }
 

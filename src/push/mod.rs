@@ -24,9 +24,13 @@ pub struct AccountState {
     /// The account's token generation, once a revocation was seen: tokens of older
     /// generations no longer count.
     pub generation: Option<i32>,
+    /// How many of the account's personal tokens were revoked one by one since this
+    /// instance began following the account (wrapping): a follower that holds a personal
+    /// token asks the database whether its own is still there when this moves.
+    pub personal_tokens_revoked: u32,
 }
 
-/// Called with the id of an account that revoked its tokens.
+/// Called with the id of an account that revoked its tokens, or of a revoked personal token.
 pub type RevocationListener = Box<dyn Fn(&str) + Send + Sync>;
 
 /// This instance's waiters, by what they wait for.
@@ -40,6 +44,8 @@ pub struct Hub {
     pub delivery_due: Notify,
     /// Told of every account that revoked its tokens, on any instance.
     on_revoked: OnceLock<RevocationListener>,
+    /// Told of every personal token revoked on its own, on any instance.
+    on_personal_token_revoked: OnceLock<RevocationListener>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -70,6 +76,19 @@ impl Hub {
                         revoked(account_id);
                     }
                 }
+                Change::PersonalTokenRevoked {
+                    account_id,
+                    token_id,
+                } => {
+                    self.update_account(account_id, |state| {
+                        state.personal_tokens_revoked =
+                            state.personal_tokens_revoked.wrapping_add(1);
+                        true
+                    });
+                    if let Some(revoked) = self.on_personal_token_revoked.get() {
+                        revoked(token_id);
+                    }
+                }
                 Change::BotDue => self.bot_due.notify_waiters(),
                 Change::DeliveryDue => self.delivery_due.notify_waiters(),
             }
@@ -80,6 +99,12 @@ impl Hub {
     /// hub): the instance forgets what it knew of the account's tokens.
     pub fn on_revoked(&self, revoked: RevocationListener) {
         let _ = self.on_revoked.set(revoked);
+    }
+
+    /// Calls `revoked` with every personal token revoked on its own from now on (once per
+    /// hub): the instance forgets its check of that token.
+    pub fn on_personal_token_revoked(&self, revoked: RevocationListener) {
+        let _ = self.on_personal_token_revoked.set(revoked);
     }
 
     /// Game `game_id`'s log reached `seq`.
@@ -121,7 +146,8 @@ impl Hub {
             .subscribe()
     }
 
-    /// A receiver that changes when `account_id` gets a notification or revokes its tokens.
+    /// A receiver that changes when `account_id` gets a notification or revokes its tokens
+    /// (all of them, or one personal token).
     pub fn follow_account(&self, account_id: &str) -> watch::Receiver<AccountState> {
         lock(&self.accounts)
             .entry(account_id.to_owned())
@@ -179,7 +205,8 @@ mod tests {
             *follower.borrow_and_update(),
             AccountState {
                 last_notification: 7,
-                generation: Some(2)
+                generation: Some(2),
+                personal_tokens_revoked: 0,
             }
         );
         hub.publish(&[Change::Revoked {
@@ -187,6 +214,26 @@ mod tests {
             generation: 1,
         }]);
         assert!(!follower.has_changed().unwrap());
+    }
+
+    #[test]
+    fn a_revoked_personal_token_wakes_its_account_followers_and_the_listener() {
+        let hub = Hub::default();
+        let heard = std::sync::Arc::new(Mutex::new(Vec::new()));
+        {
+            let heard = heard.clone();
+            hub.on_personal_token_revoked(Box::new(move |token| {
+                heard.lock().unwrap().push(token.to_owned())
+            }));
+        }
+        let mut follower = hub.follow_account("a1");
+        let revoke = |token: &str| Change::PersonalTokenRevoked {
+            account_id: "a1".into(),
+            token_id: token.into(),
+        };
+        hub.publish(&[revoke("t1"), revoke("t2")]);
+        assert_eq!(follower.borrow_and_update().personal_tokens_revoked, 2);
+        assert_eq!(*heard.lock().unwrap(), ["t1", "t2"]);
     }
 
     #[test]

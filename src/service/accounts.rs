@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::{now_millis, random_id};
-use crate::auth::{AuthUser, Passwords, SignedToken};
+use crate::auth::{AuthUser, Credential, Passwords, SignedToken};
 use crate::error::ApiError;
 use crate::store::{self, Account, Db, StoreError};
 
@@ -65,6 +65,7 @@ pub fn authenticate(db: &Db, signed: SignedToken) -> Result<AuthUser, ApiError> 
             account_id: account.id,
             name: account.name,
             token_generation: account.token_generation,
+            credential: Credential::SignIn,
         }),
     }
 }
@@ -111,8 +112,10 @@ pub async fn change_password(
     .await??
     .ok_or_else(unknown_account)?;
     Ok(SignedIn {
+        // A fresh sign-in token, even when a personal token asked for the change.
         user: AuthUser {
             token_generation: generation,
+            credential: Credential::SignIn,
             ..user.clone()
         },
         token_generation: generation,
@@ -188,6 +191,7 @@ pub async fn sign_in(
                 account_id: account.id,
                 name: account.name,
                 token_generation: account.token_generation,
+                credential: Credential::SignIn,
             },
             token_generation: account.token_generation,
         }),

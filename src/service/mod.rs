@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod fold_cache;
 pub mod histories;
 pub mod lobby;
+pub mod personal_tokens;
 pub mod play;
 pub mod referee;
 pub mod webhooks;

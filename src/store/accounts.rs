@@ -37,8 +37,8 @@ pub fn find_account_by_id(
 }
 
 /// Replaces the password hash (when given) and moves the account to the next token
-/// generation, which revokes every token issued so far; returns the new generation, `None`
-/// when there is no such account.
+/// generation, which revokes every sign-in token issued so far, and deletes every personal
+/// token of the account; returns the new generation, `None` when there is no such account.
 pub fn revoke_tokens(
     conn: &mut DbConnection,
     id: &str,
@@ -55,6 +55,7 @@ pub fn revoke_tokens(
     if updated == 0 {
         return Ok(None);
     }
+    super::personal_tokens::delete_personal_tokens_of(conn, id)?;
     let generation = accounts::table
         .find(id)
         .select(accounts::token_generation)

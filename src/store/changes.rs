@@ -1,5 +1,6 @@
 //! What a committed write tells the rest of the server: a game moved on, an account has a
-//! new notification or revoked its tokens, background work fell due. The store records
+//! new notification or revoked its tokens (all, or one personal token), background work
+//! fell due. The store records
 //! these while a write transaction runs, and [`super::Db::write`] hands them to its commit
 //! listener once the transaction has committed (never for one rolled back). The listener
 //! wakes this instance's waiters and sends the changes to the other instances as
@@ -17,6 +18,11 @@ pub enum Change {
     Notified { account_id: String, id: i64 },
     /// The account's tokens older than `generation` are revoked.
     Revoked { account_id: String, generation: i32 },
+    /// The account's personal token `token_id` is revoked.
+    PersonalTokenRevoked {
+        account_id: String,
+        token_id: String,
+    },
     /// A bot has to move now in some game.
     BotDue,
     /// A webhook delivery is due now.
@@ -60,6 +66,10 @@ impl Change {
                 account_id,
                 generation,
             } => format!("r {account_id} {generation}"),
+            Change::PersonalTokenRevoked {
+                account_id,
+                token_id,
+            } => format!("p {account_id} {token_id}"),
             Change::BotDue => "b".to_owned(),
             Change::DeliveryDue => "d".to_owned(),
         }
@@ -80,6 +90,10 @@ impl Change {
                 account_id: account_id.to_owned(),
                 generation: generation.parse().ok()?,
             },
+            ("p", Some(account_id), Some(token_id)) => Change::PersonalTokenRevoked {
+                account_id: account_id.to_owned(),
+                token_id: token_id.to_owned(),
+            },
             ("b", None, None) => Change::BotDue,
             ("d", None, None) => Change::DeliveryDue,
             _ => return None,
@@ -89,7 +103,8 @@ impl Change {
 }
 
 /// `changes` as `NOTIFY` payloads: one line per change, split where a payload would grow
-/// too long. Game and account ids are letters and digits, so a line never holds a newline.
+/// too long. Game, account and token ids are letters and digits, so a line never holds a
+/// newline.
 pub fn payloads(changes: &[Change]) -> Vec<String> {
     let mut payloads: Vec<String> = Vec::new();
     for line in changes.iter().map(Change::line) {
@@ -128,6 +143,10 @@ mod tests {
             Change::Revoked {
                 account_id: "a9x".into(),
                 generation: 3,
+            },
+            Change::PersonalTokenRevoked {
+                account_id: "a9x".into(),
+                token_id: "k3v9x2m4q8r7t6y5".into(),
             },
             Change::BotDue,
             Change::DeliveryDue,

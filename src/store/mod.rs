@@ -6,6 +6,7 @@ pub mod changes;
 mod games;
 pub mod jobs;
 pub mod notifications;
+pub mod personal_tokens;
 pub mod schema;
 
 use std::cell::RefCell;

@@ -149,3 +149,19 @@ diesel::table! {
         lease_until -> Nullable<BigInt>,
     }
 }
+
+diesel::table! {
+    personal_tokens (id) {
+        id -> Text,
+        account_id -> Text,
+        name -> Text,
+        scopes -> Text,
+        secret_hash -> Text,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+        last_used_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::joinable!(personal_tokens -> accounts (account_id));
+diesel::allow_tables_to_appear_in_same_query!(personal_tokens, accounts);

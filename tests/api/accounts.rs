@@ -165,6 +165,7 @@ async fn a_token_for_a_vanished_account_is_refused(app: &TestApp) {
         account_id: "no-such-account".into(),
         name: "ghost".into(),
         token_generation: 0,
+        credential: turnpost::auth::Credential::SignIn,
     };
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

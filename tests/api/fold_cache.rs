@@ -40,6 +40,7 @@ fn play_whole_game(db: &Db, kind: &str, options: Value, players: &[AuthUser], se
         account_id: "nobody".into(),
         name: "nobody".into(),
         token_generation: 0,
+        credential: turnpost::auth::Credential::SignIn,
     };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     for step in 0..20_000 {

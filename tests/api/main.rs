@@ -20,6 +20,7 @@ mod jobs;
 mod live;
 mod lobby;
 mod openapi;
+mod personal_tokens;
 mod play_errors;
 mod sign_in_limits;
 mod tikal;

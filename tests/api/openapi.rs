@@ -1,6 +1,8 @@
 use reqwest::Method;
 use serde_json::json;
 
+use turnpost::auth::scopes::required_scope;
+
 use crate::util::{Backend, TestApp};
 
 const COMMITTED: &str = include_str!("../../openapi/openapi.json");
@@ -133,7 +135,8 @@ fn every_action_and_event_variant_is_named_and_every_action_has_an_example() {
 }
 
 /// Public operations carry no `security` (not `[{}]`, which generators read as "optional
-/// auth"); every other operation names the bearer scheme.
+/// auth"); every other operation names the bearer scheme with the scope a personal token
+/// needs for it.
 #[test]
 fn only_operations_that_need_a_token_name_the_bearer_scheme() {
     let spec = committed();
@@ -144,12 +147,46 @@ fn only_operations_that_need_a_token_name_the_bearer_scheme() {
             if public.contains(&path.as_str()) && method == "post" || path.ends_with("z") {
                 assert!(operation.get("security").is_none(), "{method} {path}");
             } else {
+                let scope = required_scope(method, path)
+                    .unwrap_or_else(|| panic!("{method} {path} has no scope"));
                 assert_eq!(
                     operation["security"],
-                    json!([{"bearer": []}]),
+                    json!([{"bearer": [scope.name()]}]),
                     "{method} {path}"
                 );
             }
         }
+    }
+}
+
+/// Every operation of the document built from the code that takes a bearer token has a
+/// scope in the table the server checks (a route added without one would be refused to
+/// every personal token), and every route of the table is an operation of the document.
+#[test]
+fn every_operation_that_takes_a_token_has_a_scope_and_the_table_names_no_other() {
+    let spec = turnpost::api::docs::openapi();
+    let mut operations = std::collections::HashSet::new();
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let Some(security) = operation.get("security") else {
+                continue;
+            };
+            assert!(
+                security[0].get("bearer").is_some(),
+                "{method} {path}: {security}"
+            );
+            assert!(
+                required_scope(method, path).is_some(),
+                "{method} {path} takes a bearer token but has no scope in \
+                 src/auth/scopes.rs: add one"
+            );
+            operations.insert((method.to_uppercase(), path.clone()));
+        }
+    }
+    for (method, pattern, _) in turnpost::auth::scopes::routes() {
+        assert!(
+            operations.contains(&(method.to_owned(), pattern.to_owned())),
+            "the scope table lists {method} {pattern}, which the document does not have"
+        );
     }
 }

@@ -518,6 +518,7 @@ pub fn account(db: &turnpost::store::Db, name: &str) -> turnpost::auth::AuthUser
         account_id: account.id,
         name: account.name,
         token_generation: 0,
+        credential: turnpost::auth::Credential::SignIn,
     }
 }
 

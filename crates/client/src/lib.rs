@@ -126,9 +126,13 @@ impl Client {
             .and_then(|value| value.to_str().ok())
             .unwrap_or_default()
             .to_owned();
-        let text = response.text().await?;
+        let mut text = response.text().await?;
         if let Some(inspector) = &self.inspector {
             inspector(&method, path, status.as_u16(), &content_type, &text);
+        }
+        if status == reqwest::StatusCode::NO_CONTENT && text.is_empty() {
+            // No body: what `()` reads.
+            text = "null".to_owned();
         }
         let contract = |message: String| Error::Contract {
             status: status.as_u16(),
@@ -197,6 +201,50 @@ impl Client {
             id: id.to_owned(),
             kind: PhantomData,
         }
+    }
+
+    /// Creates a personal token limited to `scopes`, expiring in `expires_in_days` (the
+    /// server's default, 90, when `None`). Its `token` is shown this once; use it with
+    /// [`Client::with_token`].
+    pub async fn create_personal_token(
+        &self,
+        name: &str,
+        scopes: &[Scope],
+        expires_in_days: Option<u32>,
+    ) -> Result<PersonalTokenCreated, Error> {
+        let body = NewPersonalToken {
+            name: name.to_owned(),
+            scopes: scopes.to_vec(),
+            expires_in_days,
+        };
+        self.call(
+            Method::POST,
+            "/v1/me/personal-tokens",
+            &[],
+            Some(&body),
+            &[],
+        )
+        .await
+    }
+
+    /// The account's personal tokens, oldest first, without their secrets.
+    pub async fn personal_tokens(&self) -> Result<Vec<PersonalToken>, Error> {
+        let list: PersonalTokenList = self
+            .call(Method::GET, "/v1/me/personal-tokens", &[], None::<&()>, &[])
+            .await?;
+        Ok(list.personal_tokens)
+    }
+
+    /// Revokes the personal token `id` at once.
+    pub async fn revoke_personal_token(&self, id: &str) -> Result<(), Error> {
+        self.call(
+            Method::DELETE,
+            &format!("/v1/me/personal-tokens/{id}"),
+            &[],
+            None::<&()>,
+            &[],
+        )
+        .await
     }
 
     /// Games the caller sits in, most recently active first (`my_turn`: only those where

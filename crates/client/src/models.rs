@@ -56,6 +56,66 @@ pub struct TokenIssued {
     pub account: AccountRef,
 }
 
+/// What a personal token may do (the server answers 403 `missing_scope` outside them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Scope {
+    /// Read games, logs, exports, pictures, players and notifications.
+    #[serde(rename = "games:read")]
+    GamesRead,
+    /// Create, join, leave and cancel games, act, resign.
+    #[serde(rename = "games:play")]
+    GamesPlay,
+    /// Everything under `/v1/me/webhooks`.
+    #[serde(rename = "webhooks:manage")]
+    WebhooksManage,
+    /// Change the password, sign out everywhere, manage personal tokens.
+    #[serde(rename = "account:manage")]
+    AccountManage,
+}
+
+/// The body of `POST /v1/me/personal-tokens`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewPersonalToken {
+    pub name: String,
+    pub scopes: Vec<Scope>,
+    /// 1 to 365; the server's default (90) when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_in_days: Option<u32>,
+}
+
+/// A personal token just created: `token` is shown this once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PersonalTokenCreated {
+    pub id: String,
+    pub name: String,
+    pub scopes: Vec<Scope>,
+    pub created_at: String,
+    pub expires_at: String,
+    /// Send as the bearer token (e.g. `Client::with_token`).
+    pub token: String,
+}
+
+/// A personal token as listed, without its secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PersonalToken {
+    pub id: String,
+    pub name: String,
+    pub scopes: Vec<Scope>,
+    pub created_at: String,
+    pub expires_at: String,
+    #[serde(default)]
+    pub last_used_at: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PersonalTokenList {
+    pub personal_tokens: Vec<PersonalToken>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GameStatus {

@@ -11,8 +11,10 @@
 //!   per variant with a `title` and a `discriminator` on its tag;
 //! - compositions are flattened and every object is closed (`additionalProperties: false`),
 //!   so that a field the server sends and the spec does not name fails validation;
-//! - integers get the bounds of their Rust types; public operations drop `security`; the
-//!   statuses every operation can meet from the transport layer are added with their codes;
+//! - integers get the bounds of their Rust types; public operations drop `security`, the
+//!   others name the bearer scheme with the scope a personal token needs (from
+//!   [`crate::auth::scopes`]); the statuses every operation can meet from the transport
+//!   layer and the token check are added with their codes;
 //! - actions and events get examples taken from real games (see [`ContentExamples`]).
 
 use std::collections::BTreeMap;
@@ -535,8 +537,9 @@ fn add_status(responses: &mut Map<String, Value>, status: &str, description: &st
 }
 
 /// What the transport layer can answer any operation: bad bodies and queries, missing
-/// tokens, limits, an unchanged read, a database that is down. The security of public
-/// operations is removed, and every other operation names the bearer scheme itself.
+/// tokens or scopes, limits, an unchanged read, a database that is down. The security of
+/// public operations is removed, and every other operation names the bearer scheme itself
+/// with the scope it needs.
 fn document_transport(doc: &mut Value) {
     if let Some(root) = doc.as_object_mut() {
         root.remove("security");
@@ -553,10 +556,14 @@ fn document_transport(doc: &mut Value) {
                 continue;
             };
             let public = operation.get("security") == Some(&json!([{}]));
+            // The scope a personal token needs, from the table the server checks; an
+            // operation the table lacks gets none here, and a test fails on it.
+            let scope = crate::auth::scopes::required_scope(method, path);
             if public {
                 operation.remove("security");
             } else {
-                operation.insert("security".into(), json!([{"bearer": []}]));
+                let scopes: Vec<&str> = scope.iter().map(|scope| scope.name()).collect();
+                operation.insert("security".into(), json!([{"bearer": scopes}]));
             }
             let has_body = operation.contains_key("requestBody");
             let has_query = operation
@@ -606,7 +613,14 @@ fn document_transport(doc: &mut Value) {
                 );
             }
             if !public {
-                add_status(responses, "401", "`missing_token`, `invalid_token`, `token_expired`, `token_revoked` (after a password change or sign-out everywhere), `unknown_account`");
+                add_status(responses, "401", "`missing_token`, `invalid_token`, `token_expired`, `token_revoked` (after a password change or sign-out everywhere, or a personal token's revocation), `unknown_account`");
+                let needed = scope.map_or_else(
+                    || "`missing_scope`: personal tokens may not use this operation".to_owned(),
+                    |scope| {
+                        format!("`missing_scope`: a personal token without the `{scope}` scope")
+                    },
+                );
+                add_status(responses, "403", &needed);
             }
             if path.starts_with("/v1/") {
                 add_status(

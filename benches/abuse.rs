@@ -24,14 +24,17 @@ use server::{percentile, sign_up, Server};
 /// What the server's resident memory may reach during the sign-in flood.
 const MEMORY_BOUND_MIB: u64 = 256;
 
-/// Sign-ins with wrong passwords for 15 seconds, 400 in flight at once (the limits per name
-/// and address are raised so that every one reaches the password gate), while a reader
-/// keeps asking for the game kinds.
+/// Sign-ins with wrong passwords for 15 seconds, 400 in flight at once (the limits per
+/// address, per name and address and on guessed-at names are raised so that every one
+/// reaches the password gate, where one client may have 4 waiting), while a reader keeps
+/// asking for the game kinds.
 async fn sign_in_flood(failures: &mut Vec<String>) {
     let server = Server::start(&[
         "--sign-ins-per-minute-per-address",
         "1000000",
-        "--sign-ins-per-minute-per-name",
+        "--sign-ins-per-minute-per-name-and-address",
+        "1000000",
+        "--wrong-passwords-per-hour-per-name",
         "1000000",
     ]);
     let client = reqwest::Client::new();

@@ -100,6 +100,7 @@ pub fn create(db: &Db, user: &AuthUser, new: NewToken) -> Result<Created, ApiErr
         last_used_at: None,
     };
     db.write(|conn| {
+        crate::store::lock_account(conn, &user.account_id)?;
         // Expired tokens make room: they can never be used again.
         stored::delete_expired_personal_tokens(conn, &user.account_id, now)?;
         if stored::count_personal_tokens(conn, &user.account_id)? >= PERSONAL_TOKENS_PER_ACCOUNT {

@@ -55,10 +55,11 @@ pub async fn check_url(outbound: &Outbound, url: &str) -> Result<reqwest::Url, A
 }
 
 /// Registers the checked `url` for the caller's notifications; returns the webhook with
-/// its secret. The quota is checked again in the write: two registrations at once cannot
-/// both take the last place.
+/// its secret. The quota is checked again in the write, with the account's row held: two
+/// registrations at once cannot both take the last place.
 pub fn register(db: &Db, user: &AuthUser, url: &reqwest::Url) -> Result<Webhook, ApiError> {
     db.write(|conn| {
+        crate::store::lock_account(conn, &user.account_id)?;
         if notifications::webhooks_of(conn, &user.account_id)?.len() >= WEBHOOKS_PER_ACCOUNT {
             return Err(quota_reached());
         }

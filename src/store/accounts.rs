@@ -36,6 +36,23 @@ pub fn find_account_by_id(
         .optional()?)
 }
 
+/// Holds the account's row until the transaction ends, so that checks of what the account
+/// has (its webhooks, its personal tokens) and the write that adds one are not interleaved
+/// with another request of the same account: without it, two requests at once on
+/// PostgreSQL could both see room for the last one. SQLite transactions that write take the
+/// database's write lock when they begin, so there is nothing more to hold.
+pub fn lock_account(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
+    if let DbConnection::Postgresql(pg) = conn {
+        accounts::table
+            .find(id)
+            .select(accounts::id)
+            .for_update()
+            .first::<String>(pg)
+            .optional()?;
+    }
+    Ok(())
+}
+
 /// Replaces the password hash (when given) and moves the account to the next token
 /// generation, which revokes every sign-in token issued so far, and deletes every personal
 /// token of the account; returns the new generation, `None` when there is no such account.

@@ -24,8 +24,8 @@ use diesel::result::DatabaseErrorKind;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 pub use accounts::{
-    find_account_by_id, find_account_by_name, insert_account, revoke_tokens, token_generations,
-    Account,
+    find_account_by_id, find_account_by_name, insert_account, lock_account, revoke_tokens,
+    token_generations, Account,
 };
 pub use changes::Change;
 pub use games::{

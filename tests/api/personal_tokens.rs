@@ -335,6 +335,50 @@ async fn an_account_has_at_most_fifty_tokens(app: &TestApp) {
     assert_eq!(listed["personal_tokens"].as_array().unwrap().len(), 50);
 }
 
+/// Creations at once, through two instances, cannot both take the last place.
+async fn the_last_place_goes_to_one_of_many_creations_at_once(app: &TestApp) {
+    let ada = app.register("ada").await;
+    for index in 0..48 {
+        create(
+            app,
+            &ada,
+            json!({"name": format!("token {index}"), "scopes": ["games:read"]}),
+        )
+        .await;
+    }
+    let other = Arc::new(app.second_instance().await);
+    let attempts: Vec<_> = (0..12)
+        .map(|index| {
+            let (other, ada) = (other.clone(), ada.clone());
+            let body = json!({"name": format!("racer {index}"), "scopes": ["games:read"]});
+            tokio::spawn(async move { other.post(&ada, "/v1/me/personal-tokens", &body).await })
+        })
+        .collect();
+    let bodies: Vec<Value> = (0..12)
+        .map(|index| json!({"name": format!("local {index}"), "scopes": ["games:read"]}))
+        .collect();
+    let here: Vec<_> = bodies
+        .iter()
+        .map(|body| app.post(&ada, "/v1/me/personal-tokens", body))
+        .collect();
+    let mut statuses = Vec::new();
+    for answer in futures_util::future::join_all(here).await {
+        statuses.push(answer.status);
+    }
+    for attempt in attempts {
+        statuses.push(attempt.await.unwrap().status);
+    }
+    assert_eq!(statuses.iter().filter(|&&status| status == 201).count(), 2);
+    assert!(
+        statuses
+            .iter()
+            .all(|&status| status == 201 || status == 409),
+        "{statuses:?}"
+    );
+    let listed = app.get(&ada, "/v1/me/personal-tokens").await.json();
+    assert_eq!(listed["personal_tokens"].as_array().unwrap().len(), 50);
+}
+
 /// Bodies are checked: unknown scopes and fields, empty or long names, no scopes, expiries
 /// out of range.
 async fn bodies_are_checked(app: &TestApp) {
@@ -598,6 +642,7 @@ on_both_backends!(
     forged_and_malformed_tokens_are_refused,
     signing_out_everywhere_and_a_new_password_revoke_personal_tokens,
     an_account_has_at_most_fifty_tokens,
+    the_last_place_goes_to_one_of_many_creations_at_once,
     bodies_are_checked,
     a_personal_token_cannot_make_a_stronger_one,
     revoking_a_token_closes_its_streams,

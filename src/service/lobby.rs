@@ -184,6 +184,9 @@ pub fn create_game(
                     })
             })
             .collect::<Result<Vec<String>, ApiError>>()?;
+        // Held until the game is written: creations at once on other instances cannot all
+        // take the last open place.
+        store::lock_account(conn, &creator.account_id)?;
         if store::count_open_games_created_by(conn, &creator.account_id)?
             >= i64::from(open_games_quota)
         {

@@ -233,6 +233,10 @@ impl ApiError {
                 None,
             ),
         };
+        debug_assert!(
+            is_documented_problem(code, status.as_u16()),
+            "{code} with {status} is not in PROBLEM_CODES"
+        );
         Problem {
             type_uri: format!("urn:turnpost:problem:{code}"),
             title: status.canonical_reason().unwrap_or("Error").to_owned(),
@@ -336,4 +340,101 @@ impl From<actix_web::error::BlockingError> for ApiError {
     fn from(error: actix_web::error::BlockingError) -> Self {
         ApiError::Internal(error.to_string())
     }
+}
+
+/// Every problem code the server answers with: its statuses and what it means. The spec's
+/// per-operation `code` enums are checked against it, the README's table is made from it,
+/// and a debug build refuses to answer with a code or status it does not list.
+pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
+    ("invalid_json", &[400], "the body is not JSON"),
+    ("expected_json", &[400], "send the body with `Content-Type: application/json`"),
+    ("invalid_body", &[400], "the body could not be read"),
+    ("invalid_query", &[400], "a query parameter is malformed or out of range"),
+    ("invalid_last_event_id", &[400], "`Last-Event-ID` is not an event or notification id"),
+    ("missing_token", &[401], "no bearer token"),
+    ("invalid_token", &[401], "the token is not one of this server's"),
+    ("token_expired", &[401], "the token has expired: sign in again"),
+    ("token_revoked", &[401], "the token was revoked: a sign-out everywhere, a new password, or a personal token revoked or never issued"),
+    ("invalid_credentials", &[401], "wrong name or password"),
+    ("unknown_account", &[401], "a valid token whose account is gone"),
+    ("not_a_player", &[403], "only the game's players may do this"),
+    ("not_your_seat", &[403], "the action names another seat than the caller's"),
+    ("not_invited", &[403], "a private game the caller is not invited to"),
+    ("not_the_creator", &[403], "only the game's creator may cancel it"),
+    ("missing_scope", &[403], "a personal token without the scope the operation needs"),
+    ("game_not_found", &[404], "no game has that id (or it is not the caller's to see)"),
+    ("account_not_found", &[404], "no account has that name"),
+    ("token_not_found", &[404], "no personal token of the caller's has that id"),
+    ("webhook_not_found", &[404], "no webhook of the caller's has that id"),
+    ("route_not_found", &[404], "no operation has that path"),
+    ("method_not_allowed", &[405], "the path has no operation for that method (see `Allow`)"),
+    ("body_timeout", &[408], "the body did not arrive within the body timeout"),
+    ("stale_seq", &[409], "the game has moved on (see `current_seq`): refetch and choose again"),
+    ("game_not_started", &[409], "the game waits for players"),
+    ("game_finished", &[409], "the game is over"),
+    ("game_cancelled", &[409], "the game was cancelled"),
+    ("game_not_open", &[409], "the game no longer takes players"),
+    ("name_taken", &[409], "an account has that name (ignoring case)"),
+    ("already_seated", &[409], "the caller has a seat in the game already"),
+    ("seat_taken", &[409], "someone sits there"),
+    ("game_full", &[409], "every seat is taken"),
+    ("not_seated", &[409], "the caller has no seat to leave"),
+    ("creator_cannot_leave", &[409], "the creator cancels instead of leaving"),
+    ("seat_forfeited", &[409], "the seat has resigned or run out of time"),
+    ("bot_seat", &[409], "a bot plays that seat"),
+    ("deadline_passed", &[409], "the seat's deadline has passed; the timeout is being recorded"),
+    ("open_games_quota", &[409], "the account has as many open games waiting for players as allowed"),
+    ("bot_games_quota", &[409], "the account leaves as many running games to the bots alone as allowed"),
+    ("personal_token_quota", &[409], "the account has as many personal tokens as allowed"),
+    ("webhook_quota", &[409], "the account has as many webhooks as allowed"),
+    ("conflict", &[409], "the request conflicts with what is stored"),
+    ("payload_too_large", &[413], "bodies are limited to 64 KiB"),
+    ("unsupported_content_encoding", &[415], "request bodies are accepted uncompressed only"),
+    ("invalid_request", &[422], "the JSON does not have the body's shape"),
+    ("illegal_action", &[422], "the rules forbid the action now (see `rule`, one of the kind's `<Kind>RuleCode`)"),
+    ("malformed_action", &[422], "not an action of the game's kind"),
+    ("not_your_turn", &[422], "the caller's seat does not have to act now"),
+    ("invalid_name", &[422], "a name must be 1 to 32 of `A-Za-z0-9_-.`"),
+    ("invalid_password", &[422], "a password must be 8 to 128 characters"),
+    ("unknown_game_kind", &[422], "no such game kind (see `GET /v1/game-kinds`)"),
+    ("invalid_seat_count", &[422], "the kind is not played by that many"),
+    ("invalid_options", &[422], "the kind's options do not allow this"),
+    ("invalid_seat", &[422], "no such seat in the game"),
+    ("invalid_time_control", &[422], "the time control is out of its bounds"),
+    ("invalid_bots", &[422], "bots need seats of their own, and a seat must be left for the creator"),
+    ("invalid_invitations", &[422], "invitations are for private games"),
+    ("seq_out_of_range", &[422], "`at` is past the game's log"),
+    ("idempotency_key_reused", &[422], "the `Idempotency-Key` was used with another body"),
+    ("invalid_idempotency_key", &[422], "an `Idempotency-Key` is 1 to 200 visible ASCII characters"),
+    ("invalid_token_name", &[422], "a personal token's name is 1 to 64 characters"),
+    ("invalid_scopes", &[422], "a personal token needs at least one known scope"),
+    ("invalid_expiry", &[422], "a personal token lasts 1 to 365 days"),
+    ("invalid_webhook_url", &[422], "the webhook URL is not an `http(s)` URL of a public address"),
+    ("rate_limited", &[429], "too many of these requests for now (see `Retry-After`)"),
+    ("too_many_streams", &[429], "the account, its address or the instance holds as many streams and long polls as allowed (see `Retry-After`)"),
+    ("registration_in_progress", &[429], "another webhook registration of the account is still being checked"),
+    ("internal_error", &[500], "a bug or corrupt stored data; the cause is logged, never sent"),
+    ("database_unavailable", &[503], "the database cannot be reached (see `Retry-After`)"),
+    ("server_busy", &[503], "the password-hash queue is full, or SQLite stayed locked by another process (see `Retry-After`)"),
+    ("unsupported_rules_version", &[503], "the game was started under a rules version this server cannot play"),
+];
+
+/// Whether `code` is answered with `status`, as [`PROBLEM_CODES`] says.
+pub fn is_documented_problem(code: &str, status: u16) -> bool {
+    PROBLEM_CODES
+        .iter()
+        .any(|(known, statuses, _)| *known == code && statuses.contains(&status))
+}
+
+/// The README's table of problem codes, made from [`PROBLEM_CODES`].
+pub fn problem_codes_table() -> String {
+    let mut table = String::from("| Code | Status | Meaning |\n| --- | --- | --- |\n");
+    for (code, statuses, meaning) in PROBLEM_CODES {
+        let statuses: Vec<String> = statuses.iter().map(u16::to_string).collect();
+        table.push_str(&format!(
+            "| `{code}` | {} | {meaning} |\n",
+            statuses.join(", ")
+        ));
+    }
+    table
 }

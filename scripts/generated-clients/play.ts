@@ -9,7 +9,7 @@
 
 import { createClient } from './client/client';
 import * as sdk from './client/sdk.gen';
-import type { ActionAccepted, LegalActions } from './client/types.gen';
+import type { ActionAccepted, CreateGame, LegalActions } from './client/types.gen';
 
 const KINDS = [
   { kind: 'tikal', seats: 2 },
@@ -44,7 +44,9 @@ async function play(base: string, kind: Kind, seats: number, seed: number): Prom
     const issued = must(await sdk.createToken({ client: anonymous, body }), 'sign in');
     players.push(createClient({ baseUrl: base, auth: () => issued.token }));
   }
-  const created = must(await sdk.createGame({ client: players[0], body: { kind, seats } }), 'create');
+  // `kind` and `seats` vary at run time here; the spec ties each kind to its seat counts.
+  const body = { kind, seats } as CreateGame;
+  const created = must(await sdk.createGame({ client: players[0], body }), 'create');
   if (created.kind !== kind) throw new Error(`created a ${created.kind} game`);
   for (const player of players.slice(1)) {
     must(await sdk.joinGame({ client: player, path: { id: created.id }, body: {} }), 'join');

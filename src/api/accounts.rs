@@ -67,7 +67,7 @@ pub async fn create_account(
     passwords: web::Data<Passwords>,
     limits: web::Data<RateLimits>,
     request: HttpRequest,
-    body: web::Json<Credentials>,
+    body: super::transport::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let address = limits.client_address(&request);
     limits.registration_per_address.take(&address)?;
@@ -109,7 +109,7 @@ pub async fn create_token(
     passwords: web::Data<Passwords>,
     limits: web::Data<RateLimits>,
     request: HttpRequest,
-    body: web::Json<Credentials>,
+    body: super::transport::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let credentials = body.into_inner();
     let address = limits.client_address(&request);
@@ -190,7 +190,7 @@ pub async fn change_password(
     checks: web::Data<RecentChecks>,
     limits: web::Data<RateLimits>,
     user: AuthUser,
-    body: web::Json<PasswordChange>,
+    body: super::transport::Json<PasswordChange>,
 ) -> Result<HttpResponse, ApiError> {
     limits.password_changes_per_account.take(&user.account_id)?;
     let change = body.into_inner();

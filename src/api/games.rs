@@ -99,9 +99,10 @@ fn empty_object() -> Value {
 #[utoipa::path(post, path = "/v1/games", tag = "games",
     request_body = CreateGame,
     responses(
-        (status = 201, description = "The game, open for others to join", body = GameSummary),
+        (status = 201, description = "The game, open for others to join (or started, when bots fill the other seats); `Location` names it", body = GameSummary),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`unknown_game_kind`, `invalid_seat_count`, `invalid_options`, `invalid_seat`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`account_not_found`: an invited name is no account", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_kind`, `invalid_seat_count`, `invalid_options`, `invalid_seat`, `invalid_time_control`, `invalid_bots`, `invalid_invitations`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`open_games_quota`: the account has too many open games waiting for players", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited`: too many new games from this account (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -111,7 +112,7 @@ pub async fn create_game(
     limits: web::Data<RateLimits>,
     clock: web::Data<Clock>,
     user: AuthUser,
-    body: web::Json<CreateGame>,
+    body: super::transport::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
     limits.game_creation_per_account.take(&user.account_id)?;
     let quota = limits.open_games_per_account;
@@ -139,7 +140,12 @@ pub async fn create_game(
     let caller = user.clone();
     let now = clock.now_millis();
     let game = blocking(move || lobby::create_game(&db, &caller, &request, quota, now)).await?;
-    Ok(HttpResponse::Created().json(GameSummary::of(&game, &user)))
+    Ok(HttpResponse::Created()
+        .insert_header((
+            actix_web::http::header::LOCATION,
+            format!("/v1/games/{}", game.game.id),
+        ))
+        .json(GameSummary::of(&game, &user)))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -372,11 +378,7 @@ fn optional_json_body<T: Default + serde::de::DeserializeOwned>(
             "send the body as JSON with Content-Type: application/json",
         ));
     }
-    serde_json::from_slice(body).map_err(|error| {
-        if error.is_data() {
-            ApiError::unprocessable("invalid_request", error.to_string())
-        } else {
-            ApiError::bad_request("invalid_json", error.to_string())
-        }
-    })
+    let value = serde_json::from_slice(body)
+        .map_err(|error| ApiError::bad_request("invalid_json", error.to_string()))?;
+    super::transport::from_json_value(value)
 }

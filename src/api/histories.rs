@@ -87,11 +87,13 @@ pub struct ExportQuery {
     /// Only games of this kind.
     pub kind: Option<String>,
     /// Only games that finished at or after this moment (RFC 3339).
-    #[param(example = "2026-11-01T00:00:00Z")]
+    #[param(format = DateTime, example = "2026-11-01T00:00:00Z")]
     pub since: Option<String>,
     /// Only games that finished before this moment (RFC 3339).
+    #[param(format = DateTime, example = "2026-12-01T00:00:00Z")]
     pub until: Option<String>,
-    /// Only games the `player` won (first place, shared or not) or lost.
+    /// Only games the `player` (without `player`: you) won (first place, shared or not) or
+    /// lost.
     pub result: Option<ResultFilter>,
 }
 
@@ -111,7 +113,7 @@ pub enum ResultFilter {
 #[utoipa::path(get, path = "/v1/exports", tag = "play", params(ExportQuery),
     responses(
         (status = 200, description = "One finished game's export document per line", content_type = "application/x-ndjson", body = GameExport),
-        (status = 400, description = "`invalid_query` (a time that is not RFC 3339, `result` without `player`)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`: a time that is not RFC 3339", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`account_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited` (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
@@ -123,7 +125,7 @@ pub async fn bulk_export(
     user: AuthUser,
     query: web::Query<ExportQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let selection = selection(query.into_inner())?;
+    let selection = selection(query.into_inner(), &user)?;
     limits.bulk_exports_per_account.take(&user.account_id)?;
     let reader = db.clone();
     let ids = blocking(move || histories::select_finished_games(&reader, &selection)).await?;
@@ -153,16 +155,15 @@ pub async fn bulk_export(
         .streaming(Lines(receiver)))
 }
 
-fn selection(query: ExportQuery) -> Result<ExportSelection, ApiError> {
+fn selection(query: ExportQuery, caller: &AuthUser) -> Result<ExportSelection, ApiError> {
     super::games::check_kind_filter(query.kind.as_deref())?;
-    if query.result.is_some() && query.player.is_none() {
-        return Err(ApiError::bad_request(
-            "invalid_query",
-            "`result` needs `player`: whose result?",
-        ));
-    }
+    // A result is someone's: the caller's own unless `player` names another.
+    let player = match (query.player, query.result) {
+        (None, Some(_)) => Some(caller.name.clone()),
+        (player, _) => player,
+    };
     Ok(ExportSelection {
-        player: query.player,
+        player,
         kind: query.kind,
         since: moment(query.since.as_deref(), "since")?.unwrap_or(i64::MIN),
         until: moment(query.until.as_deref(), "until")?.unwrap_or(i64::MAX),

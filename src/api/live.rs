@@ -41,6 +41,18 @@ const STREAM_PREAMBLE: &[u8] = b"retry: 1000\n\n";
 /// What a stream sends when its lifetime is over, before it closes.
 const STREAM_LIFETIME_OVER: &[u8] = b": this stream's time is up; resume with Last-Event-ID\n\n";
 
+/// The `after` of a page, long poll or stream: 0 when absent; a negative one is refused, as
+/// the contract says, rather than read as 0.
+pub fn cursor_after(after: Option<i64>) -> Result<i64, ApiError> {
+    match after {
+        Some(after) if after < 0 => Err(ApiError::bad_request(
+            "invalid_query",
+            "`after` must be at least 0",
+        )),
+        after => Ok(after.unwrap_or(0)),
+    }
+}
+
 /// A slot of the caps for the caller, or 429 `too_many_streams`.
 pub fn admit(request: &HttpRequest, user: &AuthUser) -> Result<FollowerSlot, ApiError> {
     let followers = request
@@ -196,8 +208,117 @@ pub struct StreamQuery {
     pub after: Option<i64>,
 }
 
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct NotificationStreamQuery {
+    /// Start after this notification id (0: every stored notification); without it, and
+    /// without a `Last-Event-ID` header, the stream sends only what happens from now on. A
+    /// `Last-Event-ID` header wins.
+    #[param(minimum = 0, example = 41)]
+    pub after: Option<i64>,
+}
+
+/// How a stream is written: Server-Sent Events unless the client asks for NDJSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// `text/event-stream`: `id:`, `event:` and `data:` lines, comments as heartbeats.
+    EventStream,
+    /// `application/x-ndjson`: one JSON document a line, empty lines as heartbeats.
+    Ndjson,
+}
+
+pub const NDJSON: &str = "application/x-ndjson";
+
+impl Framing {
+    /// NDJSON when `Accept` names `application/x-ndjson` (and prefers it to
+    /// `text/event-stream`, when it names both with weights); otherwise Server-Sent Events.
+    pub fn of(request: &HttpRequest) -> Framing {
+        let Some(accept) = request
+            .headers()
+            .get(header::ACCEPT)
+            .and_then(|value| value.to_str().ok())
+        else {
+            return Framing::EventStream;
+        };
+        let weight = |media: &str| -> Option<f32> {
+            accept.split(',').find_map(|range| {
+                let mut parts = range.split(';').map(str::trim);
+                let name = parts.next()?;
+                if !name.eq_ignore_ascii_case(media) {
+                    return None;
+                }
+                let quality = parts
+                    .find_map(|parameter| parameter.strip_prefix("q="))
+                    .and_then(|quality| quality.parse::<f32>().ok())
+                    .unwrap_or(1.0);
+                Some(quality)
+            })
+        };
+        match (weight(NDJSON), weight("text/event-stream")) {
+            (Some(ndjson), events) if ndjson > 0.0 && ndjson >= events.unwrap_or(0.0) => {
+                Framing::Ndjson
+            }
+            _ => Framing::EventStream,
+        }
+    }
+
+    fn content_type(self) -> &'static str {
+        match self {
+            Framing::EventStream => "text/event-stream",
+            Framing::Ndjson => NDJSON,
+        }
+    }
+
+    /// The bytes `frame` is written as, or `None` where this framing has nothing for it.
+    fn render(self, frame: &Frame) -> Option<Bytes> {
+        match (self, frame) {
+            (Framing::EventStream, Frame::Item { id, name, data }) => Some(Bytes::from(format!(
+                "id: {id}\nevent: {name}\ndata: {}\n\n",
+                String::from_utf8_lossy(data)
+            ))),
+            (Framing::Ndjson, Frame::Item { data, .. }) => {
+                let mut line = Vec::with_capacity(data.len() + 1);
+                line.extend_from_slice(data);
+                line.push(b'\n');
+                Some(Bytes::from(line))
+            }
+            (Framing::EventStream, Frame::Preamble) => Some(Bytes::from_static(STREAM_PREAMBLE)),
+            (Framing::EventStream, Frame::Heartbeat) => {
+                Some(Bytes::from_static(b": heartbeat\n\n"))
+            }
+            (Framing::Ndjson, Frame::Heartbeat) => Some(Bytes::from_static(b"\n")),
+            (Framing::EventStream, Frame::End) => {
+                Some(Bytes::from_static(b"event: end\ndata: {}\n\n"))
+            }
+            (Framing::EventStream, Frame::LifetimeOver) => {
+                Some(Bytes::from_static(STREAM_LIFETIME_OVER))
+            }
+            (Framing::Ndjson, Frame::Preamble | Frame::End | Frame::LifetimeOver) => None,
+        }
+    }
+}
+
+/// One thing a stream sends, whatever its framing.
+#[derive(Debug, Clone)]
+enum Frame {
+    /// What the stream opens with.
+    Preamble,
+    /// An event or notification: its id (for resuming), its type and its JSON (one line).
+    Item {
+        id: i64,
+        name: String,
+        data: Bytes,
+    },
+    /// Nothing happened for a while.
+    Heartbeat,
+    /// The game is finished and every event sent.
+    End,
+    /// The stream's lifetime is over; the client resumes.
+    LifetimeOver,
+}
+
 /// A game's events after a seq up to another, as one viewer sees them, ready to send.
-type Frames = Arc<Vec<(i64, Bytes)>>;
+type Frames = Arc<Vec<(i64, Frame)>>;
 
 /// The frames a game's new events make, shared by every follower of that game with the
 /// same viewer and cursor: a hundred spectators of one game cost one fold per append, not a
@@ -280,7 +401,7 @@ struct Follower {
     user: AuthUser,
     id: String,
     cursor: i64,
-    pending: VecDeque<Bytes>,
+    pending: VecDeque<Frame>,
     finished: bool,
     ended: bool,
     ends_at: Instant,
@@ -309,7 +430,7 @@ impl Follower {
     }
 
     /// The next frame, or `None` when the stream is over.
-    async fn next_frame(&mut self) -> Option<Bytes> {
+    async fn next_frame(&mut self) -> Option<Frame> {
         // Fifteen seconds after the last frame, whatever woke the stream meanwhile without
         // anything to send.
         let heartbeat = (Instant::now() + HEARTBEAT).min(self.ends_at);
@@ -330,11 +451,11 @@ impl Follower {
             }
             if self.finished {
                 self.ended = true;
-                return Some(Bytes::from_static(b"event: end\ndata: {}\n\n"));
+                return Some(Frame::End);
             }
             if Instant::now() >= self.ends_at {
                 self.ended = true;
-                return Some(Bytes::from_static(STREAM_LIFETIME_OVER));
+                return Some(Frame::LifetimeOver);
             }
             tokio::select! {
                 moved = self.game.changed() => {
@@ -348,7 +469,7 @@ impl Follower {
                 _ = self.account.changed() => {}
                 _ = tokio::time::sleep_until(heartbeat) => {
                     if Instant::now() < self.ends_at {
-                        return Some(Bytes::from_static(b": heartbeat\n\n"));
+                        return Some(Frame::Heartbeat);
                     }
                 }
             }
@@ -356,24 +477,31 @@ impl Follower {
     }
 }
 
-/// One event as an SSE frame: its seq as the id (for `Last-Event-ID`), its type as the
-/// event name, and the `EventOut` JSON (one line) as the data.
-fn event_frame(event: &EventOut) -> Bytes {
-    let data = serde_json::to_string(event).unwrap_or_default();
-    Bytes::from(format!(
-        "id: {}\nevent: {}\ndata: {data}\n\n",
-        event.seq, event.event_type
-    ))
+/// One event as a frame: its seq as the id (for `Last-Event-ID`), its type as the event
+/// name, and the `EventOut` JSON (one line) as the data.
+fn event_frame(event: &EventOut) -> Frame {
+    Frame::Item {
+        id: event.seq,
+        name: event.event_type.clone(),
+        data: Bytes::from(serde_json::to_vec(event).unwrap_or_default()),
+    }
 }
 
 /// The game's events as Server-Sent Events, live.
 ///
 /// Every event the caller may see (redacted exactly like `/events`), in order, from `after`
 /// or the `Last-Event-ID` the browser sends when it reconnects, then each new one as it is
-/// appended by any instance. Frames: `id: <seq>`, `event: <type>`, `data: <EventOut JSON>`.
+/// appended by any instance. Frames: `id: <seq>`, `event: <type>`, `data: <EventOut JSON>`
+/// (the `data` of each frame is the kind's `<Kind>EventOut`; see `GameStreamFrame`).
 /// A `: heartbeat` comment every 15 seconds keeps proxies from closing the stream; once the
-/// game is finished and every event sent, an `end` event closes it. The server writes only as
-/// fast as the client reads.
+/// game is finished and every event sent, an `end` event (`data: {}`) closes it. The server
+/// writes only as fast as the client reads.
+///
+/// With `Accept: application/x-ndjson` the same events come as NDJSON instead: one
+/// `<Kind>EventOut` a line, an empty line as the heartbeat, and the stream simply ends when
+/// the game is finished (its last event is `game_finished`) or its lifetime is over (resume
+/// with `after` = the last seq received). HEAD answers the head a GET would, without
+/// opening a stream.
 ///
 /// A stream lasts at most the server's stream lifetime (an hour unless configured): then
 /// it closes, and the client resumes with `Last-Event-ID` (browsers' `EventSource` does so
@@ -394,7 +522,7 @@ fn event_frame(event: &EventOut) -> Bytes {
         (status = 429, description = "`too_many_streams`: the account, its address or the server holds as many streams and long polls as allowed (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`", body = Problem, content_type = "application/problem+json"),
     ))]
-#[route("/v1/games/{id}/stream", method = "GET")]
+#[route("/v1/games/{id}/stream", method = "GET", method = "HEAD")]
 pub async fn stream_events(
     db: web::Data<Db>,
     hub: web::Data<Hub>,
@@ -405,7 +533,15 @@ pub async fn stream_events(
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    let cursor = last_event_id(&request)?.or(query.after).unwrap_or(0).max(0);
+    let after = cursor_after(query.after)?;
+    let cursor = last_event_id(&request)?.unwrap_or(after);
+    let framing = Framing::of(&request);
+    if request.method() == actix_web::http::Method::HEAD {
+        // What a GET would answer, without holding a slot or sending a frame.
+        let (db, user) = (db.clone(), user.clone());
+        blocking(move || play::viewer_now(&db, &id, &user)).await?;
+        return Ok(stream_response(framing).finish());
+    }
     let slot = admit(&request, &user)?;
     let lifetime = lifetime(&request);
     let account = hub.follow_account(&user.account_id);
@@ -426,14 +562,16 @@ pub async fn stream_events(
         _slot: slot,
     };
     follower.load().await?;
-    follower
-        .pending
-        .push_front(Bytes::from_static(STREAM_PREAMBLE));
-    let frames = futures_util::stream::unfold(follower, |mut follower| async move {
-        let frame = follower.next_frame().await?;
-        Some((Ok::<_, actix_web::Error>(frame), follower))
+    follower.pending.push_front(Frame::Preamble);
+    let frames = futures_util::stream::unfold(follower, move |mut follower| async move {
+        loop {
+            let frame = follower.next_frame().await?;
+            if let Some(bytes) = framing.render(&frame) {
+                return Some((Ok::<_, actix_web::Error>(bytes), follower));
+            }
+        }
     });
-    Ok(event_stream(frames))
+    Ok(stream_response(framing).streaming(frames))
 }
 
 /// How long a stream may last on this server.
@@ -474,7 +612,7 @@ struct AccountFollower {
     token_revocations_seen: u32,
     user: AuthUser,
     cursor: i64,
-    pending: VecDeque<Bytes>,
+    pending: VecDeque<Frame>,
     ended: bool,
     ends_at: Instant,
     _slot: FollowerSlot,
@@ -496,18 +634,17 @@ impl AccountFollower {
         for notification in &stored {
             let notification = super::webhooks::NotificationOut::of(notification).ok()?;
             self.cursor = notification.id;
-            let data = serde_json::to_string(&notification).unwrap_or_default();
             let kind = serde_json::to_value(notification.kind).unwrap_or_default();
-            self.pending.push_back(Bytes::from(format!(
-                "id: {}\nevent: {}\ndata: {data}\n\n",
-                notification.id,
-                kind.as_str().unwrap_or_default()
-            )));
+            self.pending.push_back(Frame::Item {
+                id: notification.id,
+                name: kind.as_str().unwrap_or_default().to_owned(),
+                data: Bytes::from(serde_json::to_vec(&notification).unwrap_or_default()),
+            });
         }
         Some(())
     }
 
-    async fn next_frame(&mut self) -> Option<Bytes> {
+    async fn next_frame(&mut self) -> Option<Frame> {
         let heartbeat = (Instant::now() + HEARTBEAT).min(self.ends_at);
         loop {
             if let Some(frame) = self.pending.pop_front() {
@@ -526,7 +663,7 @@ impl AccountFollower {
             }
             if Instant::now() >= self.ends_at {
                 self.ended = true;
-                return Some(Bytes::from_static(STREAM_LIFETIME_OVER));
+                return Some(Frame::LifetimeOver);
             }
             tokio::select! {
                 changed = self.account.changed() => {
@@ -539,7 +676,7 @@ impl AccountFollower {
                 }
                 _ = tokio::time::sleep_until(heartbeat) => {
                     if Instant::now() < self.ends_at {
-                        return Some(Bytes::from_static(b": heartbeat\n\n"));
+                        return Some(Frame::Heartbeat);
                     }
                 }
             }
@@ -551,7 +688,9 @@ impl AccountFollower {
 ///
 /// The notifications of `GET /v1/me/notifications` (`game_started`, `your_turn`,
 /// `game_finished`, `game_cancelled`) as they are written by any instance:
-/// `id: <notification id>`, `event: <type>`, `data: <Notification JSON>`. Resumes after the
+/// `id: <notification id>`, `event: <type>`, `data: <NotificationOut JSON>` (or, with
+/// `Accept: application/x-ndjson`, one `NotificationOut` a line and an empty line as the
+/// heartbeat; resume with `after` = the last id received). Resumes after the
 /// `Last-Event-ID` a reconnecting client sends, or after `after`; with neither it sends only
 /// what happens from now on. A `: heartbeat` comment every 15 seconds keeps proxies from
 /// closing it. Like a game's stream it lasts at most the server's stream lifetime, closes
@@ -560,7 +699,7 @@ impl AccountFollower {
 /// `too_many_streams`).
 #[utoipa::path(get, path = "/v1/me/stream", tag = "notifications",
     params(
-        StreamQuery,
+        NotificationStreamQuery,
         ("Last-Event-ID" = Option<String>, Header, description = "The id of the last notification received; the stream resumes after it"),
     ),
     responses(
@@ -569,18 +708,24 @@ impl AccountFollower {
         (status = 400, description = "`invalid_last_event_id`", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_streams`: the account, its address or the server holds as many streams and long polls as allowed (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[route("/v1/me/stream", method = "GET")]
+#[route("/v1/me/stream", method = "GET", method = "HEAD")]
 pub async fn stream_notifications(
     db: web::Data<Db>,
     hub: web::Data<Hub>,
     user: AuthUser,
-    query: web::Query<StreamQuery>,
+    query: web::Query<NotificationStreamQuery>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    let after = query.after.map(|after| cursor_after(Some(after))).transpose()?;
+    let resume = last_event_id(&request)?.or(after);
+    let framing = Framing::of(&request);
+    if request.method() == actix_web::http::Method::HEAD {
+        return Ok(stream_response(framing).finish());
+    }
     let slot = admit(&request, &user)?;
     let account = hub.follow_account(&user.account_id);
-    let cursor = match last_event_id(&request)?.or(query.after) {
-        Some(cursor) => cursor.max(0),
+    let cursor = match resume {
+        Some(cursor) => cursor,
         None => last_notification(&db, &user.account_id).await?,
     };
     let token_revocations_seen = account.borrow().personal_tokens_revoked;
@@ -599,25 +744,26 @@ pub async fn stream_notifications(
         .load()
         .await
         .ok_or_else(|| ApiError::Unavailable("the notifications could not be read".into()))?;
-    follower
-        .pending
-        .push_front(Bytes::from_static(STREAM_PREAMBLE));
-    let frames = futures_util::stream::unfold(follower, |mut follower| async move {
-        let frame = follower.next_frame().await?;
-        Some((Ok::<_, actix_web::Error>(frame), follower))
+    follower.pending.push_front(Frame::Preamble);
+    let frames = futures_util::stream::unfold(follower, move |mut follower| async move {
+        loop {
+            let frame = follower.next_frame().await?;
+            if let Some(bytes) = framing.render(&frame) {
+                return Some((Ok::<_, actix_web::Error>(bytes), follower));
+            }
+        }
     });
-    Ok(event_stream(frames))
+    Ok(stream_response(framing).streaming(frames))
 }
 
-/// A response streaming `frames` as Server-Sent Events.
-fn event_stream(
-    frames: impl futures_core::Stream<Item = Result<Bytes, actix_web::Error>> + 'static,
-) -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("text/event-stream")
+/// The head of a stream's response in `framing`.
+fn stream_response(framing: Framing) -> actix_web::HttpResponseBuilder {
+    let mut response = HttpResponse::Ok();
+    response
+        .content_type(framing.content_type())
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         // Compressing would hold frames back until a block fills.
         .insert_header((header::CONTENT_ENCODING, "identity"))
-        .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(frames)
+        .insert_header(("X-Accel-Buffering", "no"));
+    response
 }

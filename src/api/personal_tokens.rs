@@ -101,7 +101,7 @@ fn listed(token: &PersonalToken) -> PersonalTokenOut {
 pub async fn create_personal_token(
     db: web::Data<Db>,
     user: AuthUser,
-    body: web::Json<NewPersonalToken>,
+    body: super::transport::Json<NewPersonalToken>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let new = NewToken {

@@ -174,7 +174,7 @@ pub async fn post_action(
     user: AuthUser,
     path: web::Path<String>,
     request: HttpRequest,
-    body: web::Json<PostAction>,
+    body: super::transport::Json<PostAction>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let idempotency_key = idempotency_key(&request)?;
@@ -254,7 +254,7 @@ pub async fn list_events(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let query = query.into_inner();
-    let after = query.after.unwrap_or(0);
+    let after = super::live::cursor_after(query.after)?;
     if let Some(wait) = query.wait.filter(|seconds| *seconds > 0) {
         if wait > super::live::MAX_WAIT_SECONDS {
             return Err(ApiError::bad_request(

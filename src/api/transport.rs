@@ -152,3 +152,116 @@ fn entity_tag(body: &[u8]) -> String {
         .collect();
     format!("W/\"{hex}\"")
 }
+
+/// A JSON request body read as `T`, with the API's errors (see `json_config`). A number
+/// written with a fraction of zero (`3.0`, `1e2`) is an integer to JSON Schema, so it is
+/// read as one wherever the body's type wants an integer.
+#[derive(Debug)]
+pub struct Json<T>(pub T);
+
+impl<T> Json<T> {
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> std::ops::Deref for Json<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for Json<T> {
+    type Error = actix_web::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(request: &actix_web::HttpRequest, payload: &mut Payload) -> Self::Future {
+        let value = actix_web::web::Json::<serde_json::Value>::from_request(request, payload);
+        Box::pin(async move {
+            let value = value.await?.into_inner();
+            Ok(Json(from_json_value(value)?))
+        })
+    }
+}
+
+/// `value` read as `T`, integral floats read as integers when `T` needs them.
+pub fn from_json_value<T: serde::de::DeserializeOwned>(
+    mut value: serde_json::Value,
+) -> Result<T, ApiError> {
+    match T::deserialize(&value) {
+        Ok(read) => Ok(read),
+        Err(error) => {
+            if integral_floats_as_integers(&mut value) {
+                if let Ok(read) = T::deserialize(&value) {
+                    return Ok(read);
+                }
+            }
+            Err(ApiError::unprocessable("invalid_request", error.to_string()))
+        }
+    }
+}
+
+/// Rewrites every float in `value` that has no fraction (and fits an `i64` or `u64`) as an
+/// integer; whether it changed anything.
+pub fn integral_floats_as_integers(value: &mut serde_json::Value) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::Number(number) if number.is_f64() => {
+            let float = number.as_f64().unwrap_or(f64::NAN);
+            let integer = if float.fract() != 0.0 || !float.is_finite() {
+                None
+            } else if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&float) {
+                Some(serde_json::Number::from(float as i64))
+            } else if (0.0..1.844_674_407_370_955_2e19).contains(&float) {
+                Some(serde_json::Number::from(float as u64))
+            } else {
+                None
+            };
+            match integer {
+                Some(integer) => {
+                    *number = integer;
+                    true
+                }
+                None => false,
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |changed, item| integral_floats_as_integers(item) || changed),
+        Value::Object(fields) => fields
+            .values_mut()
+            .fold(false, |changed, field| integral_floats_as_integers(field) || changed),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn integral_floats_become_integers_and_others_stay() {
+        let mut value = json!({"seq": 111.0, "list": [1e2, 2.5, -3.0], "big": 1e300, "s": "4.0"});
+        assert!(integral_floats_as_integers(&mut value));
+        assert_eq!(
+            value,
+            json!({"seq": 111, "list": [100, 2.5, -3], "big": 1e300, "s": "4.0"})
+        );
+        assert!(!integral_floats_as_integers(&mut json!({"seq": 1, "x": 0.5})));
+    }
+
+    #[test]
+    fn a_body_with_an_integral_float_reads_where_an_integer_is_wanted() {
+        #[derive(serde::Deserialize)]
+        struct Body {
+            seats: u8,
+        }
+        let body: Body = from_json_value(json!({"seats": 3.0})).unwrap();
+        assert_eq!(body.seats, 3);
+        assert!(from_json_value::<Body>(json!({"seats": 3.5})).is_err());
+    }
+}

@@ -1,6 +1,6 @@
 //! The caller's notifications (a feed, a long poll and a live stream) and webhooks.
 
-use actix_web::{delete, get, post, route, web, HttpResponse};
+use actix_web::{delete, post, route, web, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -110,7 +110,7 @@ pub struct NotificationsQuery {
         (status = 401, description = "`token_revoked` also when the account signs out everywhere or changes its password (or the personal token is revoked) during a long poll", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_streams` (a long poll, `wait` > 0, while the account, its address or the server holds as many streams and long polls as allowed; with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/me/notifications")]
+#[route("/v1/me/notifications", method = "GET", method = "HEAD")]
 pub async fn list_notifications(
     db: web::Data<Db>,
     hub: web::Data<crate::push::Hub>,
@@ -119,7 +119,7 @@ pub async fn list_notifications(
     request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
-    let after = query.after.unwrap_or(0).max(0);
+    let after = super::live::cursor_after(query.after)?;
     if let Some(wait) = query.wait.filter(|seconds| *seconds > 0) {
         if wait > super::live::MAX_WAIT_SECONDS {
             return Err(ApiError::bad_request(
@@ -289,7 +289,7 @@ pub async fn create_webhook(
     outbound: web::Data<crate::outbound::Outbound>,
     limits: web::Data<super::rate_limit::RateLimits>,
     user: AuthUser,
-    body: web::Json<NewWebhook>,
+    body: super::transport::Json<NewWebhook>,
 ) -> Result<HttpResponse, ApiError> {
     let url = body.into_inner().url;
     // Everything that costs the server nothing comes before the lookup, which may wait on

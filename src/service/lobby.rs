@@ -177,8 +177,8 @@ pub fn create_game(
                 store::find_account_by_name(conn, name)?
                     .map(|account| account.id)
                     .ok_or_else(|| {
-                        ApiError::unprocessable(
-                            "unknown_account",
+                        ApiError::not_found(
+                            "account_not_found",
                             format!("there is no account named {name:?} to invite"),
                         )
                     })

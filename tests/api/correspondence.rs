@@ -616,8 +616,8 @@ async fn private_games_admit_only_the_invited(app: &TestApp) {
             &json!({"kind": "tikal", "seats": 2, "private": true, "invite": ["nobody"]}),
         )
         .await;
-    assert_eq!(unknown.status, 422);
-    assert_eq!(unknown.json()["code"], "unknown_account");
+    assert_eq!(unknown.status, 404);
+    assert_eq!(unknown.json()["code"], "account_not_found");
 }
 
 /// Bad time controls and bot seats are refused with a clear code.

@@ -315,3 +315,51 @@ async fn send_and_wait(app: &TestApp, bytes: &'static [u8]) -> (String, Duration
     .await
     .unwrap()
 }
+
+/// What the schema allows the server takes: integral floats where integers are wanted, a
+/// result filter without `player` (the caller's own), a time bank whose initial time is above
+/// its maximum (started at the maximum); a creation names the new game in `Location`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_the_schema_allows_are_taken() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let alice = app.register("alice").await;
+    let bob = app.register("bob").await;
+    let created = app
+        .post(
+            &alice,
+            "/v1/games",
+            &json!({"kind": "tikal", "seats": 2.0, "seat": 0.0,
+                    "time_control": {"type": "time_bank", "initial_seconds": 7200.0,
+                                     "increment_seconds": 0, "maximum_seconds": 3600}}),
+        )
+        .await
+        .expect_status(201);
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    assert_eq!(created.headers["location"], format!("/v1/games/{id}"));
+    assert_eq!(created.json()["time_control"]["initial_seconds"], 3600);
+    app.post(&bob, &format!("/v1/games/{id}/seats"), &json!({"seat": 1.0}))
+        .await
+        .expect_status(200);
+    let legal = app
+        .get(&alice, &format!("/v1/games/{id}/legal-actions"))
+        .await
+        .json();
+    let seq = legal["seq"].as_i64().unwrap() as f64;
+    app.post(
+        &alice,
+        &format!("/v1/games/{id}/actions"),
+        &json!({"expected_seq": seq, "action": legal["actions"][0]}),
+    )
+    .await
+    .expect_status(200);
+    app.post(
+        &alice,
+        &format!("/v1/games/{id}/actions"),
+        &json!({"expected_seq": 2.5, "action": legal["actions"][0]}),
+    )
+    .await
+    .expect_problem(422, "invalid_request");
+    app.get(&alice, "/v1/exports?result=won")
+        .await
+        .expect_status(200);
+}

@@ -304,10 +304,100 @@ async fn long_polls_on_one_instance(app: &TestApp) {
     a_long_poll_answers_with_the_next_move(app, app).await;
 }
 
+/// With `Accept: application/x-ndjson` a game's stream carries the same events as `/events`,
+/// one a line, and ends when the game is finished; the account stream its notifications.
+/// HEAD answers the head a GET would, without a stream.
+async fn ndjson_streams_carry_the_same_documents(app: &TestApp) {
+    let players = vec![app.register("red").await, app.register("blue").await];
+    let id = app.new_game("tikal", json!({}), &players).await;
+    let open = |path: String, player: &Player| {
+        reqwest::Client::new()
+            .get(format!("{}{path}", app.base))
+            .bearer_auth(&player.token)
+            .header("Accept", "application/x-ndjson")
+            .send()
+    };
+    let game = open(format!("/v1/games/{id}/stream"), &players[1])
+        .await
+        .unwrap();
+    assert_eq!(game.status(), 200);
+    assert_eq!(game.headers()["content-type"], "application/x-ndjson");
+    let account = open("/v1/me/stream?after=0".to_owned(), &players[0])
+        .await
+        .unwrap();
+    assert_eq!(account.headers()["content-type"], "application/x-ndjson");
+    let reader = tokio::spawn(async move {
+        tokio::time::timeout(Duration::from_secs(120), game.text())
+            .await
+            .expect("the stream ends with the game")
+            .unwrap()
+    });
+    play_to_the_end(app, &players, &id, 5).await;
+    let text = reader.await.unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
+        .collect();
+    let log = app
+        .get(&players[1], &format!("/v1/games/{id}/events"))
+        .await
+        .json();
+    assert_eq!(&lines, log["events"].as_array().unwrap());
+
+    let mut account = account;
+    let first = tokio::time::timeout(Duration::from_secs(30), account.chunk())
+        .await
+        .unwrap()
+        .unwrap()
+        .expect("a notification");
+    let line = String::from_utf8_lossy(&first);
+    let notification: Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+    assert_eq!(notification["type"], "game_started");
+    drop(account);
+
+    for path in [
+        format!("/v1/games/{id}/stream"),
+        "/v1/me/stream".to_owned(),
+        "/v1/me/notifications".to_owned(),
+    ] {
+        let head = reqwest::Client::new()
+            .head(format!("{}{path}", app.base))
+            .bearer_auth(&players[0].token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(head.status(), 200, "HEAD {path}");
+    }
+    let missing = reqwest::Client::new()
+        .head(format!("{}/v1/games/nosuchgame/stream", app.base))
+        .bearer_auth(&players[0].token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+}
+
+/// `after` below 0 is refused as the contract says, not read as 0.
+async fn a_negative_cursor_is_refused(app: &TestApp) {
+    let player = app.register("red").await;
+    for path in [
+        "/v1/me/notifications?after=-1",
+        "/v1/me/stream?after=-1",
+        "/v1/games/abc/events?after=-1",
+    ] {
+        app.get(&player, path)
+            .await
+            .expect_problem(400, "invalid_query");
+    }
+}
+
 on_both_backends!(
     streams_on_one_instance,
     long_polls_on_one_instance,
-    account_streams_on_one_instance
+    account_streams_on_one_instance,
+    ndjson_streams_carry_the_same_documents,
+    a_negative_cursor_is_refused
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -48,7 +48,7 @@ fn the_spec_documents_every_route_and_each_kinds_schemas() {
     }
     for rules in turnpost::games::all_games() {
         let prefix = turnpost::api::docs::schema_prefix(rules.kind());
-        for suffix in ["Action", "Event", "View", "Options"] {
+        for suffix in ["Action", "LogEvent", "View", "Options", "RuleCode"] {
             let name = format!("{prefix}{suffix}");
             assert!(
                 spec["components"]["schemas"][&name].is_object(),
@@ -107,7 +107,7 @@ fn every_action_and_event_variant_is_named_and_every_action_has_an_example() {
     let schemas = &spec["components"]["schemas"];
     for rules in turnpost::games::all_games() {
         let prefix = turnpost::api::docs::schema_prefix(rules.kind());
-        for union in ["Action", "Event"] {
+        for union in ["Action", "LogEvent"] {
             let name = format!("{prefix}{union}");
             let discriminator = &schemas[&name]["discriminator"];
             assert_eq!(discriminator["propertyName"], "type", "{name}");
@@ -187,6 +187,65 @@ fn every_operation_that_takes_a_token_has_a_scope_and_the_table_names_no_other()
         assert!(
             operations.contains(&(method.to_owned(), pattern.to_owned())),
             "the scope table lists {method} {pattern}, which the document does not have"
+        );
+    }
+}
+
+/// The README's table of problem codes is the one `PROBLEM_CODES` makes, every code there is
+/// documented by some operation, and every code an operation documents is there (a typo in a
+/// response's description would otherwise drop a code from its enum).
+#[test]
+fn every_problem_code_is_in_the_table_and_documented_by_an_operation() {
+    let readme = include_str!("../../README.md");
+    let start = readme
+        .find("<!-- problem codes")
+        .and_then(|start| readme[start..].find('\n').map(|end| start + end + 1))
+        .expect("the README marks its table of problem codes");
+    let end = readme
+        .find("<!-- /problem codes -->")
+        .expect("the table's end");
+    assert_eq!(
+        &readme[start..end],
+        turnpost::error::problem_codes_table(),
+        "README.md's table of problem codes is stale: paste turnpost::error::problem_codes_table()"
+    );
+    let spec = committed();
+    let mut documented = std::collections::BTreeSet::new();
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            for (status, response) in operation["responses"].as_object().unwrap() {
+                let Some(codes) = response
+                    .pointer("/content/application~1problem+json/schema/properties/code/enum")
+                else {
+                    continue;
+                };
+                let status: u16 = status.parse().unwrap();
+                for code in codes.as_array().unwrap() {
+                    let code = code.as_str().unwrap();
+                    assert!(
+                        turnpost::error::is_documented_problem(code, status),
+                        "{method} {path} {status}: {code}"
+                    );
+                    documented.insert(code.to_owned());
+                }
+                let description = response["description"].as_str().unwrap_or_default();
+                for quoted in description.split('`').skip(1).step_by(2) {
+                    let looks_like_code = quoted.contains('_')
+                        && quoted.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+                    if looks_like_code && !["expected_seq", "current_seq", "personal_token", "your_turn", "to_act"].contains(&quoted) {
+                        assert!(
+                            codes.as_array().unwrap().contains(&json!(quoted)),
+                            "{method} {path} {status} names `{quoted}`, which is not a code of that status"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    for (code, _, _) in turnpost::error::PROBLEM_CODES {
+        assert!(
+            documented.contains(*code),
+            "no operation documents `{code}`"
         );
     }
 }

@@ -196,6 +196,13 @@ pub trait Engine: 'static + Debug + Clone {
 
     fn player_counts() -> RangeInclusive<u8>;
 
+    /// What the options' schema cannot say field by field (options that exclude each other),
+    /// as JSON Schema keywords the published options schema adds: a client that validates
+    /// against it never sends options the engine refuses.
+    fn options_constraints() -> Option<serde_json::Value> {
+        None
+    }
+
     /// The state before any event, under `rules_version` (one of [`Engine::RULES_VERSIONS`]):
     /// what `setup`'s events are folded onto.
     fn initial_state(options: &Self::Options, seats: u8, rules_version: u32) -> Self::State;

@@ -62,6 +62,8 @@ pub trait GameRules: Send + Sync {
     fn default_options(&self) -> Value;
     /// JSON schema of the options object.
     fn options_schema(&self) -> RefOr<Schema>;
+    /// JSON Schema keywords the options schema adds (see [`Engine::options_constraints`]).
+    fn options_constraints(&self) -> Option<Value>;
     /// Every rule code an action can be refused with, and its meaning.
     fn rule_codes(&self) -> Vec<(&'static str, &'static str)>;
     /// The OpenAPI schemas of the options, actions, events, views and rule codes, the top
@@ -259,6 +261,10 @@ impl<E: Engine> GameRules for Rules<E> {
 
     fn options_schema(&self) -> RefOr<Schema> {
         E::Options::schema()
+    }
+
+    fn options_constraints(&self) -> Option<Value> {
+        E::options_constraints()
     }
 
     fn rule_codes(&self) -> Vec<(&'static str, &'static str)> {

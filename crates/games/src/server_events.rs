@@ -41,7 +41,8 @@ pub enum TimeControl {
     },
     /// A bank of time per seat that runs down while the seat has to act: it starts at
     /// `initial_seconds`, gains `increment_seconds` after each action of the seat, and
-    /// never holds more than `maximum_seconds`.
+    /// never holds more than `maximum_seconds` (an `initial_seconds` above it starts the
+    /// bank at `maximum_seconds`).
     TimeBank {
         #[schema(minimum = 60, maximum = 2_592_000)]
         initial_seconds: u32,
@@ -78,7 +79,10 @@ impl From<ClosedTimeControl> for TimeControl {
                 increment_seconds,
                 maximum_seconds,
             } => TimeControl::TimeBank {
-                initial_seconds,
+                // A bank never holds more than its maximum, from the start: a larger
+                // initial bank is read as the maximum (the schema cannot compare two fields,
+                // so the request it allows is taken rather than refused).
+                initial_seconds: initial_seconds.min(maximum_seconds),
                 increment_seconds,
                 maximum_seconds,
             },

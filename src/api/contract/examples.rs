@@ -32,6 +32,7 @@ pub fn kind_contract(rules: &dyn GameRules) -> KindContract {
         prefix: crate::api::docs::schema_prefix(rules.kind()),
         min_players: *counts.start(),
         max_players: *counts.end(),
+        options_constraints: rules.options_constraints(),
         examples: examples_from_play(rules),
     }
 }

@@ -20,6 +20,8 @@
 use std::collections::BTreeMap;
 
 mod examples;
+mod requests;
+mod responses;
 
 use serde_json::{json, Map, Value};
 
@@ -32,6 +34,9 @@ pub struct KindContract {
     pub prefix: String,
     pub min_players: u8,
     pub max_players: u8,
+    /// What the kind's options schema adds beyond its fields (see
+    /// `Engine::options_constraints`).
+    pub options_constraints: Option<Value>,
     pub examples: ContentExamples,
 }
 
@@ -69,10 +74,32 @@ pub fn shape(doc: &mut Value, kinds: &[KindContract]) {
     specialise_envelopes(doc, kinds);
     name_tagged_variants(doc, kinds);
     merge_log_events(doc, kinds);
+    requests::type_action_requests(doc, kinds);
+    requests::kind_parameters(doc, kinds);
+    requests::header_parameters(doc);
+    responses::typed_streams(doc, kinds);
+    responses::type_problem_fields(doc, kinds);
+    explain_outcomes(doc);
     close_objects(doc);
+    // After closing: conditions name a few properties of objects that have more.
+    requests::constrain_creations(doc, kinds);
     plain_optional_bodies(doc);
     document_transport(doc);
+    // After closing: the per-response `code` enums sit beside a reference to the closed
+    // `Problem` and narrow it; closed, they would refuse its other fields.
+    responses::problem_codes(doc);
+    responses::declare_headers(doc);
     add_request_examples(doc, kinds);
+    responses::drop_unreferenced(doc);
+}
+
+/// `Outcome` and `GameOutcome` look alike: say which is which.
+fn explain_outcomes(doc: &mut Value) {
+    if let Some(outcome) = schemas(doc).get_mut("Outcome") {
+        outcome["description"] = json!(
+            "The scores and places as the rules decide them, inside a view. A game's own              `outcome` (`GameOutcome`, in summaries, exports and notifications) adds the              forfeits, which the server decides, and ranks forfeited seats last."
+        );
+    }
 }
 
 fn schemas(doc: &mut Value) -> &mut Map<String, Value> {

@@ -198,6 +198,27 @@ impl Engine for EternalPalace {
         counts.min..=counts.max
     }
 
+    /// At most one of the three modules with a location of their own (see
+    /// `rules::check_options`), and each location tile at most once.
+    fn options_constraints() -> Option<serde_json::Value> {
+        let modules = ["labyrinth", "river_market", "compositions"];
+        let pairs: Vec<serde_json::Value> = modules
+            .iter()
+            .enumerate()
+            .flat_map(|(index, first)| modules[index + 1..].iter().map(move |second| (first, second)))
+            .map(|(first, second)| {
+                serde_json::json!({
+                    "properties": {*first: {"const": true}, *second: {"const": true}},
+                    "required": [first, second],
+                })
+            })
+            .collect();
+        Some(serde_json::json!({
+            "not": {"anyOf": pairs},
+            "properties": {"location_tiles": {"uniqueItems": true}},
+        }))
+    }
+
     fn initial_state(options: &Self::Options, seats: u8, rules_version: u32) -> State {
         State::new(options, seats, rules_version)
     }

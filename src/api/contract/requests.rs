@@ -1,0 +1,164 @@
+//! What clients send, as exact as JSON Schema can say it: a request the document allows is
+//! one the server takes (or refuses only for what no schema can know: a taken seat, an
+//! account that does not exist, an action the game's state does not allow).
+
+use serde_json::{json, Map, Value};
+
+use super::{schema_ref, schemas, walk, KindContract};
+
+/// `PostAction.action`: one of the kinds' actions. The game in the path decides the kind,
+/// and some action types (`pass`, `end_turn`) exist in several kinds, so this is an `anyOf`
+/// over the kinds' unions rather than a `oneOf`.
+pub(super) fn type_action_requests(doc: &mut Value, kinds: &[KindContract]) {
+    let Some(action) = schemas(doc).get_mut("PostAction").and_then(|post| {
+        post.get_mut("properties")
+            .and_then(|properties| properties.get_mut("action"))
+    }) else {
+        return;
+    };
+    let description = action.get("description").cloned();
+    *action = json!({
+        "anyOf": kinds
+            .iter()
+            .map(|kind| json!({"$ref": schema_ref(&format!("{}Action", kind.prefix))}))
+            .collect::<Vec<_>>(),
+    });
+    if let Some(description) = description {
+        action["description"] = description;
+    }
+}
+
+/// Adds `extra`'s keywords to `schema`; `properties` are merged property by property.
+fn merge_keywords(schema: &mut Value, extra: &Value) {
+    let (Some(schema), Some(extra)) = (schema.as_object_mut(), extra.as_object()) else {
+        return;
+    };
+    for (keyword, value) in extra {
+        match (keyword.as_str(), schema.get_mut(keyword)) {
+            ("properties", Some(Value::Object(properties))) => {
+                for (name, more) in value.as_object().into_iter().flatten() {
+                    match properties.get_mut(name) {
+                        Some(property) => merge_keywords(property, more),
+                        None => {
+                            properties.insert(name.clone(), more.clone());
+                        }
+                    }
+                }
+            }
+            _ => {
+                schema.insert(keyword.clone(), value.clone());
+            }
+        }
+    }
+}
+
+/// A kind's options get the constraints its engine states beyond the fields, and a kind's
+/// creation request the ones that tie its fields to `seats`: the creator's seat and the
+/// bots' seats exist, no two take the same seat, at least one seat is left for the creator,
+/// and invitations need `private`.
+pub(super) fn constrain_creations(doc: &mut Value, kinds: &[KindContract]) {
+    let schemas = schemas(doc);
+    let bot_seat = schemas.get("BotSeat").cloned();
+    for kind in kinds {
+        if let (Some(constraints), Some(options)) = (
+            &kind.options_constraints,
+            schemas.get_mut(&format!("{}Options", kind.prefix)),
+        ) {
+            merge_keywords(options, constraints);
+        }
+        let bot_name = format!("{}BotSeat", kind.prefix);
+        if let Some(mut bot) = bot_seat.clone() {
+            bot["properties"]["seat"]["maximum"] = json!(kind.max_players - 1);
+            bot["title"] = json!(bot_name);
+            schemas.insert(bot_name.clone(), bot);
+        }
+        let Some(create) = schemas.get_mut(&format!("{}CreateGame", kind.prefix)) else {
+            continue;
+        };
+        walk(&mut create["properties"]["bots"], &mut |node| {
+            if node.get("$ref") == Some(&json!(schema_ref("BotSeat"))) {
+                node.insert("$ref".into(), json!(schema_ref(&bot_name)));
+            }
+        });
+        create["properties"]["bots"]["maxItems"] = json!(kind.max_players - 1);
+        create["properties"]["invite"]["uniqueItems"] = json!(true);
+        create["properties"]["invite"]["items"]["minLength"] = json!(1);
+        // Few keywords, each once (some generators cannot take a long `allOf`): invitations
+        // need `private`; the creator's seat is no bot's; no two bots share a seat; and per
+        // seat count, the seats named exist and leave one for the creator.
+        let seat_is = |seat: u8| json!({"properties": {"seat": {"const": seat}}, "required": ["seat"]});
+        create["if"] = json!({"properties": {"invite": {"minItems": 1}}, "required": ["invite"]});
+        create["then"] =
+            json!({"properties": {"private": {"const": true}}, "required": ["private"]});
+        create["not"] = json!({"anyOf": (0..kind.max_players)
+            .map(|seat| {
+                let mut both = seat_is(seat);
+                both["properties"]["bots"] = json!({"contains": seat_is(seat)});
+                both["required"] = json!(["seat", "bots"]);
+                both
+            })
+            .collect::<Vec<_>>()});
+        create["properties"]["bots"]["not"] = json!({"anyOf": (0..kind.max_players)
+            .map(|seat| json!({"contains": seat_is(seat), "minContains": 2}))
+            .collect::<Vec<_>>()});
+        create["anyOf"] = json!((kind.min_players..=kind.max_players)
+            .map(|seats| {
+                let highest = seats - 1;
+                json!({"properties": {
+                    "seats": {"const": seats},
+                    "seat": {"maximum": highest},
+                    "bots": {
+                        "maxItems": highest,
+                        "items": {"properties": {"seat": {"maximum": highest}}},
+                    },
+                }})
+            })
+            .collect::<Vec<_>>());
+    }
+    schemas.remove("BotSeat");
+}
+
+/// Query parameters named `kind` take one of the hosted kinds.
+pub(super) fn kind_parameters(doc: &mut Value, kinds: &[KindContract]) {
+    let names: Vec<Value> = kinds.iter().map(|kind| json!(kind.kind)).collect();
+    for_each_parameter(doc, |parameter| {
+        if parameter["in"] == "query" && parameter["name"] == "kind" {
+            parameter["schema"]["enum"] = Value::Array(names.clone());
+        }
+    });
+}
+
+/// A header is a string or absent, never `null`; `Last-Event-ID` is a seq or notification
+/// id.
+pub(super) fn header_parameters(doc: &mut Value) {
+    for_each_parameter(doc, |parameter| {
+        if parameter["in"] != "header" {
+            return;
+        }
+        let schema = &mut parameter["schema"];
+        if schema["type"] == json!(["string", "null"]) {
+            schema["type"] = json!("string");
+        }
+        if parameter["name"] == "Last-Event-ID" {
+            parameter["schema"]["pattern"] = json!("^[0-9]{1,18}$");
+        }
+    });
+}
+
+fn for_each_parameter(doc: &mut Value, mut visit: impl FnMut(&mut Value)) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for operation in paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(Map::values_mut)
+    {
+        if let Some(parameters) = operation
+            .get_mut("parameters")
+            .and_then(Value::as_array_mut)
+        {
+            parameters.iter_mut().for_each(&mut visit);
+        }
+    }
+}

@@ -312,6 +312,12 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_FOLLOW_RECHECK_SECONDS", default_value_t = 10)]
     pub follow_recheck_seconds: u64,
 
+    /// Test builds only (see `crate::seeds`): derive every game's seed from this text, so
+    /// a scripted run deals the same games every time. Hidden, with no environment variable;
+    /// release builds refuse it.
+    #[arg(long, hide = true, value_parser = crate::seeds::parse_insecure_test_seeds)]
+    pub insecure_test_seeds: Option<String>,
+
     /// Where the time comes from: the system, except in tests, which move it by hand.
     #[arg(skip)]
     pub clock: crate::clock::Clock,
@@ -386,6 +392,7 @@ impl Config {
             max_streams: None,
             stream_lifetime_seconds: 3_600,
             follow_recheck_seconds: 10,
+            insecure_test_seeds: None,
             clock: crate::clock::Clock::system(),
             webhook_host_lookup: None,
         }
@@ -541,6 +548,14 @@ impl Config {
         crate::auth::PasswordCost {
             memory_kib: self.password_memory_kib,
             ..crate::auth::PasswordCost::default()
+        }
+    }
+
+    /// Where new games' seeds come from (see [`crate::seeds`]).
+    pub fn seeds(&self) -> crate::seeds::Seeds {
+        match &self.insecure_test_seeds {
+            Some(text) => crate::seeds::Seeds::insecure_for_tests(text),
+            None => crate::seeds::Seeds::system(),
         }
     }
 

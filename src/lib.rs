@@ -11,8 +11,8 @@
 //!   open-game expiry, webhook deliveries.
 //! - [`verify`]: offline verification of a finished game's export (`turnpost verify`).
 //! - [`web`]: the web page (plain HTML and JavaScript over the public API).
-//! - [`auth`], [`clock`], [`config`], [`error`], [`server`], [`private_files`]: the plumbing
-//!   around them.
+//! - [`auth`], [`clock`], [`config`], [`error`], [`seeds`], [`server`], [`private_files`]: the
+//!   plumbing around them.
 
 pub mod api;
 pub mod auth;
@@ -24,6 +24,7 @@ pub mod outbound;
 pub use turnpost_games as games;
 pub mod private_files;
 pub mod push;
+pub mod seeds;
 pub mod server;
 pub mod service;
 pub mod store;

@@ -132,6 +132,13 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let clock = web::Data::new(config.clock.clone());
+    let seeds = web::Data::new(config.seeds());
+    if seeds.is_insecure() {
+        tracing::warn!(
+            "--insecure-test-seeds: every new game's seed is foreseeable; for tests only, never \
+             for real games"
+        );
+    }
     // Every instance does background work; each job is claimed by one instance at a time.
     Workers {
         db: db.clone(),
@@ -161,6 +168,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
             .app_data(followers.clone())
             .app_data(shared_frames.clone())
             .app_data(clock.clone())
+            .app_data(seeds.clone())
             .app_data(outbound.clone())
             .app_data(metrics.clone())
             .wrap(from_fn(guard_request_body))

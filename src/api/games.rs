@@ -14,6 +14,7 @@ use crate::clock::Clock;
 use crate::error::{ApiError, Problem};
 use crate::games::bots::BotStrategy;
 use crate::games::server_events::TimeControl;
+use crate::seeds::Seeds;
 use crate::service::fold_cache::FoldCache;
 use crate::service::lobby::{self, GameQuery, NewGame};
 use crate::service::referee;
@@ -111,6 +112,7 @@ pub async fn create_game(
     db: web::Data<Db>,
     limits: web::Data<RateLimits>,
     clock: web::Data<Clock>,
+    seeds: web::Data<Seeds>,
     user: AuthUser,
     body: super::transport::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
@@ -139,7 +141,10 @@ pub async fn create_game(
     };
     let caller = user.clone();
     let now = clock.now_millis();
-    let game = blocking(move || lobby::create_game(&db, &caller, &request, quota, now)).await?;
+    let seed = seeds.next_seed();
+    let game =
+        blocking(move || lobby::create_game_with_seed(&db, &caller, &request, quota, now, seed))
+            .await?;
     Ok(HttpResponse::Created()
         .insert_header((
             actix_web::http::header::LOCATION,

@@ -134,9 +134,21 @@ pub fn create_game(
     open_games_quota: u32,
     now: i64,
 ) -> Result<LoadedGame, ApiError> {
+    let seed = crate::seeds::Seeds::system().next_seed();
+    create_game_with_seed(db, creator, request, open_games_quota, now, seed)
+}
+
+/// [`create_game`] with the game's secret seed given (the server draws it from its
+/// [`crate::seeds::Seeds`]).
+pub fn create_game_with_seed(
+    db: &Db,
+    creator: &AuthUser,
+    request: &NewGame,
+    open_games_quota: u32,
+    now: i64,
+    seed: [u8; 32],
+) -> Result<LoadedGame, ApiError> {
     let (rules, options) = validate_new_game(request)?;
-    let mut seed = [0u8; 32];
-    rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut seed);
     let game = Game {
         id: random_id(10),
         kind: rules.kind().to_owned(),

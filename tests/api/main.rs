@@ -22,6 +22,7 @@ mod lobby;
 mod openapi;
 mod personal_tokens;
 mod play_errors;
+mod readme;
 mod sign_in_limits;
 mod tikal;
 mod transport;

@@ -83,25 +83,21 @@ pub(super) fn constrain_creations(doc: &mut Value, kinds: &[KindContract]) {
         create["properties"]["bots"]["maxItems"] = json!(kind.max_players - 1);
         create["properties"]["invite"]["uniqueItems"] = json!(true);
         create["properties"]["invite"]["items"]["minLength"] = json!(1);
-        // Few keywords, each once (some generators cannot take a long `allOf`): invitations
-        // need `private`; the creator's seat is no bot's; no two bots share a seat; and per
-        // seat count, the seats named exist and leave one for the creator.
+        // Under `dependentSchemas`, which validators apply and generators leave alone (a
+        // top-level `anyOf` or a long `allOf` turns a generated model into a union or breaks
+        // it): `seats`, always sent, brings the rules that depend on the seat count (the
+        // seats named exist, one is left for the creator, the creator's seat is no bot's),
+        // and `invite` brings `private`.
         let seat_is = |seat: u8| json!({"properties": {"seat": {"const": seat}}, "required": ["seat"]});
-        create["if"] = json!({"properties": {"invite": {"minItems": 1}}, "required": ["invite"]});
-        create["then"] =
-            json!({"properties": {"private": {"const": true}}, "required": ["private"]});
-        create["not"] = json!({"anyOf": (0..kind.max_players)
+        let creator_among_bots: Vec<Value> = (0..kind.max_players)
             .map(|seat| {
                 let mut both = seat_is(seat);
                 both["properties"]["bots"] = json!({"contains": seat_is(seat)});
                 both["required"] = json!(["seat", "bots"]);
                 both
             })
-            .collect::<Vec<_>>()});
-        create["properties"]["bots"]["not"] = json!({"anyOf": (0..kind.max_players)
-            .map(|seat| json!({"contains": seat_is(seat), "minContains": 2}))
-            .collect::<Vec<_>>()});
-        create["anyOf"] = json!((kind.min_players..=kind.max_players)
+            .collect();
+        let per_seat_count: Vec<Value> = (kind.min_players..=kind.max_players)
             .map(|seats| {
                 let highest = seats - 1;
                 json!({"properties": {
@@ -113,7 +109,18 @@ pub(super) fn constrain_creations(doc: &mut Value, kinds: &[KindContract]) {
                     },
                 }})
             })
-            .collect::<Vec<_>>());
+            .collect();
+        create["dependentSchemas"] = json!({
+            "seats": {"anyOf": per_seat_count, "not": {"anyOf": creator_among_bots}},
+            "invite": {
+                "if": {"properties": {"invite": {"minItems": 1}}},
+                "then": {"properties": {"private": {"const": true}}, "required": ["private"]},
+            },
+        });
+        // No two bots at one seat.
+        create["properties"]["bots"]["not"] = json!({"anyOf": (0..kind.max_players)
+            .map(|seat| json!({"contains": seat_is(seat), "minContains": 2}))
+            .collect::<Vec<_>>()});
     }
     schemas.remove("BotSeat");
 }

@@ -1,7 +1,9 @@
 //! `turnpost verify <export.json>`: checks a finished game's export with no server and no
 //! database. The revealed seed must hash to the commitment published before the first move,
 //! and replaying every recorded action from that seed must reproduce every event and the
-//! outcome exactly.
+//! outcome exactly: each event's payload, and the seq, seat, type and text shown with it
+//! (the server writes the texts from the payloads whenever a log is read; only the times
+//! cannot be derived).
 
 use crate::games::replay::{Divergence, GameRecord};
 

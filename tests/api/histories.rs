@@ -102,6 +102,33 @@ async fn a_finished_game_verifies_offline_and_every_tampering_is_caught() {
     changed_event["events"][event_count / 2]["payload"]["seat"] = json!(3);
     assert_caught_at(&changed_event, event_count as i64 / 2 + 1);
 
+    // The texts are written from the payloads whenever the log is read: a changed one is
+    // caught at its seq, with the text expected and the one found.
+    let at = event_count / 3;
+    let original = export["events"][at]["text"].as_str().unwrap().to_owned();
+    let mut changed_text = export.clone();
+    changed_text["events"][at]["text"] = json!("Blue wins at once");
+    assert_caught_at(&changed_text, at as i64 + 1);
+    let (_, printed) = verify(&changed_text);
+    assert!(
+        printed.contains(&format!(
+            "the event's text differs: expected {original:?}, found \"Blue wins at once\""
+        )),
+        "{printed}"
+    );
+    let acted = export["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|event| event["seat"].is_u64())
+        .unwrap();
+    let mut changed_seat = export.clone();
+    changed_seat["events"][acted]["seat"] = json!(null);
+    assert_caught_at(&changed_seat, acted as i64 + 1);
+    let mut changed_type = export.clone();
+    changed_type["events"][at]["type"] = json!("game_finished");
+    assert_caught_at(&changed_type, at as i64 + 1);
+
     let mut truncated = export.clone();
     truncated["events"]
         .as_array_mut()

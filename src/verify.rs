@@ -7,6 +7,29 @@
 
 use crate::games::replay::{Divergence, GameRecord};
 
+/// The exit statuses of `turnpost verify` (also in its `--help`).
+pub mod exit_codes {
+    /// The export verifies.
+    pub const VERIFIED: u8 = 0;
+    /// `NOT VERIFIED`: the export was read but is not a finished game's export that
+    /// replays exactly (tampered, divergent, not JSON or not an export at all).
+    pub const NOT_VERIFIED: u8 = 1;
+    /// The command line is wrong (clap's usage error).
+    pub const USAGE: u8 = 2;
+    /// `cannot read file`: the file is missing or cannot be read; nothing was checked.
+    pub const CANNOT_READ: u8 = 3;
+}
+
+/// [`verify_export`] of a file's bytes: bytes that are not UTF-8 are no JSON export.
+pub fn verify_export_bytes(bytes: &[u8]) -> Result<String, String> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => verify_export(text),
+        Err(error) => Err(format!(
+            "NOT VERIFIED: the file is not a JSON export (it is not UTF-8 text: {error})"
+        )),
+    }
+}
+
 /// The verdict on an export's text: `Ok` with the report when it verifies, `Err` with the
 /// report (naming the first differing seq where there is one) when it does not.
 pub fn verify_export(text: &str) -> Result<String, String> {

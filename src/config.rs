@@ -25,7 +25,13 @@ pub enum Command {
     /// Print the OpenAPI document (what `openapi/openapi.json` holds) and exit.
     Openapi,
     /// Check a finished game's export offline: the seed against its commitment, and every
-    /// event and the outcome by replaying the actions. Exits 1 when it does not verify.
+    /// event (its payload, seq, seat, type and text; not its time) and the outcome by
+    /// replaying the actions.
+    ///
+    /// Exit status: 0 verified; 1 NOT VERIFIED (the export was read but does not replay
+    /// exactly: tampered, divergent or not an export), with the first differing seq where
+    /// there is one; 2 a wrong command line; 3 cannot read file (missing or unreadable:
+    /// nothing was checked).
     Verify {
         /// The export document (`GET /v1/games/{id}/export` of a finished game).
         export: PathBuf,

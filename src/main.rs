@@ -8,21 +8,24 @@ use turnpost::config::{Cli, Command};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn verify(path: &std::path::Path) -> std::process::ExitCode {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
+    use turnpost::verify::exit_codes;
+    // Read as bytes: text that is not UTF-8 is an export that does not verify, not a file
+    // that cannot be read.
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
         Err(error) => {
-            eprintln!("NOT VERIFIED: cannot read {}: {error}", path.display());
-            return std::process::ExitCode::FAILURE;
+            eprintln!("cannot read file {}: {error}", path.display());
+            return std::process::ExitCode::from(exit_codes::CANNOT_READ);
         }
     };
-    match turnpost::verify::verify_export(&text) {
+    match turnpost::verify::verify_export_bytes(&bytes) {
         Ok(report) => {
             println!("{report}");
-            std::process::ExitCode::SUCCESS
+            std::process::ExitCode::from(exit_codes::VERIFIED)
         }
         Err(report) => {
             println!("{report}");
-            std::process::ExitCode::FAILURE
+            std::process::ExitCode::from(exit_codes::NOT_VERIFIED)
         }
     }
 }

@@ -1,9 +1,34 @@
 //! `turnpost verify <export.json>`: checks a finished game's export with no server and no
 //! database. The revealed seed must hash to the commitment published before the first move,
 //! and replaying every recorded action from that seed must reproduce every event and the
-//! outcome exactly.
+//! outcome exactly: each event's payload, and the seq, seat, type and text shown with it
+//! (the server writes the texts from the payloads whenever a log is read; only the times
+//! cannot be derived).
 
 use crate::games::replay::{Divergence, GameRecord};
+
+/// The exit statuses of `turnpost verify` (also in its `--help`).
+pub mod exit_codes {
+    /// The export verifies.
+    pub const VERIFIED: u8 = 0;
+    /// `NOT VERIFIED`: the export was read but is not a finished game's export that
+    /// replays exactly (tampered, divergent, not JSON or not an export at all).
+    pub const NOT_VERIFIED: u8 = 1;
+    /// The command line is wrong (clap's usage error).
+    pub const USAGE: u8 = 2;
+    /// `cannot read file`: the file is missing or cannot be read; nothing was checked.
+    pub const CANNOT_READ: u8 = 3;
+}
+
+/// [`verify_export`] of a file's bytes: bytes that are not UTF-8 are no JSON export.
+pub fn verify_export_bytes(bytes: &[u8]) -> Result<String, String> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => verify_export(text),
+        Err(error) => Err(format!(
+            "NOT VERIFIED: the file is not a JSON export (it is not UTF-8 text: {error})"
+        )),
+    }
+}
 
 /// The verdict on an export's text: `Ok` with the report when it verifies, `Err` with the
 /// report (naming the first differing seq where there is one) when it does not.

@@ -93,18 +93,7 @@ fn validate_new_game(request: &NewGame) -> Result<(&'static dyn GameRules, Value
         .time_control
         .check()
         .map_err(|message| ApiError::unprocessable("invalid_time_control", message))?;
-    let creator_seat = request.creator_seat();
-    for (index, (seat, _)) in request.bots.iter().enumerate() {
-        if *seat >= request.seats {
-            return Err(invalid_seat(*seat, request.seats));
-        }
-        if *seat == creator_seat || request.bots[..index].iter().any(|(s, _)| s == seat) {
-            return Err(ApiError::unprocessable(
-                "invalid_bots",
-                format!("seat {seat} is taken twice; every bot needs a seat of its own"),
-            ));
-        }
-    }
+    check_bots(request)?;
     if !request.invite.is_empty() && !request.private {
         return Err(ApiError::unprocessable(
             "invalid_invitations",
@@ -112,6 +101,35 @@ fn validate_new_game(request: &NewGame) -> Result<(&'static dyn GameRules, Value
         ));
     }
     Ok((rules, options))
+}
+
+/// The bots' seats: each within the table, each named once, and one seat left for the
+/// creator (the one asked for with `seat`, or any).
+fn check_bots(request: &NewGame) -> Result<(), ApiError> {
+    let invalid_bots = |message: String| ApiError::unprocessable("invalid_bots", message);
+    for (index, (seat, _)) in request.bots.iter().enumerate() {
+        if *seat >= request.seats {
+            return Err(invalid_seat(*seat, request.seats));
+        }
+        if request.bots[..index].iter().any(|(s, _)| s == seat) {
+            return Err(invalid_bots(format!(
+                "`bots` names seat {seat} twice; every bot needs a seat of its own"
+            )));
+        }
+    }
+    let has_bot = |seat: u8| request.bots.iter().any(|(s, _)| *s == seat);
+    match request.creator_seat {
+        Some(seat) if has_bot(seat) => Err(invalid_bots(format!(
+            "seat {seat} is the seat you asked for (`seat`) and a bot's too; give the bot \
+             another seat or take another one yourself"
+        ))),
+        None if (0..request.seats).all(has_bot) => Err(invalid_bots(format!(
+            "`bots` gives all {} seats to bots, but you take a seat in every game you \
+             create: leave at least one seat without a bot",
+            request.seats
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn invalid_seat(seat: u8, seats: u8) -> ApiError {

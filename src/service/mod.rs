@@ -32,6 +32,9 @@ use crate::store::{
 /// The bot that plays on for a seat whose player resigned or ran out of time.
 pub const TAKE_OVER_BOT: BotStrategy = BotStrategy::Playouts;
 
+/// RFC 3339 text for a stored millisecond timestamp (the games crate writes the times in the
+/// server's event texts with it, so `turnpost verify` can write those texts again).
+pub use crate::games::server_events::format_time;
 pub use crate::store::{Game, GameStatus, SeatWithName};
 
 /// A game with its seats and its rules.
@@ -434,27 +437,4 @@ pub fn random_id(len: usize) -> String {
     (0..len)
         .map(|_| char::from(ALPHABET[rng.gen_range(0..ALPHABET.len())]))
         .collect()
-}
-
-/// RFC 3339 text for a stored millisecond timestamp.
-pub fn format_time(millis: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
-        .ok()
-        .and_then(|moment| {
-            moment
-                .format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn times_are_rfc3339_utc() {
-        assert_eq!(format_time(0), "1970-01-01T00:00:00Z");
-        assert_eq!(format_time(1_700_000_000_123), "2023-11-14T22:13:20.123Z");
-    }
 }

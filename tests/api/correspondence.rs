@@ -645,6 +645,30 @@ async fn bad_settings_are_refused(app: &TestApp) {
         assert_eq!(response.status, 422, "{body}: {}", response.text);
         assert_eq!(response.json()["code"], code, "{body}");
     }
+    // Each mistake with the bots' seats is named as what it is.
+    let random = |seat: u8| json!({"seat": seat, "strategy": "random"});
+    for (body, detail) in [
+        (
+            json!({"kind": "tikal", "seats": 2, "bots": [random(0), random(1)]}),
+            "`bots` gives all 2 seats to bots, but you take a seat in every game you create: \
+             leave at least one seat without a bot",
+        ),
+        (
+            json!({"kind": "java", "seats": 3, "bots": [random(1), random(1)]}),
+            "`bots` names seat 1 twice; every bot needs a seat of its own",
+        ),
+        (
+            json!({"kind": "tikal", "seats": 2, "seat": 1, "bots": [random(1)]}),
+            "seat 1 is the seat you asked for (`seat`) and a bot's too; give the bot another \
+             seat or take another one yourself",
+        ),
+    ] {
+        let problem = app
+            .post(&alice, "/v1/games", &body)
+            .await
+            .expect_problem(422, "invalid_bots");
+        assert_eq!(problem["detail"], detail, "{body}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -154,7 +154,10 @@ async fn modules_that_do_not_combine_are_refused(app: &TestApp) {
         )
         .await
         .expect_problem(422, "invalid_options");
-    assert!(problem["detail"].as_str().unwrap().contains("twice"));
+    assert_eq!(
+        problem["detail"],
+        "location_tiles names \"temple\" (the Temple tile) twice; choose each tile at most once"
+    );
     app.post(
         &players[0],
         "/v1/games",

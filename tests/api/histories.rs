@@ -9,19 +9,73 @@ use serde_json::{json, Value};
 use crate::driver::{uniform, GameDriver};
 use crate::util::{Backend, TestApp};
 
+/// Runs `turnpost verify` with `args`; returns its exit code and what it printed.
+fn run_verify(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_turnpost"))
+        .arg("verify")
+        .args(args)
+        .output()
+        .expect("turnpost verify runs");
+    let printed = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.code(), printed)
+}
+
 /// Runs `turnpost verify` on `export`; returns whether it verified and what it printed.
 fn verify(export: &Value) -> (bool, String) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("export.json");
     std::fs::write(&path, export.to_string()).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_turnpost"))
-        .arg("verify")
-        .arg(&path)
-        .output()
-        .expect("turnpost verify runs");
-    let printed = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
-    (output.status.success(), printed)
+    let (code, printed) = run_verify(&[path.as_os_str()]);
+    match code {
+        Some(0) => (true, printed),
+        Some(1) => {
+            assert!(printed.starts_with("NOT VERIFIED: "), "{printed}");
+            (false, printed)
+        }
+        _ => panic!("turnpost verify exited with {code:?}: {printed}"),
+    }
+}
+
+/// A file that cannot be read is not a tampered export: its own message and exit code 3,
+/// and no "NOT VERIFIED". A file that is read but is no export does not verify (exit 1).
+#[test]
+fn verify_tells_a_file_it_cannot_read_from_one_that_does_not_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-export.json");
+    let (code, printed) = run_verify(&[missing.as_os_str()]);
+    assert_eq!(code, Some(3), "{printed}");
+    assert!(
+        printed.starts_with(&format!("cannot read file {}: ", missing.display())),
+        "{printed}"
+    );
+    assert!(!printed.contains("NOT VERIFIED"), "{printed}");
+
+    // A directory cannot be read as a file either.
+    let (code, printed) = run_verify(&[dir.path().as_os_str()]);
+    assert_eq!(code, Some(3), "{printed}");
+    assert!(printed.starts_with("cannot read file "), "{printed}");
+
+    for (name, content) in [
+        ("not-json.json", b"not json".as_slice()),
+        ("not-utf8.json", b"{\"kind\": \"\xff\"}".as_slice()),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        let (code, printed) = run_verify(&[path.as_os_str()]);
+        assert_eq!(code, Some(1), "{name}: {printed}");
+        assert!(printed.starts_with("NOT VERIFIED: "), "{name}: {printed}");
+    }
+
+    // No file named: clap's usage error.
+    let (code, printed) = run_verify(&[]);
+    assert_eq!(code, Some(2), "{printed}");
+    // The help documents the exit codes.
+    let (code, printed) = run_verify(&["--help".as_ref()]);
+    assert_eq!(code, Some(0), "{printed}");
+    for documented in ["0 verified", "1 NOT VERIFIED", "3 cannot read file"] {
+        assert!(printed.contains(documented), "{documented}: {printed}");
+    }
 }
 
 #[track_caller]
@@ -101,6 +155,33 @@ async fn a_finished_game_verifies_offline_and_every_tampering_is_caught() {
     let mut changed_event = export.clone();
     changed_event["events"][event_count / 2]["payload"]["seat"] = json!(3);
     assert_caught_at(&changed_event, event_count as i64 / 2 + 1);
+
+    // The texts are written from the payloads whenever the log is read: a changed one is
+    // caught at its seq, with the text expected and the one found.
+    let at = event_count / 3;
+    let original = export["events"][at]["text"].as_str().unwrap().to_owned();
+    let mut changed_text = export.clone();
+    changed_text["events"][at]["text"] = json!("Blue wins at once");
+    assert_caught_at(&changed_text, at as i64 + 1);
+    let (_, printed) = verify(&changed_text);
+    assert!(
+        printed.contains(&format!(
+            "the event's text differs: expected {original:?}, found \"Blue wins at once\""
+        )),
+        "{printed}"
+    );
+    let acted = export["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|event| event["seat"].is_u64())
+        .unwrap();
+    let mut changed_seat = export.clone();
+    changed_seat["events"][acted]["seat"] = json!(null);
+    assert_caught_at(&changed_seat, acted as i64 + 1);
+    let mut changed_type = export.clone();
+    changed_type["events"][at]["type"] = json!("game_finished");
+    assert_caught_at(&changed_type, at as i64 + 1);
 
     let mut truncated = export.clone();
     truncated["events"]

@@ -2,12 +2,19 @@
 //! every event from the revealed seed and the recorded actions and compare, and check the
 //! seed against the commitment published before the first move. The server's tests, the
 //! rules-version fixtures and `turnpost verify` all read exports through here.
+//!
+//! Besides its payload, each event of an export shows its `seq`, `seat`, `type` and `text`:
+//! the server stores none of the texts (it writes them from the payload whenever the log is
+//! read), and the others follow from the replay too, so a replay checks all of them. Its
+//! `time` (when the server appended it) and its `schema_version` (the shape the server that
+//! appended it wrote) are not re-derivable: only the schema version is checked, to be one
+//! this build reads.
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::engine::Seat;
-use crate::server_events::{ServerEvent, ServerFold, Standing};
+use crate::engine::{Seat, Viewer};
+use crate::server_events::{format_time, ServerEvent, ServerFold, Standing};
 use crate::{decode_seed, find_game_rules, rng_for, GameRules, ReplayError, Table};
 
 /// The parts of a `turnpost-game` export document that replaying needs (unknown fields are
@@ -48,6 +55,27 @@ pub struct RecordedLogEvent {
     pub source: EventSource,
     pub schema_version: u32,
     pub payload: Value,
+    /// The event's `type` tag as the export shows it (also `payload.type`); a record that
+    /// leaves it out has nothing to check.
+    #[serde(default, rename = "type")]
+    pub event_type: Option<String>,
+    /// The seat whose action caused the event as the export shows it: `Some(None)` for
+    /// `null` (the opening events and the server's), `None` when the record leaves it out.
+    #[serde(default, deserialize_with = "present")]
+    pub seat: Option<Option<Seat>>,
+    /// The one line for people the export shows; never stored, so the replay writes it
+    /// again from the payload (for everybody: a finished game hides nothing).
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+/// A field that may be `null` but also left out: `Some(value)` when it is there.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
 }
 
 /// Who wrote an event into a game's log.
@@ -67,12 +95,58 @@ impl RecordedLogEvent {
     fn server_event(&self) -> Result<Option<ServerEvent>, Divergence> {
         match self.source {
             EventSource::Engine => Ok(None),
+            EventSource::Server if self.schema_version != crate::server_events::SCHEMA_VERSION => {
+                Err(Divergence::Unreadable(format!(
+                    "the server event at seq {} has schema version {}; this build reads \
+                     version {}",
+                    self.seq,
+                    self.schema_version,
+                    crate::server_events::SCHEMA_VERSION
+                )))
+            }
             EventSource::Server => serde_json::from_value(self.payload.clone())
                 .map(Some)
                 .map_err(|error| {
                     Divergence::Unreadable(format!("server event at seq {}: {error}", self.seq))
                 }),
         }
+    }
+
+    /// Checks what the record shows of this event beside its payload, the event at `seq`,
+    /// against what the server writes for it: its seq, type, seat and text.
+    fn check_shown(
+        &self,
+        seq: i64,
+        event_type: &str,
+        seat: Option<Seat>,
+        text: &str,
+    ) -> Result<(), Divergence> {
+        let differs = |field: &'static str, expected: String, found: String| {
+            Err(Divergence::FieldDiffers {
+                seq,
+                field,
+                expected,
+                found,
+            })
+        };
+        if self.seq != seq {
+            return differs("seq", seq.to_string(), self.seq.to_string());
+        }
+        if let Some(found) = self
+            .event_type
+            .as_deref()
+            .filter(|found| *found != event_type)
+        {
+            return differs("type", format!("{event_type:?}"), format!("{found:?}"));
+        }
+        if let Some(found) = self.seat.filter(|found| *found != seat) {
+            let shown = |seat: Option<Seat>| seat.map_or("null".to_owned(), |s| s.to_string());
+            return differs("seat", shown(seat), shown(found));
+        }
+        if let Some(found) = self.text.as_deref().filter(|found| *found != text) {
+            return differs("text", format!("{text:?}"), format!("{found:?}"));
+        }
+        Ok(())
     }
 }
 
@@ -99,6 +173,15 @@ pub enum Divergence {
         recorded: String,
         replayed: String,
     },
+    /// What the record shows of an event beside its payload (its seq, type, seat or text)
+    /// is not what the server writes for the event.
+    #[error("seq {seq}: the event's {field} differs: expected {expected}, found {found}")]
+    FieldDiffers {
+        seq: i64,
+        field: &'static str,
+        expected: String,
+        found: String,
+    },
     #[error("the outcome differs: the record has {recorded:?}, the replay {replayed:?}")]
     OutcomeDiffers {
         recorded: Box<Option<Standing>>,
@@ -116,9 +199,9 @@ impl Divergence {
     /// commitment is recorded in the set-up event at seq 1.
     pub fn first_seq(&self) -> Option<i64> {
         match self {
-            Divergence::ActionRefused { seq, .. } | Divergence::EventDiffers { seq, .. } => {
-                Some(*seq)
-            }
+            Divergence::ActionRefused { seq, .. }
+            | Divergence::EventDiffers { seq, .. }
+            | Divergence::FieldDiffers { seq, .. } => Some(*seq),
             Divergence::CommitmentMismatch { .. } => Some(1),
             _ => None,
         }
@@ -237,7 +320,7 @@ impl GameRecord {
                 &mut rng_for(seed, 0),
             )
             .map_err(|refusal| Divergence::Unreadable(format!("set-up refused: {refusal}")))?;
-        self.take(rules, &mut *table, &mut replayed, opening)?;
+        self.take(rules, &mut *table, &mut replayed, None, opening)?;
         for action in actions {
             self.take_server_events(&mut server, &mut replayed)?;
             if action.first_seq != replayed.len() as i64 + 1 {
@@ -255,7 +338,7 @@ impl GameRecord {
                         seq: action.first_seq,
                         reason: format!("{refusal:?}"),
                     })?;
-            self.take(rules, &mut *table, &mut replayed, events)?;
+            self.take(rules, &mut *table, &mut replayed, Some(action.seat), events)?;
             if replayed.len() as i64 != action.last_seq {
                 return Err(Divergence::EventDiffers {
                     seq: replayed.len() as i64,
@@ -286,7 +369,8 @@ impl GameRecord {
     }
 
     /// Passes over the server's events at the replay's position (they are not re-derived:
-    /// the server decided them from its clock), folding what they change about the end.
+    /// the server decided them from its clock), folding what they change about the end and
+    /// checking what the record shows of them.
     fn take_server_events(
         &self,
         server: &mut ServerFold,
@@ -295,6 +379,13 @@ impl GameRecord {
         while let Some(stored) = self.events.get(replayed.len()) {
             match stored.server_event()? {
                 Some(event) => {
+                    let seq = replayed.len() as i64 + 1;
+                    stored.check_shown(
+                        seq,
+                        event.event_type(),
+                        None,
+                        &event.describe(format_time),
+                    )?;
                     server.apply(&event);
                     replayed.push(stored.payload.clone());
                 }
@@ -304,31 +395,44 @@ impl GameRecord {
         Ok(())
     }
 
-    /// Applies freshly decided events, checking each against the stored one at its seq (read
-    /// in today's schema).
+    /// Applies freshly decided events (by `seat`'s action, or the opening ones), checking
+    /// each against the stored one at its seq (read in today's schema) and what the record
+    /// shows of it against what the server writes.
     fn take(
         &self,
         rules: &dyn GameRules,
         table: &mut dyn Table,
         replayed: &mut Vec<Value>,
+        seat: Option<Seat>,
         events: Vec<crate::RecordedEvent>,
     ) -> Result<(), Divergence> {
         for event in events {
             let seq = replayed.len() as i64 + 1;
-            let recorded = match self.events.get(replayed.len()) {
-                Some(stored) if stored.seq == seq && stored.source == EventSource::Engine => {
-                    Some(rules.upcast(stored.schema_version, stored.payload.clone())?)
+            let stored = self
+                .events
+                .get(replayed.len())
+                .filter(|stored| stored.source == EventSource::Engine);
+            let recorded = stored
+                .map(|stored| rules.upcast(stored.schema_version, stored.payload.clone()))
+                .transpose()?;
+            let stored = match stored {
+                Some(stored) if recorded.as_ref() == Some(&event.payload) => stored,
+                _ => {
+                    return Err(Divergence::EventDiffers {
+                        seq,
+                        recorded: recorded.map_or("nothing".to_owned(), |e| e.to_string()),
+                        replayed: event.payload.to_string(),
+                    })
                 }
-                _ => None,
             };
-            if recorded.as_ref() != Some(&event.payload) {
-                return Err(Divergence::EventDiffers {
-                    seq,
-                    recorded: recorded.map_or("nothing".to_owned(), |e| e.to_string()),
-                    replayed: event.payload.to_string(),
-                });
-            }
-            table.apply(&event.payload.to_string(), rules.event_schema_version())?;
+            // The export's text is the one the server writes for a viewer who sees
+            // everything, from the state just before the event.
+            let (_, text) = table.redact_and_apply(
+                &event.payload.to_string(),
+                rules.event_schema_version(),
+                Viewer::Omniscient,
+            )?;
+            stored.check_shown(seq, &event.event_type, seat, &text)?;
             replayed.push(event.payload);
         }
         Ok(())

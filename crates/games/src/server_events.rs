@@ -344,6 +344,19 @@ impl ServerEvent {
     }
 }
 
+/// RFC 3339 text (UTC) for a millisecond timestamp: how the server writes its event times
+/// and the deadlines in its events' texts; empty for a time out of range.
+pub fn format_time(millis: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
+        .ok()
+        .and_then(|moment| {
+            moment
+                .format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}
+
 fn lowercase_first(text: &str) -> String {
     let mut chars = text.chars();
     chars
@@ -491,6 +504,12 @@ impl ServerFold {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_are_rfc3339_utc() {
+        assert_eq!(format_time(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_time(1_700_000_000_123), "2023-11-14T22:13:20.123Z");
+    }
 
     const BANK: TimeControl = TimeControl::TimeBank {
         initial_seconds: 3600,

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use turnpost_games::all_games;
-use turnpost_games::replay::GameRecord;
+use turnpost_games::replay::{GameRecord, RecordedLogEvent};
 use turnpost_games::server_events::Standing;
 
 fn recorded_games() -> Vec<(String, GameRecord)> {
@@ -94,6 +94,80 @@ fn a_tampered_record_is_caught_at_its_seq() {
         }
         Ok(_) => panic!("{name}: a changed action replayed unnoticed"),
     }
+}
+
+#[test]
+fn recorded_games_verify_with_every_text_written_again() {
+    for (name, record) in recorded_games() {
+        let verified = record
+            .verify()
+            .unwrap_or_else(|divergence| panic!("{name}: {divergence}"));
+        assert_eq!(verified.events, record.events.len(), "{name}");
+    }
+    let (_, tikal) = recorded_games()
+        .into_iter()
+        .find(|(name, _)| name == "tikal-2p.json")
+        .expect("the Tikal game");
+    let turn = tikal
+        .events
+        .iter()
+        .find(|event| event.event_type.as_deref() == Some("turn_started"))
+        .and_then(|event| event.text.as_deref())
+        .expect("a turn");
+    assert_eq!(turn, "Red begins a normal turn with 10 AP");
+}
+
+/// What an export shows beside each payload (the seq, type, seat and text the server
+/// writes) is checked too: a change is caught at its seq, naming what was expected and what
+/// was found.
+#[test]
+fn a_changed_text_seat_type_or_seq_is_caught_at_its_seq() {
+    let (name, record) = recorded_games()
+        .into_iter()
+        .find(|(name, _)| name == "tikal-2p.json")
+        .expect("the Tikal game");
+    let index = record
+        .events
+        .iter()
+        .position(|event| event.event_type.as_deref() == Some("piece_moved"))
+        .expect("a move");
+    let seq = record.events[index].seq;
+    let original = record.events[index].text.clone().expect("a text");
+    let tampered = |change: &dyn Fn(&mut RecordedLogEvent)| {
+        let mut record = record.clone();
+        change(&mut record.events[index]);
+        record.verify().expect_err("the change went unnoticed")
+    };
+
+    let caught = tampered(&|event| event.text = Some("Red wins the game".to_owned()));
+    assert_eq!(caught.first_seq(), Some(seq), "{name}: {caught}");
+    let report = caught.to_string();
+    assert!(report.contains("text"), "{report}");
+    assert!(
+        report.contains(&format!("expected {original:?}")),
+        "{report}"
+    );
+    assert!(report.contains("found \"Red wins the game\""), "{report}");
+
+    let caught = tampered(&|event| event.seat = Some(None));
+    assert_eq!(caught.first_seq(), Some(seq), "{caught}");
+    assert!(caught.to_string().contains("seat"), "{caught}");
+
+    let caught = tampered(&|event| event.event_type = Some("temple_uncovered".to_owned()));
+    assert_eq!(caught.first_seq(), Some(seq), "{caught}");
+    assert!(caught.to_string().contains("type"), "{caught}");
+
+    let caught = tampered(&|event| event.seq += 100);
+    assert_eq!(caught.first_seq(), Some(seq), "{caught}");
+    assert!(caught.to_string().contains("seq"), "{caught}");
+
+    // A record that leaves the shown fields out claims nothing about them.
+    let mut bare = record.clone();
+    for event in &mut bare.events {
+        (event.text, event.seat, event.event_type) = (None, None, None);
+    }
+    bare.verify()
+        .unwrap_or_else(|divergence| panic!("{name}: {divergence}"));
 }
 
 #[test]

@@ -81,6 +81,28 @@ impl LocationTile {
         LocationTile::EternalBridge,
     ];
 
+    /// The tile's id, as `location_tiles` names it (and the rules page).
+    pub fn id(self) -> &'static str {
+        match self {
+            LocationTile::FishMarket => "fish_market",
+            LocationTile::Academy => "academy",
+            LocationTile::Temple => "temple",
+            LocationTile::PalaceMarket => "palace_market",
+            LocationTile::EternalBridge => "eternal_bridge",
+        }
+    }
+
+    /// The tile's name for people, as the rules page calls it.
+    pub fn name(self) -> &'static str {
+        match self {
+            LocationTile::FishMarket => "Fish Market tile",
+            LocationTile::Academy => "Academy tile",
+            LocationTile::Temple => "Temple tile",
+            LocationTile::PalaceMarket => "Palace Market tile",
+            LocationTile::EternalBridge => "Eternal Bridge tile",
+        }
+    }
+
     /// The key of the location the tile lies on.
     pub fn key(self) -> &'static str {
         match self {

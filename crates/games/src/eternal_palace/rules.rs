@@ -120,7 +120,11 @@ pub fn check_options(options: &EternalPalaceOptions, rules_version: u32) -> Resu
         if options.location_tiles[..i].contains(tile) {
             return Err(err(
                 SharedRule::InvalidOptions,
-                format!("location_tiles names {} twice", tile.key()),
+                format!(
+                    "location_tiles names {:?} (the {}) twice; choose each tile at most once",
+                    tile.id(),
+                    tile.name()
+                ),
             ));
         }
     }

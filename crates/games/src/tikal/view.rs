@@ -499,7 +499,7 @@ fn describe_deal(event: &TikalEvent) -> Option<String> {
                 .join(", ")
         )),
         TikalEvent::BiddingOpened { opener } => Some(format!(
-            "Bidding for the next turn opens target {}",
+            "Bidding for the next turn opens with {}",
             colour(*opener)
         )),
         TikalEvent::BidPlaced { seat, amount } => Some(format!("{} bids {amount}", colour(*seat))),
@@ -518,7 +518,7 @@ fn describe_deal(event: &TikalEvent) -> Option<String> {
     }
 }
 
-/// What a seat does target its space and action points.
+/// What a seat does on the board: the hex it lays and what it spends action points on.
 fn describe_action(event: &TikalEvent) -> Option<String> {
     match event {
         TikalEvent::TilePlaced {
@@ -581,7 +581,7 @@ fn describe_action(event: &TikalEvent) -> Option<String> {
             piece,
             removed,
         } => Some(format!(
-            "{} guards the temple at {space} target a {}; {removed} other figures leave the game",
+            "{} guards the temple at {space} with a {}; {removed} other figures leave the game",
             colour(*seat),
             piece.name()
         )),
@@ -602,7 +602,7 @@ fn describe_turn(state: &TikalState, event: &TikalEvent) -> Option<String> {
             None => format!("The final scoring round ({number}) begins"),
         }),
         TikalEvent::TurnStarted { seat, scoring } => Some(format!(
-            "{} begins a {} turn target 10 AP",
+            "{} begins a {} turn with 10 AP",
             colour(*seat),
             if *scoring { "scoring" } else { "normal" }
         )),

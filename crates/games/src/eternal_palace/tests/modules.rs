@@ -166,8 +166,23 @@ fn loc_tiles_combine_freely_but_each_once() {
         let (state, _) = start_with(&tiles(&chosen), 3, mask as u64);
         assert_eq!(state.tiles.len(), chosen.len());
     }
-    let twice = tiles(&[LocationTile::Temple, LocationTile::Temple]);
-    assert!(setup_error(&twice, 3).contains("twice"));
+    let twice = tiles(&[
+        LocationTile::Academy,
+        LocationTile::Temple,
+        LocationTile::Academy,
+    ]);
+    assert_eq!(
+        setup_error(&twice, 3),
+        "location_tiles names \"academy\" (the Academy tile) twice; choose each tile at most once"
+    );
+}
+
+/// Messages name a tile by the id the options use.
+#[test]
+fn loc_tile_ids_are_the_option_names() {
+    for tile in LocationTile::ALL {
+        assert_eq!(serde_json::to_value(tile).unwrap(), tile.id());
+    }
 }
 
 /// Rules versions 1 and 2 know neither modules nor tiles: games created on them refuse the

@@ -634,6 +634,40 @@ fn describe_uses_colour_names() {
     assert_eq!(line, "Green bids 7");
 }
 
+/// The field `target` (once `with`) must not stand in for the word "with" in the texts.
+#[test]
+fn texts_say_with_where_the_english_says_with() {
+    let state = acting_game(4);
+    let line = |event: TikalEvent| Tikal::describe(&state, &event);
+    assert_eq!(
+        line(TikalEvent::TurnStarted {
+            seat: 0,
+            scoring: false
+        }),
+        "Red begins a normal turn with 10 AP"
+    );
+    assert_eq!(
+        line(TikalEvent::TurnStarted {
+            seat: 1,
+            scoring: true
+        }),
+        "Blue begins a scoring turn with 10 AP"
+    );
+    assert_eq!(
+        line(TikalEvent::BiddingOpened { opener: 2 }),
+        "Bidding for the next turn opens with Yellow"
+    );
+    assert_eq!(
+        line(TikalEvent::GuardPlaced {
+            seat: 3,
+            space: "A4".into(),
+            piece: Leader,
+            removed: 2,
+        }),
+        "Green guards the temple at A4 with a leader; 2 other figures leave the game"
+    );
+}
+
 #[test]
 fn setup_secrets_are_redacted_for_everyone_but_omniscient() {
     let (state, events) = new_game(2, false, 8);

@@ -11,8 +11,13 @@
 //!   open-game expiry, webhook deliveries.
 //! - [`verify`]: offline verification of a finished game's export (`turnpost verify`).
 //! - [`web`]: the web page (plain HTML and JavaScript over the public API).
+<<<<<<< HEAD
 //! - [`auth`], [`clock`], [`config`], [`error`], [`seeds`], [`server`], [`private_files`]: the
 //!   plumbing around them.
+=======
+//! - [`auth`], [`clock`], [`config`], [`error`], [`framework_errors`], [`server`],
+//!   [`private_files`]: the plumbing around them.
+>>>>>>> framework-errors
 
 pub mod api;
 pub mod auth;
@@ -20,6 +25,7 @@ pub mod background;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod framework_errors;
 pub mod outbound;
 pub use turnpost_games as games;
 pub mod private_files;

@@ -1,14 +1,19 @@
 //! Wiring: open the database, load the signing secret, and build the HTTP server. Used by
 //! `main` and by the integration tests, so both run the very same server.
 
+use std::future::ready;
 use std::net::TcpListener;
 use std::time::Duration;
 
 use actix_cors::Cors;
-use actix_web::dev::Server;
+use actix_http::error::DispatchError;
+use actix_http::{HttpService, KeepAlive};
+use actix_service::{map_config, IntoServiceFactory, ServiceFactoryExt};
+use actix_web::dev::{fn_service, AppConfig, Extensions, Server};
 use actix_web::http::{header, Method};
 use actix_web::middleware::{from_fn, Compress, ErrorHandlers, Logger};
-use actix_web::{web, App, HttpServer};
+use actix_web::rt::net::TcpStream;
+use actix_web::{web, App};
 
 use crate::api;
 use crate::api::live::SharedFrames;
@@ -17,6 +22,7 @@ use crate::api::transport::{etag_for_reads, guard_request_body, BodyDeadline};
 use crate::auth::{load_or_create_secret, Passwords, TokenKeys};
 use crate::background::{instance_name, Workers};
 use crate::config::Config;
+use crate::framework_errors::{CountRequests, ProblemIo};
 use crate::push::limits::Followers;
 use crate::push::Hub;
 use crate::service::fold_cache::FoldCache;
@@ -155,53 +161,86 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         hub.clone(),
         Duration::from_secs(config.follow_recheck_seconds.max(1)),
     ));
-    let server = HttpServer::new(move || {
-        App::new()
-            .app_data(db.clone())
-            .app_data(keys.clone())
-            .app_data(passwords.clone())
-            .app_data(body_deadline.clone())
-            .app_data(rate_limits.clone())
-            .app_data(fold_cache.clone())
-            .app_data(recent_checks.clone())
-            .app_data(hub.clone())
-            .app_data(followers.clone())
-            .app_data(shared_frames.clone())
-            .app_data(clock.clone())
-            .app_data(seeds.clone())
-            .app_data(outbound.clone())
-            .app_data(metrics.clone())
-            .wrap(from_fn(guard_request_body))
-            .wrap(from_fn(etag_for_reads))
-            .wrap(ErrorHandlers::new().default_handler(api::problem_for_foreign_errors))
-            .wrap(Compress::default())
-            .wrap(cors(&cors_origins))
-            .wrap(from_fn(time_requests))
-            .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
-            .configure(api::configure)
-    })
-    .workers(workers)
-    // Requests wait for the database on blocking threads; more of them than connections
-    // only wait longer. Bounded, a burst of requests (a reconnect storm of streams) queues
-    // as cheap tasks instead of starting a thread each (up to 256 per worker by default,
-    // whose memory the allocator then keeps).
-    .worker_max_blocking_threads(
-        (2 * config.db_connections as usize)
-            .div_ceil(workers)
-            .max(4),
-    )
-    // A client that closes its side is gone: without this, a stream it left open would
-    // hold its slot (and its memory) until the next heartbeat failed to write.
-    .h1_allow_half_closed(false)
-    .client_request_timeout(Duration::from_secs(config.head_timeout_seconds))
-    .max_connections(config.max_connections.div_ceil(workers).max(1))
-    .listen(listener)
-    .map_err(|source| StartError::Bind {
-        address: config.bind.clone(),
-        source,
-    })?;
+    let head_timeout_seconds = config.head_timeout_seconds;
+    let builder = Server::build()
+        .workers(workers)
+        // Requests wait for the database on blocking threads; more of them than connections
+        // only wait longer. Bounded, a burst of requests (a reconnect storm of streams) queues
+        // as cheap tasks instead of starting a thread each (up to 256 per worker by default,
+        // whose memory the allocator then keeps).
+        .worker_max_blocking_threads(
+            (2 * config.db_connections as usize)
+                .div_ceil(workers)
+                .max(4),
+        )
+        .max_concurrent_connections(config.max_connections.div_ceil(workers).max(1));
+    let shutdown = builder.graceful_shutdown_signal();
+    // What `HttpServer::listen` builds, with each connection wrapped so that the answers
+    // actix-http writes without the app leave as problems too (see `framework_errors`).
+    let builder = builder
+        .listen("turnpost", listener, move || {
+            let app = App::new()
+                .app_data(db.clone())
+                .app_data(keys.clone())
+                .app_data(passwords.clone())
+                .app_data(body_deadline.clone())
+                .app_data(rate_limits.clone())
+                .app_data(fold_cache.clone())
+                .app_data(recent_checks.clone())
+                .app_data(hub.clone())
+                .app_data(followers.clone())
+                .app_data(shared_frames.clone())
+                .app_data(clock.clone())
+                .app_data(seeds.clone())
+                .app_data(outbound.clone())
+                .app_data(metrics.clone())
+                .wrap(from_fn(guard_request_body))
+                .wrap(from_fn(etag_for_reads))
+                .wrap(ErrorHandlers::new().default_handler(api::problem_for_foreign_errors))
+                .wrap(Compress::default())
+                .wrap(cors(&cors_origins))
+                .wrap(from_fn(time_requests))
+                .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
+                // Outermost: it must see every request the app is handed.
+                .wrap(CountRequests)
+                .configure(api::configure);
+            let shutdown = shutdown.clone();
+            let http = HttpService::build()
+                .graceful_shutdown_signal(move || {
+                    let shutdown = shutdown.clone();
+                    async move { shutdown.notified().await }
+                })
+                .keep_alive(KeepAlive::default())
+                .client_request_timeout(Duration::from_secs(head_timeout_seconds))
+                .client_disconnect_timeout(Duration::from_secs(1))
+                // A client that closes its side is gone: without this, a stream it left open
+                // would hold its slot (and its memory) until the next heartbeat failed to
+                // write.
+                .h1_allow_half_closed(false)
+                .local_addr(address)
+                .on_connect_ext(|io: &ProblemIo<TcpStream>, data: &mut Extensions| {
+                    data.insert(io.ledger());
+                })
+                .h1(map_config(
+                    app.into_factory().map_err(|error| error.error_response()),
+                    // The configuration `HttpServer` gives an app on a plain listener.
+                    move |()| AppConfig::__priv_test_new(false, address.to_string(), address),
+                ));
+            fn_service(move |stream: TcpStream| {
+                let peer = stream.peer_addr().ok();
+                ready(Ok::<_, DispatchError>((
+                    ProblemIo::new(stream, head_timeout_seconds),
+                    peer,
+                )))
+            })
+            .and_then(http)
+        })
+        .map_err(|source| StartError::Bind {
+            address: config.bind.clone(),
+            source,
+        })?;
     Ok(Running {
-        server: server.run(),
+        server: builder.run(),
         address,
     })
 }

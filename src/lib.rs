@@ -11,13 +11,8 @@
 //!   open-game expiry, webhook deliveries.
 //! - [`verify`]: offline verification of a finished game's export (`turnpost verify`).
 //! - [`web`]: the web page (plain HTML and JavaScript over the public API).
-<<<<<<< HEAD
-//! - [`auth`], [`clock`], [`config`], [`error`], [`seeds`], [`server`], [`private_files`]: the
-//!   plumbing around them.
-=======
-//! - [`auth`], [`clock`], [`config`], [`error`], [`framework_errors`], [`server`],
-//!   [`private_files`]: the plumbing around them.
->>>>>>> framework-errors
+//! - [`auth`], [`clock`], [`config`], [`error`], [`framework_errors`], [`seeds`],
+//!   [`server`], [`private_files`]: the plumbing around them.
 
 pub mod api;
 pub mod auth;

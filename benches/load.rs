@@ -185,7 +185,7 @@ async fn play(
             }
             step += 1;
             let token = &tokens[to_act[step % to_act.len()]];
-            if step % VIEW_EVERY == 0 {
+            if step.is_multiple_of(VIEW_EVERY) {
                 let started = Instant::now();
                 let view = match client
                     .get(format!("{base}/v1/games/{id}/view"))

@@ -104,7 +104,7 @@ fn empty_object() -> Value {
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`account_not_found`: an invited name is no account", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`, `invalid_seat_count`, `invalid_options`, `invalid_seat`, `invalid_time_control`, `invalid_bots`, `invalid_invitations`", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`open_games_quota`: the account has too many open games waiting for players", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`open_games_quota`: the account has too many open games waiting for players; `seat_taken`: two bots, or a bot and the creator, name the same seat", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited`: too many new games from this account (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/games")]

@@ -304,11 +304,7 @@ enum Frame {
     /// What the stream opens with.
     Preamble,
     /// An event or notification: its id (for resuming), its type and its JSON (one line).
-    Item {
-        id: i64,
-        name: String,
-        data: Bytes,
-    },
+    Item { id: i64, name: String, data: Bytes },
     /// Nothing happened for a while.
     Heartbeat,
     /// The game is finished and every event sent.
@@ -716,7 +712,10 @@ pub async fn stream_notifications(
     query: web::Query<NotificationStreamQuery>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let after = query.after.map(|after| cursor_after(Some(after))).transpose()?;
+    let after = query
+        .after
+        .map(|after| cursor_after(Some(after)))
+        .transpose()?;
     let resume = last_event_id(&request)?.or(after);
     let framing = Framing::of(&request);
     if request.method() == actix_web::http::Method::HEAD {

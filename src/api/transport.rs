@@ -198,7 +198,10 @@ pub fn from_json_value<T: serde::de::DeserializeOwned>(
                     return Ok(read);
                 }
             }
-            Err(ApiError::unprocessable("invalid_request", error.to_string()))
+            Err(ApiError::unprocessable(
+                "invalid_request",
+                error.to_string(),
+            ))
         }
     }
 }
@@ -227,12 +230,20 @@ pub fn integral_floats_as_integers(value: &mut serde_json::Value) -> bool {
                 None => false,
             }
         }
-        Value::Array(items) => items
-            .iter_mut()
-            .fold(false, |changed, item| integral_floats_as_integers(item) || changed),
-        Value::Object(fields) => fields
-            .values_mut()
-            .fold(false, |changed, field| integral_floats_as_integers(field) || changed),
+        Value::Array(items) => {
+            let mut changed = false;
+            for item in items {
+                changed |= integral_floats_as_integers(item);
+            }
+            changed
+        }
+        Value::Object(fields) => {
+            let mut changed = false;
+            for field in fields.values_mut() {
+                changed |= integral_floats_as_integers(field);
+            }
+            changed
+        }
         _ => false,
     }
 }
@@ -251,7 +262,9 @@ mod tests {
             value,
             json!({"seq": 111, "list": [100, 2.5, -3], "big": 1e300, "s": "4.0"})
         );
-        assert!(!integral_floats_as_integers(&mut json!({"seq": 1, "x": 0.5})));
+        assert!(!integral_floats_as_integers(
+            &mut json!({"seq": 1, "x": 0.5})
+        ));
     }
 
     #[test]

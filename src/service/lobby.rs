@@ -104,22 +104,25 @@ fn validate_new_game(request: &NewGame) -> Result<(&'static dyn GameRules, Value
 }
 
 /// The bots' seats: each within the table, each named once, and one seat left for the
-/// creator (the one asked for with `seat`, or any).
+/// creator (the one asked for with `seat`, or any). Two takers of one seat are a conflict
+/// over it (409 `seat_taken`, as for joining a taken seat): JSON Schema can say how many
+/// bots fit, but not (in a form fuzzers and generators take) that their seats differ.
 fn check_bots(request: &NewGame) -> Result<(), ApiError> {
     let invalid_bots = |message: String| ApiError::unprocessable("invalid_bots", message);
+    let seat_taken = |message: String| ApiError::conflict("seat_taken", message);
     for (index, (seat, _)) in request.bots.iter().enumerate() {
         if *seat >= request.seats {
             return Err(invalid_seat(*seat, request.seats));
         }
         if request.bots[..index].iter().any(|(s, _)| s == seat) {
-            return Err(invalid_bots(format!(
+            return Err(seat_taken(format!(
                 "`bots` names seat {seat} twice; every bot needs a seat of its own"
             )));
         }
     }
     let has_bot = |seat: u8| request.bots.iter().any(|(s, _)| *s == seat);
     match request.creator_seat {
-        Some(seat) if has_bot(seat) => Err(invalid_bots(format!(
+        Some(seat) if has_bot(seat) => Err(seat_taken(format!(
             "seat {seat} is the seat you asked for (`seat`) and a bot's too; give the bot \
              another seat or take another one yourself"
         ))),
@@ -181,7 +184,7 @@ pub fn create_game_with_seed(
         current_seq: 0,
         to_act: Vec::new(),
         outcome: None,
-        time_control: request.time_control,
+        time_control: request.time_control.normalised(),
         private: request.private,
         cancel_reason: None,
     };

@@ -337,9 +337,13 @@ async fn requests_the_schema_allows_are_taken() {
     let id = created.json()["id"].as_str().unwrap().to_owned();
     assert_eq!(created.headers["location"], format!("/v1/games/{id}"));
     assert_eq!(created.json()["time_control"]["initial_seconds"], 3600);
-    app.post(&bob, &format!("/v1/games/{id}/seats"), &json!({"seat": 1.0}))
-        .await
-        .expect_status(200);
+    app.post(
+        &bob,
+        &format!("/v1/games/{id}/seats"),
+        &json!({"seat": 1.0}),
+    )
+    .await
+    .expect_status(200);
     let legal = app
         .get(&alice, &format!("/v1/games/{id}/legal-actions"))
         .await

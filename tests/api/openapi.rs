@@ -232,7 +232,16 @@ fn every_problem_code_is_in_the_table_and_documented_by_an_operation() {
                 for quoted in description.split('`').skip(1).step_by(2) {
                     let looks_like_code = quoted.contains('_')
                         && quoted.chars().all(|c| c.is_ascii_lowercase() || c == '_');
-                    if looks_like_code && !["expected_seq", "current_seq", "personal_token", "your_turn", "to_act"].contains(&quoted) {
+                    if looks_like_code
+                        && ![
+                            "expected_seq",
+                            "current_seq",
+                            "personal_token",
+                            "your_turn",
+                            "to_act",
+                        ]
+                        .contains(&quoted)
+                    {
                         assert!(
                             codes.as_array().unwrap().contains(&json!(quoted)),
                             "{method} {path} {status} names `{quoted}`, which is not a code of that status"

@@ -79,10 +79,7 @@ impl From<ClosedTimeControl> for TimeControl {
                 increment_seconds,
                 maximum_seconds,
             } => TimeControl::TimeBank {
-                // A bank never holds more than its maximum, from the start: a larger
-                // initial bank is read as the maximum (the schema cannot compare two fields,
-                // so the request it allows is taken rather than refused).
-                initial_seconds: initial_seconds.min(maximum_seconds),
+                initial_seconds,
                 increment_seconds,
                 maximum_seconds,
             },
@@ -112,15 +109,29 @@ impl TimeControl {
                 if increment_seconds > 604_800 {
                     return Err("increment_seconds must be at most 604800 (7 days)".into());
                 }
-                if !(initial_seconds..=5_184_000).contains(&maximum_seconds) {
-                    return Err(
-                        "maximum_seconds must be at least initial_seconds and at most 5184000 \
-                         (60 days)"
-                            .into(),
-                    );
+                if !(60..=5_184_000).contains(&maximum_seconds) {
+                    return Err("maximum_seconds must be 60 (a minute) to 5184000 (60 days)".into());
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// The settings as played: a bank never holds more than its maximum, from the start, so
+    /// an initial bank above it is the maximum. (JSON Schema cannot compare two fields, so
+    /// the server takes what the schema allows rather than refuse it.)
+    pub fn normalised(self) -> TimeControl {
+        match self {
+            TimeControl::TimeBank {
+                initial_seconds,
+                increment_seconds,
+                maximum_seconds,
+            } => TimeControl::TimeBank {
+                initial_seconds: initial_seconds.min(maximum_seconds),
+                increment_seconds,
+                maximum_seconds,
+            },
+            other => other,
         }
     }
 

@@ -227,7 +227,11 @@ impl Engine for EternalPalace {
         let pairs: Vec<serde_json::Value> = modules
             .iter()
             .enumerate()
-            .flat_map(|(index, first)| modules[index + 1..].iter().map(move |second| (first, second)))
+            .flat_map(|(index, first)| {
+                modules[index + 1..]
+                    .iter()
+                    .map(move |second| (first, second))
+            })
             .map(|(first, second)| {
                 serde_json::json!({
                     "properties": {*first: {"const": true}, *second: {"const": true}},

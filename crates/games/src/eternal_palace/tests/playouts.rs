@@ -344,7 +344,7 @@ impl Module {
     /// subset of the tiles picked by the seed with the three modules (every tile with
     /// `Tiles`).
     pub fn options(self, seed: u64) -> EternalPalaceOptions {
-        let mut options = EternalPalaceOptions::base(seed % 2 == 0);
+        let mut options = EternalPalaceOptions::base(seed.is_multiple_of(2));
         let subset: Vec<LocationTile> = LocationTile::ALL
             .into_iter()
             .enumerate()

@@ -312,7 +312,7 @@ pub fn playout(seats: u8, seed: u64, rules_version: u32) -> PlayoutStats {
                 count_event(&mut stats, &mut palace_tiles_used, &previous, event);
                 Java::evolve(&mut previous, event);
             }
-            if stats.steps % LEAK_CHECK_EVERY == 0 {
+            if stats.steps.is_multiple_of(LEAK_CHECK_EVERY) {
                 assert_no_leaks::<Java>(state, events, seats);
             }
         }

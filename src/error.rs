@@ -346,6 +346,7 @@ impl From<actix_web::error::BlockingError> for ApiError {
 /// per-operation `code` enums are checked against it, the README's table is made from it,
 /// and a debug build refuses to answer with a code or status it does not list.
 pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
+    ("malformed_request", &[400], "the request line, a header or the body's framing is malformed (HTTP/1.1 also needs `Host`); the connection closes"),
     ("invalid_json", &[400], "the body is not JSON"),
     ("expected_json", &[400], "send the body with `Content-Type: application/json`"),
     ("invalid_body", &[400], "the body could not be read"),
@@ -368,6 +369,7 @@ pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
     ("webhook_not_found", &[404], "no webhook of the caller's has that id"),
     ("route_not_found", &[404], "no operation has that path"),
     ("method_not_allowed", &[405], "the path has no operation for that method (see `Allow`)"),
+    ("head_timeout", &[408], "the request head did not arrive within the head timeout of connecting; the connection closes"),
     ("body_timeout", &[408], "the body did not arrive within the body timeout"),
     ("stale_seq", &[409], "the game has moved on (see `current_seq`): refetch and choose again"),
     ("game_not_started", &[409], "the game waits for players"),
@@ -390,6 +392,7 @@ pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
     ("conflict", &[409], "the request conflicts with what is stored"),
     ("payload_too_large", &[413], "bodies are limited to 64 KiB"),
     ("unsupported_content_encoding", &[415], "request bodies are accepted uncompressed only"),
+    ("headers_too_large", &[431], "the request head is over 128 KiB or has more than 96 header fields; the connection closes"),
     ("invalid_request", &[422], "the JSON does not have the body's shape"),
     ("illegal_action", &[422], "the rules forbid the action now (see `rule`, one of the kind's `<Kind>RuleCode`)"),
     ("malformed_action", &[422], "not an action of the game's kind"),

@@ -487,7 +487,7 @@ fn problem_for(buf: &[u8], head_timeout_seconds: u64) -> Option<(usize, Vec<u8>)
             "internal error; it has been logged".to_owned(),
         ),
         _ => (
-            "bad_request",
+            "malformed_request",
             status
                 .canonical_reason()
                 .unwrap_or("bad request")

@@ -632,6 +632,30 @@ fn document_transport(doc: &mut Value) {
                     "`invalid_query`: a query parameter is malformed or out of range",
                 );
             }
+            // Answered by the HTTP layer before any route is chosen (see
+            // `crate::framework_errors`), to a request for any operation.
+            add_status(
+                responses,
+                "400",
+                "`malformed_request`: the request line, a header or the body's framing is malformed",
+            );
+            add_status(
+                responses,
+                "408",
+                "`head_timeout`: the request head did not arrive in time",
+            );
+            add_status(
+                responses,
+                "431",
+                "`headers_too_large`: the request head is over 128 KiB or has more than 96 header fields",
+            );
+            if method == "post" || method == "delete" {
+                add_status(
+                    responses,
+                    "409",
+                    "`conflict`: the write met a row another request stored at the same moment; try again",
+                );
+            }
             if method == "get" {
                 add_status(
                     responses,

@@ -44,10 +44,13 @@ pub enum ApiError {
     #[error("{detail}")]
     NotFound { code: &'static str, detail: String },
     #[error("{detail}")]
+    /// The request is well formed but the resource's current state refuses it: the game
+    /// moved on, the seat does not act now, the rules forbid the action (`rule`).
     Conflict {
         code: &'static str,
         detail: String,
         current_seq: Option<i64>,
+        rule: Option<&'static str>,
     },
     #[error("{detail}")]
     MethodNotAllowed { detail: String, allow: String },
@@ -123,6 +126,7 @@ impl ApiError {
             code,
             detail: detail.into(),
             current_seq: None,
+            rule: None,
         }
     }
 
@@ -131,6 +135,7 @@ impl ApiError {
             code: "stale_seq",
             detail: format!("the game has moved on: it is at seq {current_seq}"),
             current_seq: Some(current_seq),
+            rule: None,
         }
     }
 
@@ -205,7 +210,8 @@ impl ApiError {
                 code,
                 detail,
                 current_seq,
-            } => (*code, detail.clone(), None, *current_seq),
+                rule,
+            } => (*code, detail.clone(), *rule, *current_seq),
             ApiError::MethodNotAllowed { detail, .. } => {
                 ("method_not_allowed", detail.clone(), None, None)
             }
@@ -276,9 +282,10 @@ impl ResponseError for ApiError {
 
 impl From<RuleError> for ApiError {
     fn from(error: RuleError) -> Self {
-        ApiError::Unprocessable {
+        ApiError::Conflict {
             code: "illegal_action",
             detail: error.message,
+            current_seq: None,
             rule: Some(error.code),
         }
     }
@@ -394,9 +401,9 @@ pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
     ("unsupported_content_encoding", &[415], "request bodies are accepted uncompressed only"),
     ("headers_too_large", &[431], "the request head is over 128 KiB or has more than 96 header fields; the connection closes"),
     ("invalid_request", &[422], "the JSON does not have the body's shape"),
-    ("illegal_action", &[422], "the rules forbid the action now (see `rule`, one of the kind's `<Kind>RuleCode`)"),
-    ("malformed_action", &[422], "not an action of the game's kind"),
-    ("not_your_turn", &[422], "the caller's seat does not have to act now"),
+    ("illegal_action", &[409], "the rules forbid the action in the game's state (see `rule`, one of the kind's `<Kind>RuleCode`)"),
+    ("malformed_action", &[409], "not an action of the game's kind"),
+    ("not_your_turn", &[409], "the caller's seat does not have to act now"),
     ("invalid_name", &[422], "a name must be 1 to 32 of `A-Za-z0-9_-.`"),
     ("invalid_password", &[422], "a password must be 8 to 128 characters"),
     ("unknown_game_kind", &[422], "no such game kind (see `GET /v1/game-kinds`)"),
@@ -406,7 +413,7 @@ pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
     ("invalid_time_control", &[422], "the time control is out of its bounds"),
     ("invalid_bots", &[422], "bots need seats of their own, and a seat must be left for the creator"),
     ("invalid_invitations", &[422], "invitations are for private games"),
-    ("seq_out_of_range", &[422], "`at` is past the game's log"),
+    ("seq_out_of_range", &[409], "`at` is past the game's log"),
     ("idempotency_key_reused", &[422], "the `Idempotency-Key` was used with another body"),
     ("invalid_idempotency_key", &[422], "an `Idempotency-Key` is 1 to 200 visible ASCII characters"),
     ("invalid_token_name", &[422], "a personal token's name is 1 to 64 characters"),

@@ -39,7 +39,7 @@ pub struct ViewQuery {
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_not_started`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`seq_out_of_range`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`seq_out_of_range`: the game has not reached `at`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/games/{id}/view", method = "GET", method = "HEAD")]
 pub async fn get_view(
@@ -163,8 +163,8 @@ pub struct PostAction {
         (status = 403, description = "`not_a_player`, `not_your_seat`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`stale_seq` (with `current_seq`), `game_not_started`, `game_finished`, `game_cancelled`, `deadline_passed` (your deadline passed; the timeout is being recorded), `seat_forfeited` and `bot_seat` (a bot plays the seat)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`not_your_turn`, `malformed_action`, `illegal_action` (with the game's `rule` code), `idempotency_key_reused`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`stale_seq` (with `current_seq`), `game_not_started`, `game_finished`, `game_cancelled`, `deadline_passed` (your deadline passed; the timeout is being recorded), `seat_forfeited` and `bot_seat` (a bot plays the seat); what the game's state refuses: `not_your_turn`, `malformed_action` (not an action of this game's kind), `illegal_action` (with the game's `rule` code)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`idempotency_key_reused`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/games/{id}/actions")]
 pub async fn post_action(

@@ -248,8 +248,14 @@ fn require_started(game: &LoadedGame) -> Result<(), ApiError> {
 /// `at`, or the current seq when it is absent, if the log has reached it.
 fn seq_within(at: Option<i64>, current_seq: i64) -> Result<i64, ApiError> {
     let seq = at.unwrap_or(current_seq);
-    if !(0..=current_seq).contains(&seq) {
-        return Err(ApiError::unprocessable(
+    if seq < 0 {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "`at` must be at least 0",
+        ));
+    }
+    if seq > current_seq {
+        return Err(ApiError::conflict(
             "seq_out_of_range",
             format!("`at` must be between 0 and {current_seq}"),
         ));
@@ -605,7 +611,7 @@ pub(super) fn decide(
     action: &Value,
 ) -> Result<(Value, Vec<RecordedEvent>), ApiError> {
     if !table.to_act().contains(&seat) {
-        return Err(ApiError::unprocessable(
+        return Err(ApiError::conflict(
             "not_your_turn",
             "your seat does not have to act now",
         ));
@@ -614,7 +620,7 @@ pub(super) fn decide(
     let (action, events) = table
         .decide(seat, action, &mut rng)
         .map_err(|error| match error {
-            ActionError::Malformed(message) => ApiError::unprocessable(
+            ActionError::Malformed(message) => ApiError::conflict(
                 "malformed_action",
                 format!("not a {} action: {message}", game.rules.name()),
             ),

@@ -90,7 +90,7 @@ async fn every_error_path_is_a_problem_and_writes_nothing(app: &TestApp) {
     assert_eq!(stale["current_seq"], seq);
     app.post(&table.players[other], &actions, &good)
         .await
-        .expect_problem(422, "not_your_turn");
+        .expect_problem(409, "not_your_turn");
     for malformed in [
         json!({"type": "fly_away"}),
         json!(5),
@@ -103,7 +103,7 @@ async fn every_error_path_is_a_problem_and_writes_nothing(app: &TestApp) {
             &json!({"expected_seq": seq, "action": malformed}),
         )
         .await
-        .expect_problem(422, "malformed_action");
+        .expect_problem(409, "malformed_action");
     }
     // Ending the turn before the hex is placed breaks a rule: the game's code travels along.
     let illegal = app
@@ -113,7 +113,7 @@ async fn every_error_path_is_a_problem_and_writes_nothing(app: &TestApp) {
             &json!({"expected_seq": seq, "action": {"type": "end_turn"}}),
         )
         .await
-        .expect_problem(422, "illegal_action");
+        .expect_problem(409, "illegal_action");
     assert!(
         illegal["rule"]
             .as_str()
@@ -151,7 +151,7 @@ async fn every_error_path_is_a_problem_and_writes_nothing(app: &TestApp) {
         &format!("/v1/games/{}/view?at={}", table.id, seq + 1000),
     )
     .await
-    .expect_problem(422, "seq_out_of_range");
+    .expect_problem(409, "seq_out_of_range");
     app.get(me, &format!("/v1/games/{}/view?at=abc", table.id))
         .await
         .expect_problem(400, "invalid_query");

@@ -24,8 +24,7 @@ use crate::store::Db;
     params(("id" = String, Path, description = "Game id"), ViewQuery),
     responses(
         (status = 200, description = "The picture", content_type = "image/svg+xml", body = String),
-        (status = 409, description = "`game_not_started`", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`seq_out_of_range`: the game has not reached `at`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_started`; `seq_out_of_range`: the game has not reached `at`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/games/{id}/board.svg", method = "GET", method = "HEAD")]

@@ -38,8 +38,7 @@ pub struct ViewQuery {
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`game_not_started`", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`seq_out_of_range`: the game has not reached `at`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_started`; `seq_out_of_range`: the game has not reached `at`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/games/{id}/view", method = "GET", method = "HEAD")]
 pub async fn get_view(

@@ -588,12 +588,27 @@ mod tests {
         assert!(TimeControl::DaysPerMove { days: 15 }.check().is_err());
         assert!(TimeControl::DaysPerMove { days: 14 }.check().is_ok());
         assert!(BANK.check().is_ok());
-        let below = TimeControl::TimeBank {
+        // An initial bank above the maximum is allowed, and starts at the maximum.
+        let above = TimeControl::TimeBank {
             initial_seconds: 3600,
             increment_seconds: 0,
             maximum_seconds: 60,
         };
-        assert!(below.check().is_err());
+        assert!(above.check().is_ok());
+        assert_eq!(
+            above.normalised(),
+            TimeControl::TimeBank {
+                initial_seconds: 60,
+                increment_seconds: 0,
+                maximum_seconds: 60,
+            }
+        );
+        let tiny = TimeControl::TimeBank {
+            initial_seconds: 60,
+            increment_seconds: 0,
+            maximum_seconds: 59,
+        };
+        assert!(tiny.check().is_err());
     }
 
     #[test]

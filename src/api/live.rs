@@ -272,16 +272,8 @@ impl Framing {
     /// The bytes `frame` is written as, or `None` where this framing has nothing for it.
     fn render(self, frame: &Frame) -> Option<Bytes> {
         match (self, frame) {
-            (Framing::EventStream, Frame::Item { id, name, data }) => Some(Bytes::from(format!(
-                "id: {id}\nevent: {name}\ndata: {}\n\n",
-                String::from_utf8_lossy(data)
-            ))),
-            (Framing::Ndjson, Frame::Item { data, .. }) => {
-                let mut line = Vec::with_capacity(data.len() + 1);
-                line.extend_from_slice(data);
-                line.push(b'\n');
-                Some(Bytes::from(line))
-            }
+            (Framing::EventStream, Frame::Item { event, .. }) => Some(event.clone()),
+            (Framing::Ndjson, Frame::Item { line, .. }) => Some(line.clone()),
             (Framing::EventStream, Frame::Preamble) => Some(Bytes::from_static(STREAM_PREAMBLE)),
             (Framing::EventStream, Frame::Heartbeat) => {
                 Some(Bytes::from_static(b": heartbeat\n\n"))
@@ -303,8 +295,10 @@ impl Framing {
 enum Frame {
     /// What the stream opens with.
     Preamble,
-    /// An event or notification: its id (for resuming), its type and its JSON (one line).
-    Item { id: i64, name: String, data: Bytes },
+    /// An event or notification, written once in each framing (shared by every follower
+    /// of a page): as a Server-Sent Event (its id for resuming, its type, its JSON) and as
+    /// an NDJSON line.
+    Item { event: Bytes, line: Bytes },
     /// Nothing happened for a while.
     Heartbeat,
     /// The game is finished and every event sent.
@@ -476,10 +470,15 @@ impl Follower {
 /// One event as a frame: its seq as the id (for `Last-Event-ID`), its type as the event
 /// name, and the `EventOut` JSON (one line) as the data.
 fn event_frame(event: &EventOut) -> Frame {
+    item_frame(event.seq, &event.event_type, event)
+}
+
+/// A frame of `document` with `id` and the event name `name`, in both framings.
+fn item_frame(id: i64, name: &str, document: &impl serde::Serialize) -> Frame {
+    let json = serde_json::to_string(document).unwrap_or_default();
     Frame::Item {
-        id: event.seq,
-        name: event.event_type.clone(),
-        data: Bytes::from(serde_json::to_vec(event).unwrap_or_default()),
+        event: Bytes::from(format!("id: {id}\nevent: {name}\ndata: {json}\n\n")),
+        line: Bytes::from(json + "\n"),
     }
 }
 
@@ -631,11 +630,11 @@ impl AccountFollower {
             let notification = super::webhooks::NotificationOut::of(notification).ok()?;
             self.cursor = notification.id;
             let kind = serde_json::to_value(notification.kind).unwrap_or_default();
-            self.pending.push_back(Frame::Item {
-                id: notification.id,
-                name: kind.as_str().unwrap_or_default().to_owned(),
-                data: Bytes::from(serde_json::to_vec(&notification).unwrap_or_default()),
-            });
+            self.pending.push_back(item_frame(
+                notification.id,
+                kind.as_str().unwrap_or_default(),
+                &notification,
+            ));
         }
         Some(())
     }

@@ -557,16 +557,7 @@ pub async fn stream_events(
         _slot: slot,
     };
     follower.load().await?;
-    follower.pending.push_front(Frame::Preamble);
-    let frames = futures_util::stream::unfold(follower, move |mut follower| async move {
-        loop {
-            let frame = follower.next_frame().await?;
-            if let Some(bytes) = framing.render(&frame) {
-                return Some((Ok::<_, actix_web::Error>(bytes), follower));
-            }
-        }
-    });
-    Ok(stream_response(framing).streaming(frames))
+    Ok(stream_of(follower, framing))
 }
 
 /// How long a stream may last on this server.
@@ -742,7 +733,29 @@ pub async fn stream_notifications(
         .load()
         .await
         .ok_or_else(|| ApiError::Unavailable("the notifications could not be read".into()))?;
-    follower.pending.push_front(Frame::Preamble);
+    Ok(stream_of(follower, framing))
+}
+
+/// What a stream's follower yields: its frames, `None` once the stream is over.
+trait FrameSource {
+    async fn next_frame(&mut self) -> Option<Frame>;
+}
+
+impl FrameSource for Follower {
+    async fn next_frame(&mut self) -> Option<Frame> {
+        Follower::next_frame(self).await
+    }
+}
+
+impl FrameSource for AccountFollower {
+    async fn next_frame(&mut self) -> Option<Frame> {
+        AccountFollower::next_frame(self).await
+    }
+}
+
+/// The response streaming `follower`'s frames in `framing`, after the preamble.
+fn stream_of(follower: impl FrameSource + 'static, framing: Framing) -> HttpResponse {
+    let preamble = futures_util::stream::iter(framing.render(&Frame::Preamble).map(Ok));
     let frames = futures_util::stream::unfold(follower, move |mut follower| async move {
         loop {
             let frame = follower.next_frame().await?;
@@ -751,7 +764,7 @@ pub async fn stream_notifications(
             }
         }
     });
-    Ok(stream_response(framing).streaming(frames))
+    stream_response(framing).streaming(futures_util::StreamExt::chain(preamble, frames))
 }
 
 /// The head of a stream's response in `framing`.

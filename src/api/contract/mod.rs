@@ -112,6 +112,30 @@ fn schema_ref(name: &str) -> String {
     format!("#/components/schemas/{name}")
 }
 
+/// Calls `visit` with the path, the method and the operation of every operation.
+fn for_each_operation(doc: &mut Value, mut visit: impl FnMut(&str, &str, &mut Value)) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        for (method, operation) in item.as_object_mut().into_iter().flatten() {
+            visit(path, method, operation);
+        }
+    }
+}
+
+/// Calls `visit` with the path, the method, the status and the response of every response.
+fn for_each_response(doc: &mut Value, mut visit: impl FnMut(&str, &str, &str, &mut Value)) {
+    for_each_operation(doc, |path, method, operation| {
+        let responses = operation
+            .get_mut("responses")
+            .and_then(Value::as_object_mut);
+        for (status, response) in responses.into_iter().flatten() {
+            visit(path, method, status, response);
+        }
+    });
+}
+
 /// Calls `visit` on every object in `value`, parents before their children.
 fn walk(value: &mut Value, visit: &mut impl FnMut(&mut Map<String, Value>)) {
     match value {

@@ -2,9 +2,9 @@
 //! one the server takes (or refuses only for what no schema can know: a taken seat, an
 //! account that does not exist, an action the game's state does not allow).
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use super::{schema_ref, schemas, walk, KindContract};
+use super::{for_each_operation, schema_ref, schemas, walk, KindContract};
 
 /// `PostAction.action`: one of the kinds' actions. The game in the path decides the kind,
 /// and some action types (`pass`, `end_turn`) exist in several kinds, so this is an `anyOf`
@@ -142,19 +142,12 @@ pub(super) fn header_parameters(doc: &mut Value) {
 }
 
 fn for_each_parameter(doc: &mut Value, mut visit: impl FnMut(&mut Value)) {
-    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
-        return;
-    };
-    for operation in paths
-        .values_mut()
-        .filter_map(Value::as_object_mut)
-        .flat_map(Map::values_mut)
-    {
+    for_each_operation(doc, |_, _, operation| {
         if let Some(parameters) = operation
             .get_mut("parameters")
             .and_then(Value::as_array_mut)
         {
             parameters.iter_mut().for_each(&mut visit);
         }
-    }
+    });
 }

@@ -1,9 +1,9 @@
 //! What the server answers, as exact as the document can say it: each problem response
 //! lists its codes, each response its headers, each stream the shape of its frames.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use super::{schema_ref, schemas, KindContract, PROBLEM_REF};
+use super::{for_each_response, schema_ref, schemas, KindContract, PROBLEM_REF};
 use crate::error::PROBLEM_CODES;
 
 /// The codes named (in backticks) in a response's description that the server answers with
@@ -27,46 +27,30 @@ fn codes_in(description: &str, status: u16) -> Vec<&'static str> {
 /// code of that status where it names none), so a client can switch over them and a
 /// validator catches a code the operation does not document.
 pub(super) fn problem_codes(doc: &mut Value) {
-    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
-        return;
-    };
-    for operation in paths
-        .values_mut()
-        .filter_map(Value::as_object_mut)
-        .flat_map(Map::values_mut)
-    {
-        let Some(responses) = operation
-            .get_mut("responses")
-            .and_then(Value::as_object_mut)
-        else {
-            continue;
+    for_each_response(doc, |_, _, status, response| {
+        let Ok(status) = status.parse::<u16>() else {
+            return;
         };
-        for (status, response) in responses.iter_mut() {
-            let Ok(status) = status.parse::<u16>() else {
-                continue;
-            };
-            let description = response["description"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            let Some(schema) = response.pointer_mut("/content/application~1problem+json/schema")
-            else {
-                continue;
-            };
-            let mut codes = codes_in(&description, status);
-            if codes.is_empty() {
-                codes = PROBLEM_CODES
-                    .iter()
-                    .filter(|(_, statuses, _)| statuses.contains(&status))
-                    .map(|(code, _, _)| *code)
-                    .collect();
-            }
-            *schema = json!({
-                "$ref": PROBLEM_REF,
-                "properties": {"code": {"enum": codes}},
-            });
+        let description = response["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let Some(schema) = response.pointer_mut("/content/application~1problem+json/schema") else {
+            return;
+        };
+        let mut codes = codes_in(&description, status);
+        if codes.is_empty() {
+            codes = PROBLEM_CODES
+                .iter()
+                .filter(|(_, statuses, _)| statuses.contains(&status))
+                .map(|(code, _, _)| *code)
+                .collect();
         }
-    }
+        *schema = json!({
+            "$ref": PROBLEM_REF,
+            "properties": {"code": {"enum": codes}},
+        });
+    });
 }
 
 fn header(description: &str, schema: Value) -> Value {
@@ -75,9 +59,6 @@ fn header(description: &str, schema: Value) -> Value {
 
 /// The headers the server sends, on the responses that carry them.
 pub(super) fn declare_headers(doc: &mut Value) {
-    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
-        return;
-    };
     let retry_after = header(
         "Seconds to wait before trying again",
         json!({"type": "integer", "minimum": 0}),
@@ -86,52 +67,31 @@ pub(super) fn declare_headers(doc: &mut Value) {
         "A weak entity tag of the body: send it back in `If-None-Match` to get 304 while nothing changed",
         json!({"type": "string", "pattern": "^W/\"[0-9a-f]{32}\"$"}),
     );
-    for (path, item) in paths.iter_mut() {
-        let Some(item) = item.as_object_mut() else {
-            continue;
-        };
-        for (method, operation) in item.iter_mut() {
-            let Some(responses) = operation
-                .get_mut("responses")
-                .and_then(Value::as_object_mut)
-            else {
-                continue;
-            };
-            let streamed = path.ends_with("/stream") || path == "/v1/exports";
-            for (status, response) in responses.iter_mut() {
-                let headers = response
-                    .as_object_mut()
-                    .expect("a response is an object")
-                    .entry("headers")
-                    .or_insert_with(|| json!({}));
-                match status.as_str() {
-                    "200" | "304" if method == "get" && !streamed => {
-                        headers["ETag"] = etag.clone();
-                    }
-                    "200" if path.ends_with("/stream") => {
-                        headers["Cache-Control"] = header(
-                            "`no-cache`: a stream is never stored",
-                            json!({"type": "string", "enum": ["no-cache"]}),
-                        );
-                    }
-                    "201" if path == "/v1/games" => {
-                        headers["Location"] = header(
-                            "The new game's path, `/v1/games/{id}`",
-                            json!({"type": "string", "pattern": "^/v1/games/[0-9a-z]+$"}),
-                        );
-                    }
-                    "429" | "503" => headers["Retry-After"] = retry_after.clone(),
-                    _ => {}
-                }
-                if headers.as_object().is_some_and(Map::is_empty) {
-                    response
-                        .as_object_mut()
-                        .expect("a response is an object")
-                        .remove("headers");
-                }
+    for_each_response(doc, |path, method, status, response| {
+        let stream = path.ends_with("/stream");
+        let (name, value) = match status {
+            "200" | "304" if method == "get" && !stream && path != "/v1/exports" => {
+                ("ETag", etag.clone())
             }
-        }
-    }
+            "200" if stream => (
+                "Cache-Control",
+                header(
+                    "`no-cache`: a stream is never stored",
+                    json!({"type": "string", "enum": ["no-cache"]}),
+                ),
+            ),
+            "201" if path == "/v1/games" => (
+                "Location",
+                header(
+                    "The new game's path, `/v1/games/{id}`",
+                    json!({"type": "string", "pattern": "^/v1/games/[0-9a-z]+$"}),
+                ),
+            ),
+            "429" | "503" => ("Retry-After", retry_after.clone()),
+            _ => return,
+        };
+        response["headers"][name] = value;
+    });
 }
 
 /// The two streams' frames as schemas: the `data` of a game stream's events is the kind's

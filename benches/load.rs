@@ -83,6 +83,7 @@ struct Table {
     early_view: Spread,
     late_view: Spread,
     cpu_ms_per_action: f64,
+    actions: usize,
     finished: usize,
     errors: usize,
 }
@@ -281,10 +282,53 @@ struct Pace {
     offset: Duration,
 }
 
+/// The fold cache's bound, as the server is started by default.
+const FOLD_CACHE_MIB: u64 = 128;
+/// How long the server may take after the load to come back within its bound.
+const SETTLE: Duration = Duration::from_secs(60);
+
+/// The server's resident memory: idle before the load, at its peak, right after the load,
+/// and once settled (the first second it came within the fold cache's bound plus the idle
+/// footprint plus 64 MiB, or after [`SETTLE`]).
+struct Memory {
+    idle_mib: u64,
+    peak_mib: u64,
+    after_load_mib: u64,
+    settled_mib: u64,
+    settled_after: Duration,
+}
+
+impl Memory {
+    fn bound_mib(&self) -> u64 {
+        self.idle_mib + FOLD_CACHE_MIB + 64
+    }
+}
+
+/// What the run stored, per backend.
+struct Storage {
+    /// Bytes on disk per stored event, its indexes included (the events table's whole size
+    /// over its rows).
+    per_event: f64,
+    /// Bytes on disk a finished game takes: its rows in every table that holds its history
+    /// (game, seats, events, actions, notifications), each at its table's bytes per row.
+    per_finished_game: f64,
+    /// Events in a finished game, on average.
+    events_per_finished_game: f64,
+    /// The export of a finished game (`GET /v1/games/{id}/export`), plain JSON.
+    export_bytes: f64,
+}
+
 /// The server on `database_url`, played flat out by `games` clients, then by as many at half
 /// the rate they reached, where the latency shows what a player meets on a server that keeps
-/// up.
-async fn run(backend: &str, database_url: &str, games: usize, seconds: u64) -> Vec<Table> {
+/// up; then its memory as it settles, and what the games stored.
+async fn run(
+    backend: &str,
+    database_url: &str,
+    kinds: &[&'static str],
+    games: usize,
+    seconds: u64,
+    flat_out_only: bool,
+) -> (Vec<Table>, Option<Memory>, Option<Storage>) {
     let server = Server::start(&[
         "--database-url",
         database_url,
@@ -301,12 +345,36 @@ async fn run(backend: &str, database_url: &str, games: usize, seconds: u64) -> V
         .pool_max_idle_per_host(games * 2)
         .build()
         .expect("client");
-    let tokens = vec![
-        sign_up(&client, &server.base, "player-one").await,
-        sign_up(&client, &server.base, "player-two").await,
-    ];
-    let (flat_out, in_play) =
-        phase(&server, &client, &tokens, games, seconds, None, Vec::new()).await;
+    // Two people of their own in every game, as on a public server: accounts shared by
+    // every game would make the database lock their rows for all of them.
+    let mut tokens: Vec<Vec<String>> = Vec::with_capacity(games);
+    for index in 0..games {
+        let (a, b) = (format!("player-{index}-a"), format!("player-{index}-b"));
+        let (first, second) = tokio::join!(
+            sign_up(&client, &server.base, &a),
+            sign_up(&client, &server.base, &b),
+        );
+        tokens.push(vec![first, second]);
+    }
+    let idle_mib = server.memory_mib().0;
+    let (flat_out, in_play) = phase(
+        &server,
+        &client,
+        &tokens,
+        kinds,
+        games,
+        seconds,
+        None,
+        Vec::new(),
+    )
+    .await;
+    if flat_out_only {
+        let table = Table {
+            name: format!("{backend}, flat out"),
+            ..flat_out
+        };
+        return (vec![table], None, None);
+    }
     let rate = flat_out.actions_per_second / 2.0;
     let every = Duration::from_secs_f64(games as f64 / rate.max(1.0));
     // The same games go on, so that the paced run also reads late in long games.
@@ -314,13 +382,16 @@ async fn run(backend: &str, database_url: &str, games: usize, seconds: u64) -> V
         &server,
         &client,
         &tokens,
+        kinds,
         games,
         seconds,
         Some(every),
         in_play,
     )
     .await;
-    vec![
+    let storage = storage(backend, database_url, &client, &server, &tokens[0][0]).await;
+    let memory = settle(&server, idle_mib).await;
+    let tables = vec![
         Table {
             name: format!("{backend}, flat out"),
             ..flat_out
@@ -329,19 +400,157 @@ async fn run(backend: &str, database_url: &str, games: usize, seconds: u64) -> V
             name: format!("{backend}, paced at {rate:.0} actions/s"),
             ..paced
         },
-    ]
+    ];
+    (tables, Some(memory), storage)
 }
 
+/// Waits, idle, for the server's memory to come back within its bound.
+async fn settle(server: &Server, idle_mib: u64) -> Memory {
+    let (after_load_mib, peak_mib) = server.memory_mib();
+    let mut memory = Memory {
+        idle_mib,
+        peak_mib,
+        after_load_mib,
+        settled_mib: after_load_mib,
+        settled_after: Duration::ZERO,
+    };
+    let started = Instant::now();
+    while memory.settled_mib > memory.bound_mib() && started.elapsed() < SETTLE {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        memory.settled_mib = server.memory_mib().0;
+        memory.settled_after = started.elapsed();
+    }
+    memory
+}
+
+#[derive(diesel::QueryableByName)]
+struct Number {
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    value: f64,
+}
+
+#[derive(diesel::QueryableByName)]
+struct Id {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    id: String,
+}
+
+/// The tables that hold a game's history, and how each of their rows names its game.
+const HISTORY: [(&str, &str); 5] = [
+    ("games", "id"),
+    ("seats", "game_id"),
+    ("events", "game_id"),
+    ("actions", "game_id"),
+    ("notifications", "game_id"),
+];
+
+/// The number `sql` selects as `value`, 0 if it fails; on either backend's connection.
+macro_rules! number {
+    ($connection:expr, $sql:expr) => {
+        diesel::RunQueryDsl::get_result::<Number>(diesel::sql_query($sql), $connection)
+            .map_or(0.0, |number| number.value)
+    };
+}
+
+/// Bytes per event and per finished game on disk, from the backend's own count of its
+/// tables' pages (PostgreSQL's relation sizes, SQLite's `dbstat`), and the size of a
+/// finished game's export.
+async fn storage(
+    backend: &str,
+    database_url: &str,
+    client: &reqwest::Client,
+    server: &Server,
+    token: &str,
+) -> Option<Storage> {
+    let finished = "SELECT id FROM games WHERE status = 'finished' ORDER BY id LIMIT 20";
+    let on_disk = |table: &str| match backend {
+        "postgres" => format!("SELECT pg_total_relation_size('{table}')::float8 AS value"),
+        _ => format!(
+            "SELECT CAST(coalesce(sum(pgsize), 0) AS DOUBLE PRECISION) AS value FROM dbstat \
+             WHERE name IN (SELECT name FROM sqlite_master WHERE tbl_name = '{table}')"
+        ),
+    };
+    let mut per_row = Vec::new();
+    let mut finished_rows = Vec::new();
+    let finished_games: f64;
+    let events: f64;
+    let ids: Vec<Id>;
+    macro_rules! measure {
+        ($connection:expr) => {{
+            let connection = $connection;
+            for (table, game_column) in HISTORY {
+                let rows = number!(
+                    connection,
+                    format!("SELECT CAST(count(*) AS DOUBLE PRECISION) AS value FROM {table}")
+                );
+                per_row.push(number!(connection, on_disk(table)) / rows.max(1.0));
+                finished_rows.push(number!(
+                    connection,
+                    &format!(
+                        "SELECT CAST(count(*) AS DOUBLE PRECISION) AS value FROM {table} WHERE {game_column} IN \
+                         (SELECT id FROM games WHERE status = 'finished')"
+                    )
+                ));
+            }
+            finished_games = number!(
+                connection,
+                "SELECT CAST(count(*) AS DOUBLE PRECISION) AS value FROM games WHERE status = 'finished'"
+            );
+            events = finished_rows[2];
+            ids = diesel::RunQueryDsl::load(diesel::sql_query(finished), connection).ok()?;
+        }};
+    }
+    match backend {
+        "postgres" => measure!(&mut diesel::PgConnection::establish(database_url).ok()?),
+        _ => measure!(&mut diesel::SqliteConnection::establish(database_url).ok()?),
+    }
+    let mut export_bytes = Vec::new();
+    for Id { id } in &ids {
+        let export = client
+            .get(format!("{}/v1/games/{id}/export", server.base))
+            .bearer_auth(token)
+            .send()
+            .await
+            .ok()?
+            .bytes()
+            .await
+            .ok()?;
+        export_bytes.push(export.len() as f64);
+    }
+    let finished_bytes: f64 = per_row
+        .iter()
+        .zip(&finished_rows)
+        .map(|(bytes, rows)| bytes * rows)
+        .sum();
+    Some(Storage {
+        per_event: per_row[2],
+        per_finished_game: finished_bytes / finished_games.max(1.0),
+        events_per_finished_game: events / finished_games.max(1.0),
+        export_bytes: export_bytes.iter().sum::<f64>() / (export_bytes.len().max(1) as f64),
+    })
+}
+
+#[allow(clippy::too_many_arguments)] // the run's settings
 async fn phase(
     server: &Server,
     client: &reqwest::Client,
-    tokens: &[String],
+    tokens: &[Vec<String>],
+    kinds: &[&'static str],
     games: usize,
     seconds: u64,
     step_every: Option<Duration>,
     mut resume: Vec<Option<InPlay>>,
 ) -> (Table, Vec<Option<InPlay>>) {
     resume.resize(games, None);
+    // Tells a profiler watching the server when the load begins (`scripts/profile-step`).
+    eprintln!(
+        "load: the {} phase starts",
+        if step_every.is_some() {
+            "paced"
+        } else {
+            "flat-out"
+        }
+    );
     let samples = Arc::new(Mutex::new(Samples::default()));
     let cpu_before = server.cpu_seconds();
     let started = Instant::now();
@@ -356,8 +565,8 @@ async fn phase(
             tokio::spawn(play(
                 client.clone(),
                 server.base.clone(),
-                KINDS[index % KINDS.len()],
-                tokens.to_vec(),
+                kinds[index % kinds.len()],
+                tokens[index].clone(),
                 deadline,
                 pace,
                 resume,
@@ -384,27 +593,18 @@ async fn phase(
         early_view: spread(&mut samples.early_views),
         late_view: spread(&mut samples.late_views),
         cpu_ms_per_action: cpu * 1000.0 / samples.actions.max(1) as f64,
+        actions: samples.actions,
         finished: samples.games_finished,
         errors: samples.errors,
     };
     (table, in_play)
 }
 
-/// pgbench's rate of single-row inserts into a scratch table, with `clients` clients.
-fn pgbench_inserts(database_url: &str, clients: usize, seconds: u64) -> Option<f64> {
-    let mut connection = diesel::PgConnection::establish(database_url).ok()?;
-    connection
-        .batch_execute(
-            "DROP TABLE IF EXISTS load_bench_inserts; \
-             CREATE TABLE load_bench_inserts (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL)",
-        )
-        .ok()?;
-    let script = tempfile::NamedTempFile::new().ok()?;
-    std::fs::write(
-        script.path(),
-        "INSERT INTO load_bench_inserts (payload) VALUES ('{\"type\":\"event\"}');\n",
-    )
-    .ok()?;
+/// Runs pgbench on `script` with `clients` clients for `seconds`; its transactions a
+/// second.
+fn pgbench(database_url: &str, script: &str, clients: usize, seconds: u64) -> Option<f64> {
+    let file = tempfile::NamedTempFile::new().ok()?;
+    std::fs::write(file.path(), script).ok()?;
     let output = std::process::Command::new("pgbench")
         .args([
             "-n",
@@ -416,16 +616,167 @@ fn pgbench_inserts(database_url: &str, clients: usize, seconds: u64) -> Option<f
             &seconds.to_string(),
             "-f",
         ])
-        .arg(script.path())
+        .arg(file.path())
         .arg(database_url)
         .output()
         .ok()?;
-    let _ = connection.batch_execute("DROP TABLE load_bench_inserts");
-    String::from_utf8_lossy(&output.stdout)
+    let tps = String::from_utf8_lossy(&output.stdout)
         .lines()
         .find(|line| line.starts_with("tps = "))
         .and_then(|line| line.split_whitespace().nth(2))
-        .and_then(|tps| tps.parse().ok())
+        .and_then(|tps| tps.parse().ok());
+    if tps.is_none() {
+        eprintln!(
+            "pgbench failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    tps
+}
+
+/// pgbench's rate of single-row inserts into a scratch table, with `clients` clients.
+fn pgbench_inserts(database_url: &str, clients: usize, seconds: u64) -> Option<f64> {
+    let mut connection = diesel::PgConnection::establish(database_url).ok()?;
+    connection
+        .batch_execute(
+            "DROP TABLE IF EXISTS load_bench_inserts; \
+             CREATE TABLE load_bench_inserts (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL)",
+        )
+        .ok()?;
+    let tps = pgbench(
+        database_url,
+        "INSERT INTO load_bench_inserts (payload) VALUES ('{\"type\":\"event\"}');\n",
+        clients,
+        seconds,
+    );
+    let _ = connection.batch_execute("DROP TABLE load_bench_inserts");
+    tps
+}
+
+/// What the appends of the run wrote on average, read back from the database.
+#[derive(diesel::QueryableByName, Debug)]
+struct AppendShape {
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    events_per_action: f64,
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    event_payload: f64,
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    notifications_per_action: f64,
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    notification_payload: f64,
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    action: f64,
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    request: f64,
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    games: f64,
+}
+
+/// The pgbench script of one append as turnpost makes it, in the statements and row sizes
+/// the run's appends had: the game read with its seats (the one statement before deciding),
+/// then the transaction: the update guarded by the seq, the action's events in one insert,
+/// the seats' turn flags, the next seat's notification, the lookup of its account's
+/// webhooks, and the action record. Each client appends to a game of its own.
+fn append_script(shape: &AppendShape) -> String {
+    let game = "('pgbench-append-' || :client_id)";
+    let events = (shape.events_per_action.round() as usize).max(1);
+    let event_rows: Vec<String> = (1..=events)
+        .map(|n| {
+            format!(
+                "({game}, :seq + {n}, 0, 0, 'placed', 1, repeat('x', {}), 'engine')",
+                shape.event_payload.round() as usize
+            )
+        })
+        .collect();
+    let notification = if shape.notifications_per_action >= 0.5 {
+        format!(
+            "INSERT INTO notifications (account_id, game_id, kind, seq, payload, created_at) \
+             VALUES (':account_id', {game}, 'your_turn', :seq + 1, repeat('x', {bytes}), 0) \
+             RETURNING id;\n\
+             SELECT id FROM webhooks WHERE account_id = ':account_id';\n",
+            bytes = shape.notification_payload.round() as usize,
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "SELECT games.id, games.kind, games.rules_version, games.options, games.seat_count, \
+         games.status, games.seed, games.created_by, games.created_at, games.updated_at, \
+         games.current_seq AS seq, games.to_act, games.outcome, games.time_control, \
+         games.private, games.cancel_reason, seats.seat, seats.account_id, accounts.name, \
+         seats.bot, seats.forfeit, seats.deadline, seats.bank_ms \
+         FROM games LEFT JOIN seats ON seats.game_id = games.id \
+         LEFT JOIN accounts ON seats.account_id = accounts.id \
+         WHERE games.id = {game} ORDER BY seats.seat \\aset\n\
+         BEGIN;\n\
+         UPDATE games SET current_seq = :seq + {events}, status = 'running', \
+         to_act = '[' || ((:seq + 1) % 2) || ']', outcome = NULL, updated_at = 0 \
+         WHERE id = {game} AND current_seq = :seq;\n\
+         INSERT INTO events (game_id, seq, created_at, seat, event_type, schema_version, \
+         payload, source) VALUES {rows};\n\
+         UPDATE seats SET must_act = (seat = (:seq + 1) % 2) WHERE game_id = {game};\n\
+         {notification}\
+         INSERT INTO actions (game_id, first_seq, last_seq, seat, account_id, action, \
+         idempotency_key, request, created_at, bot) VALUES ({game}, :seq + 1, :seq + {events}, \
+         0, ':account_id', repeat('x', {action}), NULL, repeat('x', {request}), 0, NULL);\n\
+         COMMIT;\n",
+        rows = event_rows.join(", "),
+        action = shape.action.round() as usize,
+        request = shape.request.round() as usize,
+    )
+}
+
+/// pgbench's rate of appends as turnpost makes them ([`append_script`]), with `clients`
+/// clients on games of their own copied from one the run played.
+fn pgbench_appends(database_url: &str, clients: usize, seconds: u64) -> Option<(f64, String)> {
+    let mut connection = diesel::PgConnection::establish(database_url).ok()?;
+    let shape: AppendShape = diesel::RunQueryDsl::get_result(
+        diesel::sql_query(
+            "SELECT \
+             (SELECT count(*) FROM events)::float8 \
+                 / greatest((SELECT count(*) FROM actions), 1) AS events_per_action, \
+             (SELECT coalesce(avg(length(payload)), 0) FROM events)::float8 AS event_payload, \
+             (SELECT count(*) FROM notifications)::float8 \
+                 / greatest((SELECT count(*) FROM actions), 1) AS notifications_per_action, \
+             (SELECT coalesce(avg(length(payload)), 0) FROM notifications)::float8 \
+                 AS notification_payload, \
+             (SELECT coalesce(avg(length(action)), 0) FROM actions)::float8 AS action, \
+             (SELECT coalesce(avg(length(request)), 0) FROM actions)::float8 AS request, \
+             (SELECT count(*) FROM games WHERE seat_count = 2)::float8 AS games",
+        ),
+        &mut connection,
+    )
+    .ok()?;
+    if (shape.games as usize) < clients {
+        eprintln!("pgbench: the run played fewer than {clients} games to copy");
+        return None;
+    }
+    // Client n appends to a copy of the run's game n, with its seats and their accounts.
+    connection
+        .batch_execute(&format!(
+            "CREATE TEMPORARY TABLE picked AS SELECT id, row_number() OVER (ORDER BY id) - 1 AS n \
+                 FROM games WHERE seat_count = 2 ORDER BY id LIMIT {clients}; \
+             INSERT INTO games SELECT (jsonb_populate_record(games, jsonb_build_object(\
+                 'id', 'pgbench-append-' || picked.n, 'current_seq', 0, 'status', 'running'))).* \
+             FROM games JOIN picked ON picked.id = games.id; \
+             INSERT INTO seats SELECT (jsonb_populate_record(seats, jsonb_build_object(\
+                 'game_id', 'pgbench-append-' || picked.n))).* \
+             FROM seats JOIN picked ON picked.id = seats.game_id",
+        ))
+        .ok()?;
+    let script = append_script(&shape);
+    let tps = pgbench(database_url, &script, clients, seconds)?;
+    let described = format!(
+        "{:.1} events of {:.0} bytes, {:.2} notifications of {:.0} bytes, an action of {:.0} \
+         and {:.0} bytes",
+        shape.events_per_action,
+        shape.event_payload,
+        shape.notifications_per_action,
+        shape.notification_payload,
+        shape.action,
+        shape.request
+    );
+    Some((tps, described))
 }
 
 fn ms(duration: Duration) -> String {
@@ -440,40 +791,69 @@ async fn main() {
         .collect();
     let games: usize = args.first().and_then(|n| n.parse().ok()).unwrap_or(64);
     let seconds: u64 = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(20);
+    // `--kind=K` plays only that kind, `--backend=B` only that backend (for profiles).
+    let option = |name: &str| {
+        std::env::args().find_map(|arg| arg.strip_prefix(&format!("--{name}=")).map(str::to_owned))
+    };
+    let kinds: Vec<&'static str> = match option("kind") {
+        Some(kind) => KINDS.iter().copied().filter(|k| *k == kind).collect(),
+        None => KINDS.to_vec(),
+    };
+    assert!(!kinds.is_empty(), "--kind is one of {KINDS:?}");
+    let backend = option("backend");
+    // Only the flat-out phase, for profiles: no paced phase, memory or storage.
+    let flat_out_only = std::env::args().any(|arg| arg == "--flat-out-only");
+    let plays = |name: &str| backend.as_deref().is_none_or(|wanted| wanted == name);
     let data = tempfile::tempdir().expect("temp dir");
     let sqlite = data
         .path()
         .join("load.sqlite")
         .to_string_lossy()
         .into_owned();
-    let mut tables = run("sqlite", &sqlite, games, seconds).await;
+    let mut tables = Vec::new();
+    let mut backends = Vec::new();
+    if plays("sqlite") {
+        let (sqlite, memory, storage) =
+            run("sqlite", &sqlite, &kinds, games, seconds, flat_out_only).await;
+        tables.extend(sqlite);
+        backends.push(("sqlite", memory, storage));
+    }
     let mut pgbench = None;
+    let mut pgbench_append = None;
     match std::env::var("BENCH_DATABASE_URL") {
-        Ok(admin_url) => {
+        Ok(admin_url) if plays("postgres") => {
             let url = fresh_database(&admin_url, &format!("turnpost_load_{}", std::process::id()));
-            tables.extend(run("postgres", &url, games, seconds).await);
-            pgbench = pgbench_inserts(&url, games, seconds.min(10));
+            let (postgres, memory, storage) =
+                run("postgres", &url, &kinds, games, seconds, flat_out_only).await;
+            tables.extend(postgres);
+            backends.push(("postgres", memory, storage));
+            if !flat_out_only {
+                pgbench = pgbench_inserts(&url, games, seconds.min(10));
+                pgbench_append = pgbench_appends(&url, games, seconds.min(10));
+            }
         }
+        Ok(_) => {}
         Err(_) => println!("BENCH_DATABASE_URL is not set: PostgreSQL and pgbench skipped"),
     }
     println!(
-        "{games} concurrent 2-player games ({} of each kind), {seconds} s per backend; a step \
+        "{games} concurrent 2-player games ({} of each of {}), {seconds} s per backend; a step \
          reads the legal actions and posts one, every {VIEW_EVERY}th step reads the view too; \
          reads early: seq <= {EARLY}, late: seq > {LATE}",
-        games / KINDS.len()
+        games / kinds.len(),
+        kinds.join(", ")
     );
     println!(
         "| backend | actions/s | POST p50 / p99 | legal actions p50 / p99 early | late | \
          late/early p50 | view p50 / p99 early | late | late/early p50 | server CPU per action \
-         | games finished | errors |"
+         | actions | games finished | errors |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     let ratio =
         |late: Spread, early: Spread| late.0.as_secs_f64() / early.0.as_secs_f64().max(1e-9);
     let both = |spread: Spread| format!("{} / {} ms", ms(spread.0), ms(spread.1));
     for table in &tables {
         println!(
-            "| {} | {:.0} | {} | {} | {} | {:.2} | {} | {} | {:.2} | {:.2} ms | {} | {} |",
+            "| {} | {:.0} | {} | {} | {} | {:.2} | {} | {} | {:.2} | {:.2} ms | {} | {} | {} |",
             table.name,
             table.actions_per_second,
             both(table.post),
@@ -484,19 +864,58 @@ async fn main() {
             both(table.late_view),
             ratio(table.late_view, table.early_view),
             table.cpu_ms_per_action,
+            table.actions,
             table.finished,
             table.errors
         );
     }
+    let postgres = tables
+        .iter()
+        .find(|table| table.name == "postgres, flat out")
+        .map_or(0.0, |table| table.actions_per_second);
+    if let Some((tps, shape)) = pgbench_append {
+        println!(
+            "pgbench, {games} clients, the statements of one append ({shape}) on the same \
+             PostgreSQL: {tps:.0}/s; turnpost's actions/s are {:.0} % of it",
+            postgres / tps * 100.0
+        );
+    }
     if let Some(tps) = pgbench {
-        let postgres = tables
-            .iter()
-            .find(|table| table.name == "postgres, flat out");
-        let ratio = postgres.map_or(0.0, |table| table.actions_per_second / tps);
         println!(
             "pgbench, {games} clients, single-row inserts on the same PostgreSQL: {tps:.0}/s; \
              turnpost's actions/s are {:.0} % of it",
-            ratio * 100.0
+            postgres / tps * 100.0
+        );
+    }
+    println!();
+    println!(
+        "| backend | resident idle | peak | after the load | settled | within idle + {FOLD_CACHE_MIB} \
+         MiB cache + 64 MiB | bytes per event | per finished game (events) | export per game |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    for (backend, memory, storage) in &backends {
+        let Some(memory) = memory else { continue };
+        let stored = storage.as_ref().map_or_else(
+            || "not measured | | ".to_owned(),
+            |storage| {
+                format!(
+                    "{:.0} | {:.0} KiB ({:.0}) | {:.0} KiB",
+                    storage.per_event,
+                    storage.per_finished_game / 1024.0,
+                    storage.events_per_finished_game,
+                    storage.export_bytes / 1024.0
+                )
+            },
+        );
+        println!(
+            "| {backend} | {} MiB | {} MiB | {} MiB | {} MiB after {:.0} s | {} ({} MiB) | {stored} |",
+            memory.idle_mib,
+            memory.peak_mib,
+            memory.after_load_mib,
+            memory.settled_mib,
+            memory.settled_after.as_secs_f64(),
+            if memory.settled_mib <= memory.bound_mib() { "yes" } else { "no" },
+            memory.bound_mib(),
         );
     }
 }

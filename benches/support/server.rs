@@ -22,7 +22,19 @@ impl Server {
             .expect("a free port")
             .port();
         let address = format!("127.0.0.1:{port}");
-        let child = Command::new(env!("CARGO_BIN_EXE_turnpost"))
+        // `BENCH_SERVER_WRAPPER` runs the server under a tool (`scripts/profile-step` counts
+        // its instructions with valgrind's callgrind).
+        let wrapper = std::env::var("BENCH_SERVER_WRAPPER").unwrap_or_default();
+        let mut command = wrapper.split_whitespace();
+        let mut child = match command.next() {
+            Some(tool) => {
+                let mut wrapped = Command::new(tool);
+                wrapped.args(command).arg(env!("CARGO_BIN_EXE_turnpost"));
+                wrapped
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_turnpost")),
+        };
+        let child = child
             .args(["--bind", &address, "--log", "error", "--data-dir"])
             .arg(data.path())
             .args(extra)
@@ -31,7 +43,7 @@ impl Server {
             .expect("the server starts");
         let started = Instant::now();
         while TcpStream::connect(&address).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(30), "no server");
+            assert!(started.elapsed() < Duration::from_secs(120), "no server");
             std::thread::sleep(Duration::from_millis(50));
         }
         Server {
@@ -110,6 +122,19 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        if std::env::var_os("BENCH_SERVER_WRAPPER").is_some() {
+            // A tool writes its findings when the server ends by itself: ask it to stop.
+            let _ = Command::new("kill")
+                .args(["-TERM", &self.child.id().to_string()])
+                .status();
+            let asked = Instant::now();
+            while asked.elapsed() < Duration::from_secs(60) {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

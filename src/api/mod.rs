@@ -45,6 +45,11 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .app_data(web::QueryConfig::default().error_handler(|error, _| {
             ApiError::bad_request("invalid_query", error.to_string()).into()
         }))
+        // A request tries the routes in this order, and each pattern with a segment such
+        // as `{id}` is a regular expression: the routes every move uses come first.
+        .service(play::get_view)
+        .service(play::get_legal_actions)
+        .service(play::post_action)
         .service(health::healthz)
         .service(health::readyz)
         .service(metrics::get_metrics)
@@ -66,9 +71,6 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(games::cancel_game)
         .service(games::leave_game)
         .service(games::resign)
-        .service(play::get_view)
-        .service(play::get_legal_actions)
-        .service(play::post_action)
         .service(play::list_events)
         .service(live::stream_events)
         .service(live::stream_notifications)

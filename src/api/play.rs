@@ -131,7 +131,10 @@ fn legal_actions_body(game_id: String, legal: play::LegalActions) -> Result<Stri
     let fields = head
         .strip_suffix("\"actions\":[]}")
         .ok_or_else(|| ApiError::Internal("legal actions did not end in `actions`".into()))?;
-    Ok(format!("{fields}\"actions\":{}}}", legal.actions_json))
+    Ok(format!(
+        "{fields}\"actions\":{}}}",
+        legal.actions_json.get()
+    ))
 }
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
@@ -403,7 +406,11 @@ mod tests {
             kind: "tikal".to_owned(),
             seq: 7,
             seat: Some(1),
-            actions_json: r#"[{"type":"end_turn"},{"type":"dig","space":"B3"}]"#.to_owned(),
+            actions_json: serde_json::value::RawValue::from_string(
+                r#"[{"type":"end_turn"},{"type":"dig","space":"B3"}]"#.to_owned(),
+            )
+            .unwrap()
+            .into(),
         };
         let body = legal_actions_body("g1".to_owned(), legal).unwrap();
         let parsed: LegalActions = serde_json::from_str(&body).unwrap();

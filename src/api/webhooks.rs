@@ -263,7 +263,9 @@ fn listed(webhook: &Webhook) -> WebhookOut {
 
 /// Register a webhook for your notifications.
 ///
-/// Every notification (see `GET /v1/me/notifications`) is then posted to `url` as JSON
+/// Every notification (see `GET /v1/me/notifications`) of an action that starts after this
+/// request is answered is then posted to `url` (an action already under way may be
+/// recorded without it) as JSON
 /// `{"type", "timestamp", "data"}` following the Standard Webhooks conventions: headers
 /// `webhook-id` (the same on every retry: deduplicate on it), `webhook-timestamp` (Unix
 /// seconds) and `webhook-signature`. A delivery is written to an outbox together with the

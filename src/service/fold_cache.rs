@@ -3,15 +3,51 @@
 //!
 //! An entry is the fold of a game's first `seq` events under its rules version. The log is
 //! append-only and a committed event never changes, so an entry stays exactly the fold of
-//! the stored log at that seq forever, whichever instance appended the events: a reader
-//! takes a copy, applies the events after it from the database in its own transaction, and
-//! has the fold at the seq it wants. Only folds of committed events are put in.
+//! the stored log at that seq forever, whichever instance appended the events. Readers at
+//! the entry's seq share it; a reader that wants a later seq, or must fold on (an action),
+//! takes a copy and applies the events after it from the database. Only folds of committed
+//! events are put in.
+//!
+//! What depends only on the fold and a seat or viewer (the legal actions, the view) is
+//! written as JSON once per entry and handed to every reader of it, counted in the bound.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
+use serde_json::value::RawValue;
+
+use crate::games::engine::{Seat, Viewer};
 use crate::games::Table;
+
+/// The fold of a game's first `seq` committed events. Shared, never changed: a reader that
+/// must go on from it folds into its own copy ([`Fold::into_table`]).
+pub struct Fold {
+    pub seq: i64,
+    pub table: Box<dyn Table>,
+}
+
+impl Fold {
+    pub fn new(seq: i64, table: Box<dyn Table>) -> Arc<Fold> {
+        Arc::new(Fold { seq, table })
+    }
+
+    /// The table to fold on: this one when nobody else holds the fold, a copy otherwise.
+    pub fn into_table(fold: Arc<Fold>) -> Box<dyn Table> {
+        match Arc::try_unwrap(fold) {
+            Ok(fold) => fold.table,
+            Err(shared) => shared.table.clone_table(),
+        }
+    }
+}
+
+/// What is written from a fold for its readers. Each depends only on the game, the seq and
+/// the seat or viewer, so it is written once per fold and handed to every reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rendering {
+    LegalActions(Seat),
+    View(Viewer),
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Key {
@@ -20,9 +56,11 @@ struct Key {
 }
 
 struct Entry {
-    seq: i64,
-    table: Box<dyn Table>,
-    /// What the entry takes: the table's own count plus the key and the map's slots.
+    fold: Arc<Fold>,
+    /// JSON written from the fold, by what it is.
+    rendered: Vec<(Rendering, Arc<RawValue>)>,
+    /// What the entry takes: the table's own count, the renderings, the key and the maps'
+    /// slots.
     bytes: usize,
     last_used: u64,
 }
@@ -32,7 +70,12 @@ fn overhead(key: &Key) -> usize {
     key.game_id.capacity()
         + 2 * std::mem::size_of::<Key>()
         + std::mem::size_of::<Entry>()
+        + std::mem::size_of::<Fold>()
         + std::mem::size_of::<u64>()
+}
+
+fn rendering_bytes(json: &RawValue) -> usize {
+    json.get().len() + std::mem::size_of::<(Rendering, Arc<RawValue>)>()
 }
 
 #[derive(Default)]
@@ -57,11 +100,26 @@ impl Entries {
         }
     }
 
-    fn forget_least_recent(&mut self) {
-        if let Some((_, key)) = self.by_use.pop_first() {
-            if let Some(entry) = self.by_key.remove(&key) {
-                self.bytes -= entry.bytes;
+    /// Forgets the least recently used entries other than `keep` until `more` bytes fit
+    /// under `bound` and there is room for another game under `games`.
+    fn make_room(&mut self, games: usize, bound: usize, more: usize, keep: Option<&Key>) {
+        let mut uses = self.by_use.iter();
+        let mut doomed = Vec::new();
+        let mut bytes = self.bytes;
+        let mut count = self.by_key.len();
+        while count >= games || bytes + more > bound {
+            let Some((_, key)) = uses.next() else { break };
+            if Some(key) == keep {
+                continue;
             }
+            if let Some(entry) = self.by_key.get(key) {
+                bytes -= entry.bytes;
+                count -= 1;
+                doomed.push(key.clone());
+            }
+        }
+        for key in doomed {
+            self.remove(&key);
         }
     }
 }
@@ -82,8 +140,8 @@ pub struct FoldCacheStats {
     pub hits: u64,
     pub misses: u64,
     pub games: usize,
-    /// What the cached states take (each table's [`Table::memory_bytes`] and the cache's own
-    /// bookkeeping; not the allocator's overhead).
+    /// What the cached states take (each table's [`Table::memory_bytes`], the JSON written
+    /// from them and the cache's own bookkeeping; not the allocator's overhead).
     pub bytes: usize,
 }
 
@@ -105,28 +163,26 @@ impl FoldCache {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// A copy of the cached fold of the game, with its seq, if it is at or before
-    /// `at_most`.
-    pub fn get(
-        &self,
-        game_id: &str,
-        rules_version: u32,
-        at_most: i64,
-    ) -> Option<(i64, Box<dyn Table>)> {
-        let key = Key {
+    fn key(game_id: &str, rules_version: u32) -> Key {
+        Key {
             game_id: game_id.to_owned(),
             rules_version,
-        };
+        }
+    }
+
+    /// The cached fold of the game, shared, if it is at or before `at_most`.
+    pub fn get(&self, game_id: &str, rules_version: u32, at_most: i64) -> Option<Arc<Fold>> {
+        let key = FoldCache::key(game_id, rules_version);
         let mut guard = self.lock();
         let entries = &mut *guard;
         let now = entries.tick();
         let found = match entries.by_key.get_mut(&key) {
-            Some(entry) if entry.seq <= at_most => {
+            Some(entry) if entry.fold.seq <= at_most => {
                 entries.by_use.remove(&entry.last_used);
                 entry.last_used = now;
-                let copy = (entry.seq, entry.table.clone_table());
+                let fold = entry.fold.clone();
                 entries.by_use.insert(now, key);
-                Some(copy)
+                Some(fold)
             }
             _ => None,
         };
@@ -139,28 +195,15 @@ impl FoldCache {
         found
     }
 
-    /// Keeps a copy of `table`, the fold of the game's first `seq` committed events, unless
-    /// a later one is kept already or it alone would exceed the bound.
-    pub fn put(&self, game_id: &str, rules_version: u32, seq: i64, table: &dyn Table) {
+    /// Keeps `fold`, a fold of the game's committed events, unless a later one is kept
+    /// already or it alone would exceed the bound.
+    pub fn put(&self, game_id: &str, rules_version: u32, fold: &Arc<Fold>) {
         if self.games == 0 || self.bytes == 0 {
             return;
         }
-        let key = Key {
-            game_id: game_id.to_owned(),
-            rules_version,
-        };
-        if self
-            .lock()
-            .by_key
-            .get(&key)
-            .is_some_and(|entry| entry.seq >= seq)
-        {
-            return;
-        }
-        // Copied and measured outside the lock; a clone holds no spare capacity, so it is
-        // what the cache keeps that is measured.
-        let table = table.clone_table();
-        let bytes = table.memory_bytes() + overhead(&key);
+        let key = FoldCache::key(game_id, rules_version);
+        // Measured outside the lock.
+        let bytes = fold.table.memory_bytes() + overhead(&key);
         if bytes > self.bytes {
             return;
         }
@@ -169,28 +212,83 @@ impl FoldCache {
         if entries
             .by_key
             .get(&key)
-            .is_some_and(|entry| entry.seq >= seq)
+            .is_some_and(|entry| entry.fold.seq >= fold.seq)
         {
             return;
         }
         entries.remove(&key);
-        while (entries.by_key.len() >= self.games || entries.bytes + bytes > self.bytes)
-            && !entries.by_use.is_empty()
-        {
-            entries.forget_least_recent();
-        }
+        entries.make_room(self.games, self.bytes, bytes, None);
         let now = entries.tick();
         entries.by_use.insert(now, key.clone());
         entries.bytes += bytes;
         entries.by_key.insert(
             key,
             Entry {
-                seq,
-                table,
+                fold: fold.clone(),
+                rendered: Vec::new(),
                 bytes,
                 last_used: now,
             },
         );
+    }
+
+    /// `what`, written from `fold` by `render`: once while the fold is the game's cached
+    /// one, and then handed out again to every reader of that fold.
+    pub fn rendered(
+        &self,
+        game_id: &str,
+        rules_version: u32,
+        fold: &Arc<Fold>,
+        what: Rendering,
+        render: impl FnOnce(&dyn Table) -> Box<RawValue>,
+    ) -> Arc<RawValue> {
+        let key = FoldCache::key(game_id, rules_version);
+        let is_this_fold = |entry: &Entry| Arc::ptr_eq(&entry.fold, fold);
+        if let Some(json) = self.lock().by_key.get(&key).and_then(|entry| {
+            is_this_fold(entry)
+                .then(|| entry.rendered.iter().find(|(kind, _)| *kind == what))
+                .flatten()
+                .map(|(_, json)| json.clone())
+        }) {
+            return json;
+        }
+        let json: Arc<RawValue> = Arc::from(render(fold.table.as_ref()));
+        self.keep_rendering(&key, fold, what, &json);
+        json
+    }
+
+    /// Keeps `json`, written from `fold`, with the fold's entry if that is still the cached
+    /// one.
+    pub fn keep_rendered(
+        &self,
+        game_id: &str,
+        rules_version: u32,
+        fold: &Arc<Fold>,
+        what: Rendering,
+        json: &Arc<RawValue>,
+    ) {
+        self.keep_rendering(&FoldCache::key(game_id, rules_version), fold, what, json);
+    }
+
+    fn keep_rendering(&self, key: &Key, fold: &Arc<Fold>, what: Rendering, json: &Arc<RawValue>) {
+        let more = rendering_bytes(json);
+        let mut guard = self.lock();
+        let entries = &mut *guard;
+        let Some(entry) = entries.by_key.get(key) else {
+            return;
+        };
+        if !Arc::ptr_eq(&entry.fold, fold)
+            || entry.rendered.iter().any(|(kind, _)| *kind == what)
+            || entry.bytes + more > self.bytes
+        {
+            return;
+        }
+        entries.make_room(usize::MAX, self.bytes, more, Some(key));
+        if let Some(entry) = entries.by_key.get_mut(key) {
+            entry.rendered.push((what, json.clone()));
+            entry.bytes += more;
+            entries.bytes += more;
+        }
     }
 
     pub fn stats(&self) -> FoldCacheStats {
@@ -215,26 +313,30 @@ mod tests {
             .unwrap()
     }
 
+    fn fold(seq: i64) -> Arc<Fold> {
+        Fold::new(seq, table())
+    }
+
+    fn seq_of(found: Option<Arc<Fold>>) -> Option<i64> {
+        found.map(|fold| fold.seq)
+    }
+
     #[test]
     fn a_fold_is_served_at_or_after_its_seq_and_the_least_recent_goes_first() {
         let cache = FoldCache::new(2, usize::MAX);
         assert!(cache.get("a", 1, 10).is_none());
-        cache.put("a", 1, 5, table().as_ref());
-        assert_eq!(cache.get("a", 1, 10).map(|(seq, _)| seq), Some(5));
+        cache.put("a", 1, &fold(5));
+        assert_eq!(seq_of(cache.get("a", 1, 10)), Some(5));
         assert!(
             cache.get("a", 1, 4).is_none(),
             "not a fold past the wanted seq"
         );
         assert!(cache.get("a", 2, 10).is_none(), "another rules version");
-        cache.put("a", 1, 3, table().as_ref());
-        assert_eq!(
-            cache.get("a", 1, 10).map(|(seq, _)| seq),
-            Some(5),
-            "kept the later"
-        );
-        cache.put("b", 1, 1, table().as_ref());
+        cache.put("a", 1, &fold(3));
+        assert_eq!(seq_of(cache.get("a", 1, 10)), Some(5), "kept the later");
+        cache.put("b", 1, &fold(1));
         assert!(cache.get("a", 1, 10).is_some());
-        cache.put("c", 1, 1, table().as_ref());
+        cache.put("c", 1, &fold(1));
         assert!(
             cache.get("b", 1, 10).is_none(),
             "b was the least recently used"
@@ -246,33 +348,123 @@ mod tests {
     }
 
     #[test]
-    fn the_cache_stays_within_its_bytes_and_counts_them() {
-        let one = table().clone_table().memory_bytes()
+    fn readers_share_one_fold() {
+        let cache = FoldCache::new(2, usize::MAX);
+        let kept = fold(5);
+        cache.put("a", 1, &kept);
+        let first = cache.get("a", 1, 5).unwrap();
+        let second = cache.get("a", 1, 5).unwrap();
+        assert!(Arc::ptr_eq(&first, &kept) && Arc::ptr_eq(&second, &kept));
+    }
+
+    fn one_entry() -> usize {
+        table().memory_bytes()
             + overhead(&Key {
                 game_id: "a".to_owned(),
                 rules_version: 1,
-            });
+            })
+    }
+
+    #[test]
+    fn the_cache_stays_within_its_bytes_and_counts_them() {
+        let one = one_entry();
         let cache = FoldCache::new(100, 2 * one + one / 2);
-        cache.put("a", 1, 1, table().as_ref());
-        cache.put("b", 1, 1, table().as_ref());
+        cache.put("a", 1, &fold(1));
+        cache.put("b", 1, &fold(1));
         assert_eq!(cache.stats().bytes, 2 * one);
         assert!(cache.get("a", 1, 10).is_some());
-        cache.put("c", 1, 1, table().as_ref());
+        cache.put("c", 1, &fold(1));
         let stats = cache.stats();
         assert_eq!((stats.games, stats.bytes), (2, 2 * one), "{stats:?}");
         assert!(cache.get("b", 1, 10).is_none(), "b was the least recent");
-        cache.put("a", 1, 2, table().as_ref());
+        cache.put("a", 1, &fold(2));
         assert_eq!(cache.stats().bytes, 2 * one, "a replaced, not added");
 
         let too_small = FoldCache::new(100, one - 1);
-        too_small.put("a", 1, 1, table().as_ref());
+        too_small.put("a", 1, &fold(1));
         assert_eq!(too_small.stats().games, 0, "a state over the whole bound");
+    }
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn a_rendering_is_written_once_per_fold_and_counted() {
+        let cache = FoldCache::new(10, usize::MAX);
+        let kept = fold(5);
+        cache.put("a", 1, &kept);
+        let before = cache.stats().bytes;
+        let what = Rendering::LegalActions(0);
+        let mut written = 0;
+        for _ in 0..3 {
+            let json = cache.rendered("a", 1, &kept, what, |_| {
+                written += 1;
+                raw("[1,2,3]")
+            });
+            assert_eq!(json.get(), "[1,2,3]");
+        }
+        assert_eq!(written, 1, "written once, then shared");
+        assert_eq!(
+            cache.stats().bytes,
+            before + rendering_bytes(&raw("[1,2,3]"))
+        );
+        let other_seat = cache.rendered("a", 1, &kept, Rendering::LegalActions(1), |_| raw("[]"));
+        assert_eq!(other_seat.get(), "[]", "each seat its own");
+
+        // A fold that is not the cached one (a past seq, or one replaced since) is written
+        // for its reader and not kept.
+        let past = fold(4);
+        let mut past_written = 0;
+        for _ in 0..2 {
+            cache.rendered("a", 1, &past, what, |_| {
+                past_written += 1;
+                raw("[9]")
+            });
+        }
+        assert_eq!(past_written, 2);
+        let newer = fold(6);
+        cache.put("a", 1, &newer);
+        assert_eq!(
+            cache.stats().bytes,
+            before,
+            "the renderings left with their fold"
+        );
+        assert_eq!(
+            cache.rendered("a", 1, &newer, what, |_| raw("[4]")).get(),
+            "[4]",
+            "not the older fold's"
+        );
+    }
+
+    #[test]
+    fn renderings_stay_within_the_bound() {
+        let one = one_entry();
+        let big = "[".to_owned() + &"1,".repeat(one / 2) + "1]";
+        let cache = FoldCache::new(10, 2 * one + one / 4);
+        let a = fold(1);
+        let b = fold(1);
+        cache.put("a", 1, &a);
+        cache.put("b", 1, &b);
+        // Written for `b` (the most recent), it pushes `a` out.
+        cache.rendered("b", 1, &b, Rendering::View(Viewer::Spectator), |_| {
+            raw(&big)
+        });
+        let stats = cache.stats();
+        assert!(stats.bytes <= 2 * one + one / 4, "{stats:?}");
+        assert_eq!(stats.games, 1, "{stats:?}");
+        assert!(cache.get("b", 1, 1).is_some() && cache.get("a", 1, 1).is_none());
+        // Larger than the whole bound with its fold: handed out, not kept.
+        let huge = "[".to_owned() + &"1,".repeat(2 * one) + "1]";
+        let json = cache.rendered("b", 1, &b, Rendering::View(Viewer::Seat(0)), |_| raw(&huge));
+        assert_eq!(json.get().len(), huge.len());
+        assert!(cache.stats().bytes <= 2 * one + one / 4);
     }
 
     #[test]
     fn a_cache_of_no_games_keeps_nothing() {
         let cache = FoldCache::new(0, usize::MAX);
-        cache.put("a", 1, 5, table().as_ref());
+        cache.put("a", 1, &fold(5));
         assert!(cache.get("a", 1, 10).is_none());
         assert_eq!(cache.stats().games, 0);
     }

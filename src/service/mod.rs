@@ -12,7 +12,9 @@ pub mod play;
 pub mod referee;
 pub mod webhooks;
 
-use self::fold_cache::FoldCache;
+use std::sync::Arc;
+
+use self::fold_cache::{Fold, FoldCache};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::bots::BotStrategy;
@@ -25,8 +27,8 @@ use crate::games::{encode_seed, seed_commitment};
 use crate::games::{find_game_rules, GameRules, RecordedEvent, Table};
 use crate::store::jobs::GameWork;
 use crate::store::{
-    self, ActionRow, Append, DbConnection, NewEvent, SeatUpdate, StoredEvent, ENGINE_SOURCE,
-    SERVER_SOURCE,
+    self, ActionRow, Append, DbConnection, Listener, NewEvent, SeatUpdate, StoredEvent,
+    ENGINE_SOURCE, SERVER_SOURCE,
 };
 
 /// The bot that plays on for a seat whose player resigned or ran out of time.
@@ -123,21 +125,33 @@ impl LoadedGame {
         conn: &mut DbConnection,
         cache: &FoldCache,
         seq: i64,
-    ) -> Result<Box<dyn Table>, ApiError> {
-        let (from, mut table) = match cache.get(&self.game.id, self.game.rules_version, seq) {
-            Some(cached) => cached,
+    ) -> Result<Arc<Fold>, ApiError> {
+        let cached = cache.get(&self.game.id, self.game.rules_version, seq);
+        if let Some(fold) = cached.as_ref().filter(|fold| fold.seq == seq) {
+            return Ok(fold.clone());
+        }
+        let (from, mut table) = match cached {
+            Some(fold) => (fold.seq, Fold::into_table(fold)),
             None => (0, self.empty_table()?),
         };
-        if from == seq {
-            return Ok(table);
-        }
         for event in store::load_events_between(conn, &self.game.id, from, seq)? {
             apply_stored(table.as_mut(), &event)?;
         }
+        let fold = Fold::new(seq, table);
         if seq == self.game.current_seq {
-            cache.put(&self.game.id, self.game.rules_version, seq, table.as_ref());
+            cache.put(&self.game.id, self.game.rules_version, &fold);
         }
-        Ok(table)
+        Ok(fold)
+    }
+
+    /// [`Self::state_at`] as a table of the caller's own, to fold on.
+    fn table_at(
+        &self,
+        conn: &mut DbConnection,
+        cache: &FoldCache,
+        seq: i64,
+    ) -> Result<Box<dyn Table>, ApiError> {
+        Ok(Fold::into_table(self.state_at(conn, cache, seq)?))
     }
 
     fn load_events(
@@ -323,8 +337,12 @@ impl LoadedGame {
             .iter()
             .filter(|update| update.bot.is_none())
             .filter_map(|update| {
-                let account = self.seat_row(update.seat)?.account_id.clone()?;
-                Some((update.seat, account))
+                let taken = self.seat_row(update.seat)?;
+                Some(Listener {
+                    seat: update.seat,
+                    account_id: taken.account_id.clone()?,
+                    has_webhooks: taken.has_webhooks,
+                })
             })
             .collect();
         updates.retain(|update| !unchanged(update));

@@ -1,10 +1,12 @@
 //! Reading a game as one viewer may see it, and acting in it.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::fold_cache::FoldCache;
+use super::fold_cache::{Fold, FoldCache, Rendering};
 use super::{format_time, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
@@ -47,16 +49,27 @@ pub struct ViewAt {
 }
 
 /// A game's own view as JSON text, written straight from the engine's typed view and put
-/// into responses as it is: no `Value` tree is built and written again.
+/// into responses as it is: no `Value` tree is built and written again. Shared: the view of
+/// a cached fold is written once for all its readers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct ViewJson(Box<RawValue>);
+pub struct ViewJson(Arc<RawValue>);
 
 impl ViewJson {
-    fn of(table: &dyn Table, viewer: Viewer) -> Result<ViewJson, ApiError> {
-        RawValue::from_string(table.view_json(viewer))
-            .map(ViewJson)
-            .map_err(|error| ApiError::Internal(format!("a view is not JSON: {error}")))
+    /// Written from `table` for this caller alone (a past seq, a replayed answer).
+    fn of(table: &dyn Table, viewer: Viewer) -> ViewJson {
+        ViewJson(Arc::from(table.view_json(viewer)))
+    }
+
+    /// Written once per fold and viewer while `fold` is the game's cached one.
+    fn cached(cache: &FoldCache, game: &LoadedGame, fold: &Arc<Fold>, viewer: Viewer) -> ViewJson {
+        ViewJson(cache.rendered(
+            &game.game.id,
+            game.game.rules_version,
+            fold,
+            Rendering::View(viewer),
+            |table| table.view_json(viewer),
+        ))
     }
 
     pub fn get(&self) -> &str {
@@ -167,15 +180,17 @@ fn described_event(
     })
 }
 
+/// The game at `seq` as `viewer` sees it: `view` is the table's view for that viewer.
 fn view_at(
     game: &LoadedGame,
     table: &dyn Table,
     seq: i64,
     viewer: Viewer,
     deadlines: Vec<(Seat, i64)>,
-) -> Result<ViewAt, ApiError> {
+    view: ViewJson,
+) -> ViewAt {
     let finished = seq == game.game.current_seq && game.game.status == GameStatus::Finished;
-    Ok(ViewAt {
+    ViewAt {
         game_id: game.game.id.clone(),
         kind: game.game.kind.clone(),
         seq,
@@ -183,8 +198,8 @@ fn view_at(
         to_act: if finished { Vec::new() } else { table.to_act() },
         deadlines,
         finished: finished || table.outcome().is_some(),
-        view: ViewJson::of(table, viewer)?,
-    })
+        view,
+    }
 }
 
 /// The running clocks at `seq`: the seats' own columns for the current seq, the fold of the
@@ -275,9 +290,18 @@ pub fn view(
         let game = LoadedGame::load(conn, game_id)?;
         require_started(&game)?;
         let seq = seq_within(at, game.game.current_seq)?;
-        let table = game.state_at(conn, cache, seq)?;
+        let fold = game.state_at(conn, cache, seq)?;
         let deadlines = deadlines_at(conn, &game, seq)?;
-        view_at(&game, table.as_ref(), seq, game.viewer_for(user), deadlines)
+        let viewer = game.viewer_for(user);
+        let view = ViewJson::cached(cache, &game, &fold, viewer);
+        Ok(view_at(
+            &game,
+            fold.table.as_ref(),
+            seq,
+            viewer,
+            deadlines,
+            view,
+        ))
     })
 }
 
@@ -286,8 +310,8 @@ pub struct LegalActions {
     pub seq: i64,
     pub seat: Option<Seat>,
     /// The actions as one JSON array: written straight from the engine's typed actions when
-    /// nothing is filtered out, since Java's opening list is 190 KB.
-    pub actions_json: String,
+    /// nothing is filtered out, since Java's opening list is 190 KB, and once per seq.
+    pub actions_json: Arc<RawValue>,
 }
 
 /// Which of the legal actions a client asks for, so that a UI can ask for what one click
@@ -350,16 +374,22 @@ pub fn legal_actions(
                     && game.game.to_act.contains(&seat)
                     && !played_by_a_bot =>
             {
-                let table = game.state_at(conn, cache, seq)?;
+                let fold = game.state_at(conn, cache, seq)?;
                 if *filter == ActionFilter::default() {
-                    table.legal_actions_json(seat)
+                    cache.rendered(
+                        &game.game.id,
+                        game.game.rules_version,
+                        &fold,
+                        Rendering::LegalActions(seat),
+                        |table| table.legal_actions_json(seat),
+                    )
                 } else {
-                    let mut actions = table.legal_actions(seat);
+                    let mut actions = fold.table.legal_actions(seat);
                     actions.retain(|action| filter.keeps(action));
-                    Value::Array(actions).to_string()
+                    json_array(&actions)?
                 }
             }
-            _ => "[]".to_owned(),
+            _ => json_array(&[])?,
         };
         Ok(LegalActions {
             kind: game.game.kind.clone(),
@@ -368,6 +398,12 @@ pub fn legal_actions(
             actions_json,
         })
     })
+}
+
+fn json_array(values: &[Value]) -> Result<Arc<RawValue>, ApiError> {
+    serde_json::value::to_raw_value(values)
+        .map(Arc::from)
+        .map_err(|error| ApiError::Internal(format!("actions are not JSON: {error}")))
 }
 
 pub struct ActionRequest {
@@ -430,20 +466,17 @@ pub fn act(
     let mut after = game;
     after.game.current_seq = seq;
     after.game.status = append.status;
-    let accepted = Accepted {
+    // Only now is the append committed, so only now may its fold be kept, with the actor's
+    // view written from it.
+    let fold = Fold::new(seq, table);
+    cache.put(&after.game.id, after.game.rules_version, &fold);
+    let view = ViewJson::cached(cache, &after, &fold, viewer);
+    Ok(Accepted {
         seq,
         events,
-        view: view_at(&after, table.as_ref(), seq, viewer, deadlines)?,
+        view: view_at(&after, fold.table.as_ref(), seq, viewer, deadlines, view),
         appended: true,
-    };
-    // Only now is the append committed, so only now may its fold be kept.
-    cache.put(
-        &after.game.id,
-        after.game.rules_version,
-        seq,
-        table.as_ref(),
-    );
-    Ok(accepted)
+    })
 }
 
 /// What a request to act comes to before anything is written.
@@ -501,7 +534,7 @@ fn decide_action(
         return Err(ApiError::stale_seq(current_seq));
     }
     require_in_play(&game, seat, now)?;
-    let mut table = game.state_at(conn, cache, current_seq)?;
+    let mut table = game.table_at(conn, cache, current_seq)?;
     let (action, events) = decide(&game, table.as_ref(), seat, &request.action)?;
     let action_row = ActionRow {
         game_id: game_id.to_owned(),
@@ -691,10 +724,11 @@ fn replay_result(
     let viewer = Viewer::Seat(seat);
     let described = describe_events(table.as_mut(), appended, viewer)?;
     let deadlines = deadlines_at(conn, game, seq)?;
+    let view = ViewJson::of(table.as_ref(), viewer);
     Ok(Accepted {
         seq,
         events: described,
-        view: view_at(game, table.as_ref(), seq, viewer, deadlines)?,
+        view: view_at(game, table.as_ref(), seq, viewer, deadlines, view),
         appended: false,
     })
 }
@@ -874,12 +908,13 @@ pub fn board(
             .find(|action| action.first_seq <= seq && seq <= action.last_seq)
             .map_or(1, |action| action.first_seq)
             .min(seq.max(1));
-        let mut table = game.state_at(conn, cache, first - 1)?;
+        let mut table = game.table_at(conn, cache, first - 1)?;
         let events = store::load_events_between(conn, &game.game.id, first - 1, seq)?;
         let viewer = game.viewer_for(user);
         let last_events = describe_events(table.as_mut(), &events, viewer)?;
         let deadlines = deadlines_at(conn, &game, seq)?;
-        let view = view_at(&game, table.as_ref(), seq, viewer, deadlines)?;
+        let view = ViewJson::of(table.as_ref(), viewer);
+        let view = view_at(&game, table.as_ref(), seq, viewer, deadlines, view);
         let seat_names = (0..game.game.seat_count)
             .map(|seat| {
                 game.seats

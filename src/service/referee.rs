@@ -6,7 +6,7 @@
 use rand::RngCore;
 use serde_json::{json, Value};
 
-use super::fold_cache::FoldCache;
+use super::fold_cache::{Fold, FoldCache};
 use super::play::decide;
 use super::{GameStatus, LoadedGame};
 use crate::auth::AuthUser;
@@ -39,7 +39,7 @@ fn append_forfeits(
     forfeiting: &[Forfeit],
     now: i64,
 ) -> Result<Option<Appended>, ApiError> {
-    let mut table = game.state_at(conn, cache, game.game.current_seq)?;
+    let mut table = game.table_at(conn, cache, game.game.current_seq)?;
     let append = game.append_after(table.as_mut(), Vec::new(), None, forfeiting, now, None)?;
     match store::append(conn, &append) {
         Ok(seq) => Ok(Some(Appended {
@@ -228,7 +228,7 @@ pub fn play_bot_move(
     };
     let seq = game.game.current_seq;
     let mut rng = bot_rng_for(game.game.seed, (seq + 1) as u64);
-    let action = think(bot, game.rules, table.as_ref(), seat, &mut rng);
+    let action = think(bot, game.rules, table.table.as_ref(), seat, &mut rng);
     let now = now();
     let written = db.write(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
@@ -236,7 +236,7 @@ pub fn play_bot_move(
             jobs::release(conn, JobKind::Bot, game_id, owner)?;
             return Ok(None);
         }
-        let mut table = game.state_at(conn, cache, seq)?;
+        let mut table = game.table_at(conn, cache, seq)?;
         let (action, events) = decide(&game, table.as_ref(), seat, &action)?;
         let bot_name = bot.as_str();
         let row = ActionRow {
@@ -269,7 +269,11 @@ pub fn play_bot_move(
     })?;
     Ok(match written {
         Some((appended, game, table)) => {
-            cache.put(&game.id, game.rules_version, appended.seq, table.as_ref());
+            cache.put(
+                &game.id,
+                game.rules_version,
+                &Fold::new(appended.seq, table),
+            );
             BotMove::Appended(appended)
         }
         None => BotMove::Discarded,

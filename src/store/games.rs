@@ -6,6 +6,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::jobs::{self, GameWork};
+use super::on_backend;
 use super::schema::{accounts, actions, events, game_invitations, games, seats};
 use super::{Change, DbConnection, StoreError};
 use crate::games::bots::BotStrategy;
@@ -208,6 +209,8 @@ pub struct SeatWithName {
     /// over keeps the account that left it.
     pub account_id: Option<String>,
     pub account_name: Option<String>,
+    /// Whether the account had a webhook when the seat was read.
+    pub has_webhooks: bool,
     /// The bot that plays the seat, if one does.
     pub bot: Option<BotStrategy>,
     pub forfeit: Option<ForfeitReason>,
@@ -316,7 +319,7 @@ pub struct Append {
     pub seat_updates: Vec<SeatUpdate>,
     /// The seated people once the events are in, who hear about them: not bots, nor the
     /// accounts whose seats bots took over.
-    pub listeners: Vec<(Seat, String)>,
+    pub listeners: Vec<Listener>,
     /// The account that created the game: whose turn it is when claims take turns.
     pub created_by: String,
     /// The background work the game had before these events, and has after them.
@@ -544,6 +547,7 @@ type SeatColumns = (
     i32,
     Option<String>,
     Option<String>,
+    Option<i32>,
     Option<String>,
     Option<String>,
     Option<i64>,
@@ -557,6 +561,7 @@ macro_rules! seat_columns {
             seats::seat,
             seats::account_id,
             accounts::name.nullable(),
+            accounts::webhook_count.nullable(),
             seats::bot,
             seats::forfeit,
             seats::deadline,
@@ -566,7 +571,7 @@ macro_rules! seat_columns {
 }
 
 fn seat_from_columns(game_id: &str, columns: SeatColumns) -> Result<SeatWithName, StoreError> {
-    let (seat, account_id, account_name, bot, forfeit, deadline, bank_ms) = columns;
+    let (seat, account_id, account_name, webhook_count, bot, forfeit, deadline, bank_ms) = columns;
     let seat = Seat::try_from(seat).map_err(|error| corrupt(game_id, "seats.seat", error))?;
     let bot = bot
         .map(|bot| BotStrategy::parse(&bot).ok_or_else(|| corrupt(game_id, "seats.bot", bot)))
@@ -580,6 +585,7 @@ fn seat_from_columns(game_id: &str, columns: SeatColumns) -> Result<SeatWithName
         seat,
         account_id,
         account_name,
+        has_webhooks: webhook_count.is_some_and(|count| count > 0),
         bot,
         forfeit,
         clock: SeatClock {
@@ -614,12 +620,15 @@ pub fn find_game_with_seats(
     conn: &mut DbConnection,
     id: &str,
 ) -> Result<Option<(Game, Vec<SeatWithName>)>, StoreError> {
-    let rows: Vec<(GameRow, Option<SeatColumns>)> = games::table
-        .left_join(seats::table.left_join(accounts::table))
+    // Joined flat, not as `games ⟕ (seats ⟕ accounts)`: SQLite materialises a nested
+    // join by scanning every seat of every game.
+    let rows: Vec<(GameRow, Option<SeatColumns>)> = on_backend!(conn, |c| games::table
+        .left_join(seats::table)
+        .left_join(accounts::table.on(seats::account_id.eq(accounts::id.nullable())))
         .filter(games::id.eq(id))
         .order(seats::seat.asc())
         .select((GameRow::as_select(), seat_columns!().nullable()))
-        .load(conn)?;
+        .load(c))?;
     let mut rows = rows.into_iter();
     let Some((game, first_seat)) = rows.next() else {
         return Ok(None);
@@ -734,13 +743,13 @@ pub fn load_events_between(
     after: i64,
     up_to: i64,
 ) -> Result<Vec<StoredEvent>, StoreError> {
-    Ok(events::table
+    Ok(on_backend!(conn, |c| events::table
         .filter(events::game_id.eq(game_id))
         .filter(events::seq.gt(after))
         .filter(events::seq.le(up_to))
         .order(events::seq.asc())
         .select(StoredEvent::as_select())
-        .load(conn)?)
+        .load(c))?)
 }
 
 /// The server's own events with `seq <= up_to`, in order.
@@ -786,7 +795,7 @@ pub fn find_action_by_key(
 /// game's row lock before anything else is written.
 pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreError> {
     let new_seq = append.expected_seq + append.events.len() as i64;
-    let updated = diesel::update(
+    let update = diesel::update(
         games::table
             .find(&append.game_id)
             .filter(games::current_seq.eq(append.expected_seq)),
@@ -797,8 +806,8 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
         games::to_act.eq(json_text(&append.to_act)),
         games::outcome.eq(append.outcome.as_ref().map(json_text)),
         games::updated_at.eq(append.now),
-    ))
-    .execute(conn)?;
+    ));
+    let updated = on_backend!(conn, |c| update.execute(c))?;
     if updated != 1 {
         let current = games::table
             .find(&append.game_id)
@@ -826,14 +835,12 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
         .collect();
     // The multi-backend connection cannot batch; each backend can.
     let insert = diesel::insert_into(events::table).values(&rows);
-    match conn {
-        DbConnection::Postgresql(conn) => insert.execute(conn),
-        DbConnection::Sqlite(conn) => insert.execute(conn),
-    }
-    .map_err(|error| match StoreError::from_insert(error) {
-        StoreError::Duplicate => StoreError::StaleSeq { current: new_seq },
-        other => other,
-    })?;
+    on_backend!(&mut *conn, |c| insert.execute(c)).map_err(
+        |error| match StoreError::from_insert(error) {
+            StoreError::Duplicate => StoreError::StaleSeq { current: new_seq },
+            other => other,
+        },
+    )?;
     if append.to_act != append.previous_to_act {
         mark_seats_to_act(conn, &append.game_id, &append.to_act)?;
     }
@@ -853,10 +860,8 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
     }
     notify_seats(conn, append, new_seq)?;
     if let Some(action) = &append.action {
-        diesel::insert_into(actions::table)
-            .values(action)
-            .execute(conn)
-            .map_err(StoreError::from_insert)?;
+        let insert = diesel::insert_into(actions::table).values(action);
+        on_backend!(&mut *conn, |c| insert.execute(c)).map_err(StoreError::from_insert)?;
     }
     jobs::follow_append(
         conn,
@@ -877,14 +882,23 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
     Ok(new_seq)
 }
 
+/// A seated person who hears about an append.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listener {
+    pub seat: Seat,
+    pub account_id: String,
+    /// Whether the account had a webhook when its seat was read.
+    pub has_webhooks: bool,
+}
+
 /// Tells the seated accounts what the append means for them: the game started, it is their
 /// turn (newly, or after another seat acted), the game finished.
 fn notify_seats(conn: &mut DbConnection, append: &Append, seq: i64) -> Result<(), StoreError> {
     let started = append.previous_status == GameStatus::Open && append.status != GameStatus::Open;
     let finished =
         append.previous_status != GameStatus::Finished && append.status == GameStatus::Finished;
-    for (seat, account_id) in &append.listeners {
-        let seat = *seat;
+    for listener in &append.listeners {
+        let seat = listener.seat;
         let turn = append.to_act.contains(&seat)
             && (!append.previous_to_act.contains(&seat) || append.acting_seat != Some(seat));
         let kinds = [
@@ -909,14 +923,19 @@ fn notify_seats(conn: &mut DbConnection, append: &Append, seq: i64) -> Result<()
                 });
             }
             let notification = super::notifications::NewNotification {
-                account_id: account_id.clone(),
+                account_id: listener.account_id.clone(),
                 game_id: append.game_id.clone(),
                 kind: kind.to_owned(),
                 seq,
                 payload: payload.to_string(),
                 created_at: append.now,
             };
-            super::notifications::notify(conn, &notification, super::notifications::delivery_id)?;
+            super::notifications::notify_knowing(
+                conn,
+                &notification,
+                super::notifications::delivery_id,
+                Some(listener.has_webhooks),
+            )?;
         }
     }
     Ok(())
@@ -930,9 +949,9 @@ fn mark_seats_to_act(
     to_act: &[Seat],
 ) -> Result<(), StoreError> {
     let acting: Vec<i32> = to_act.iter().map(|&seat| i32::from(seat)).collect();
-    diesel::update(seats::table.filter(seats::game_id.eq(game_id)))
-        .set(seats::must_act.eq(seats::seat.eq_any(acting)))
-        .execute(conn)?;
+    let update = diesel::update(seats::table.filter(seats::game_id.eq(game_id)))
+        .set(seats::must_act.eq(seats::seat.eq_any(acting)));
+    on_backend!(conn, |c| update.execute(c))?;
     Ok(())
 }
 

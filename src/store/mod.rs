@@ -33,12 +33,26 @@ pub use games::{
     find_game, find_game_with_seats, finished_game_ids, games_played_by, insert_game, invitations,
     invite, leave_seat, list_games, load_actions, load_events, load_events_between,
     load_server_events, lock_open_game, take_seat, ActionRow, Append, CancelReason, Game,
-    GameFilter, GameStatus, NewEvent, PlayedGame, SeatRow, SeatUpdate, SeatWithName, StoredEvent,
-    ENGINE_SOURCE, SERVER_SOURCE,
+    GameFilter, GameStatus, Listener, NewEvent, PlayedGame, SeatRow, SeatUpdate, SeatWithName,
+    StoredEvent, ENGINE_SOURCE, SERVER_SOURCE,
 };
 
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+
+/// Runs `$body` with `$backend` bound to the backend's own connection. The multi-backend
+/// connection finds a query's prepared statement by writing its SQL text again on every
+/// call; a backend's own connection finds it by the query's type. Used on the statements
+/// of every move.
+macro_rules! on_backend {
+    ($conn:expr, |$backend:ident| $body:expr) => {
+        match $conn {
+            $crate::store::DbConnection::Postgresql($backend) => $body,
+            $crate::store::DbConnection::Sqlite($backend) => $body,
+        }
+    };
+}
+pub(crate) use on_backend;
 
 #[derive(diesel::MultiConnection)]
 pub enum DbConnection {

@@ -5,7 +5,7 @@
 
 use diesel::prelude::*;
 
-use super::schema::{notifications, webhook_deliveries, webhooks};
+use super::schema::{accounts, notifications, webhook_deliveries, webhooks};
 use super::{Change, DbConnection, StoreError};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
@@ -104,14 +104,29 @@ pub fn notify(
     notification: &NewNotification,
     delivery_id: impl Fn() -> String,
 ) -> Result<i64, StoreError> {
-    let id: i64 = diesel::insert_into(notifications::table)
+    notify_knowing(conn, notification, delivery_id, None)
+}
+
+/// [`notify`], told by `has_webhooks` whether the account has any webhook when the caller
+/// read that with what it acts on (`None`: look them up). A webhook registered after that
+/// read gets the notifications that come after it.
+pub fn notify_knowing(
+    conn: &mut DbConnection,
+    notification: &NewNotification,
+    delivery_id: impl Fn() -> String,
+    has_webhooks: Option<bool>,
+) -> Result<i64, StoreError> {
+    let insert = diesel::insert_into(notifications::table)
         .values(notification)
-        .returning(notifications::id)
-        .get_result(conn)?;
+        .returning(notifications::id);
+    let id: i64 = super::on_backend!(&mut *conn, |c| insert.get_result(c))?;
     super::changes::record(Change::Notified {
         account_id: notification.account_id.clone(),
         id,
     });
+    if has_webhooks == Some(false) {
+        return Ok(id);
+    }
     let hooks: Vec<String> = webhooks::table
         .filter(webhooks::account_id.eq(&notification.account_id))
         .select(webhooks::id)
@@ -155,9 +170,19 @@ pub fn last_notification_id(conn: &mut DbConnection, account_id: &str) -> Result
         .unwrap_or(0))
 }
 
+/// Adds the webhook and counts it with its account; in the caller's transaction.
 pub fn insert_webhook(conn: &mut DbConnection, webhook: &Webhook) -> Result<(), StoreError> {
     diesel::insert_into(webhooks::table)
         .values(webhook)
+        .execute(conn)?;
+    count_webhooks(conn, &webhook.account_id, 1)
+}
+
+/// Changes the account's count of webhooks by `by`: an increment under the row's lock, so
+/// that concurrent registrations and removals add up.
+fn count_webhooks(conn: &mut DbConnection, account_id: &str, by: i32) -> Result<(), StoreError> {
+    diesel::update(accounts::table.find(account_id))
+        .set(accounts::webhook_count.eq(accounts::webhook_count + by))
         .execute(conn)?;
     Ok(())
 }
@@ -182,7 +207,12 @@ pub fn find_webhook(conn: &mut DbConnection, id: &str) -> Result<Option<Webhook>
 pub fn delete_webhook(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
     diesel::delete(webhook_deliveries::table.filter(webhook_deliveries::webhook_id.eq(id)))
         .execute(conn)?;
-    diesel::delete(webhooks::table.find(id)).execute(conn)?;
+    let removed: Vec<String> = diesel::delete(webhooks::table.find(id))
+        .returning(webhooks::account_id)
+        .get_results(conn)?;
+    for account_id in removed {
+        count_webhooks(conn, &account_id, -1)?;
+    }
     Ok(())
 }
 

@@ -8,6 +8,7 @@ diesel::table! {
         password_hash -> Text,
         created_at -> BigInt,
         token_generation -> Integer,
+        webhook_count -> Integer,
     }
 }
 

@@ -64,16 +64,18 @@ fn play_whole_game(db: &Db, kind: &str, options: Value, players: &[AuthUser], se
             assert_eq!(
                 play::legal_actions(db, cache, &id, player, &ActionFilter::default())
                     .unwrap()
-                    .actions_json,
+                    .actions_json
+                    .get(),
                 play::legal_actions(db, &from_scratch, &id, player, &ActionFilter::default())
                     .unwrap()
-                    .actions_json,
+                    .actions_json
+                    .get(),
                 "{kind} step {step}"
             );
         }
         let legal =
             play::legal_actions(db, &from_scratch, &id, player, &ActionFilter::default()).unwrap();
-        let actions: Vec<Value> = serde_json::from_str(&legal.actions_json).unwrap();
+        let actions: Vec<Value> = serde_json::from_str(legal.actions_json.get()).unwrap();
         let action = actions[rng.gen_range(0..actions.len())].clone();
         let acting = &instances[step % 2];
         play::act(

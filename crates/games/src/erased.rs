@@ -6,6 +6,7 @@ use std::ops::RangeInclusive;
 
 use get_size2::GetSize;
 use rand::{Rng, RngCore};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{RefOr, Schema};
@@ -95,7 +96,7 @@ pub trait GameRules: Send + Sync {
 }
 
 /// One game's live state, folded from its log.
-pub trait Table: Send {
+pub trait Table: Send + Sync {
     /// Folds one stored event, written in `schema_version`, into the state.
     fn apply(&mut self, payload: &str, schema_version: u32) -> Result<(), ReplayError>;
     /// Checks an action by `seat`; returns the action as the engine reads it and its events.
@@ -107,15 +108,15 @@ pub trait Table: Send {
     ) -> Result<(Value, Vec<RecordedEvent>), ActionError>;
     fn legal_actions(&self, seat: Seat) -> Vec<Value>;
     /// [`Table::legal_actions`] as one JSON array, written straight from the typed actions:
-    /// no `Value` per action (Java's opening has hundreds).
-    fn legal_actions_json(&self, seat: Seat) -> String;
+    /// no `Value` per action (Java's opening has hundreds), and not parsed again.
+    fn legal_actions_json(&self, seat: Seat) -> Box<RawValue>;
     fn to_act(&self) -> Vec<Seat>;
     fn outcome(&self) -> Option<Outcome>;
     /// Each seat's score as it stands now.
     fn scores(&self) -> Vec<i32>;
     fn view(&self, viewer: Viewer) -> Value;
     /// [`Table::view`] as JSON text, written straight from the typed view.
-    fn view_json(&self, viewer: Viewer) -> String;
+    fn view_json(&self, viewer: Viewer) -> Box<RawValue>;
     /// The stored event as `viewer` may see it (in today's schema) and its one-line
     /// description, then the event folded into the state: `self` must be the state just
     /// before it. The payload is read once.
@@ -228,6 +229,13 @@ fn first_unknown_field(given: &Value, read: &Value) -> Option<String> {
 
 fn to_json(value: &impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// `value` as JSON text, written once and not parsed again; `otherwise` if it cannot be
+/// written (engine types are plain data with string keys, so that does not happen).
+fn raw_json(value: &impl serde::Serialize, otherwise: &str) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value)
+        .unwrap_or_else(|_| RawValue::from_string(otherwise.to_owned()).expect("a JSON literal"))
 }
 
 impl<E: Engine> GameRules for Rules<E> {
@@ -399,10 +407,8 @@ impl<E: Engine> Table for TypedTable<E> {
             .collect()
     }
 
-    fn legal_actions_json(&self, seat: Seat) -> String {
-        // Engine types are plain data with string keys, so serialising them cannot fail.
-        serde_json::to_string(&E::legal_actions(&self.state, seat))
-            .unwrap_or_else(|_| "[]".to_owned())
+    fn legal_actions_json(&self, seat: Seat) -> Box<RawValue> {
+        raw_json(&E::legal_actions(&self.state, seat), "[]")
     }
 
     fn to_act(&self) -> Vec<Seat> {
@@ -421,9 +427,8 @@ impl<E: Engine> Table for TypedTable<E> {
         to_json(&E::view(&self.state, viewer))
     }
 
-    fn view_json(&self, viewer: Viewer) -> String {
-        // Engine types are plain data with string keys, so serialising them cannot fail.
-        serde_json::to_string(&E::view(&self.state, viewer)).unwrap_or_else(|_| "null".to_owned())
+    fn view_json(&self, viewer: Viewer) -> Box<RawValue> {
+        raw_json(&E::view(&self.state, viewer), "null")
     }
 
     fn redact_and_apply(

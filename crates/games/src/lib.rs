@@ -120,7 +120,7 @@ mod tests {
                         // As values: whether a Value keeps its fields in order depends on
                         // serde_json's features, which the crates using this one choose.
                         let written: serde_json::Value =
-                            serde_json::from_str(&table.legal_actions_json(seat)).unwrap();
+                            serde_json::from_str(table.legal_actions_json(seat).get()).unwrap();
                         assert_eq!(
                             written,
                             serde_json::Value::Array(table.legal_actions(seat)),
@@ -131,7 +131,7 @@ mod tests {
                     }
                     for viewer in [engine::Viewer::Spectator, engine::Viewer::Seat(0)] {
                         let written: serde_json::Value =
-                            serde_json::from_str(&table.view_json(viewer)).unwrap();
+                            serde_json::from_str(table.view_json(viewer).get()).unwrap();
                         assert_eq!(written, table.view(viewer), "{}", rules.kind());
                     }
                     table.play_randomly(1, &mut rng);

@@ -34,7 +34,7 @@ def main(folded_path, svg_path, title):
            f'<text x="4" y="16" font-size="14">{html.escape(title)}</text>']
     for x, d, node in boxes:
         width = node["count"] * scale
-        if width < 0.5:
+        if width < 2:
             continue
         y = height - (d + 1) * ROW
         share = 100.0 * node["count"] / max(root["count"], 1)

@@ -815,7 +815,6 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
             .first::<i64>(conn)?;
         return Err(StoreError::StaleSeq { current });
     }
-    // All of an action's events in one statement.
     let rows: Vec<_> = append
         .events
         .iter()
@@ -833,14 +832,19 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
             )
         })
         .collect();
-    // The multi-backend connection cannot batch; each backend can.
-    let insert = diesel::insert_into(events::table).values(&rows);
-    on_backend!(&mut *conn, |c| insert.execute(c)).map_err(
-        |error| match StoreError::from_insert(error) {
-            StoreError::Duplicate => StoreError::StaleSeq { current: new_seq },
-            other => other,
-        },
-    )?;
+    // PostgreSQL: all of an action's events in one statement, one round trip. SQLite runs
+    // in the process: a statement per event is prepared once and reused, where a statement
+    // of as many rows as the action has events would be prepared for every action.
+    match conn {
+        DbConnection::Postgresql(c) => diesel::insert_into(events::table).values(&rows).execute(c),
+        DbConnection::Sqlite(c) => rows.iter().try_fold(0, |inserted, row| {
+            Ok(inserted + diesel::insert_into(events::table).values(row).execute(c)?)
+        }),
+    }
+    .map_err(|error| match StoreError::from_insert(error) {
+        StoreError::Duplicate => StoreError::StaleSeq { current: new_seq },
+        other => other,
+    })?;
     if append.to_act != append.previous_to_act {
         mark_seats_to_act(conn, &append.game_id, &append.to_act)?;
     }
@@ -891,12 +895,29 @@ pub struct Listener {
     pub has_webhooks: bool,
 }
 
-/// Tells the seated accounts what the append means for them: the game started, it is their
-/// turn (newly, or after another seat acted), the game finished.
+/// Tells the seated accounts what the append means for them (see [`seat_notifications`]).
 fn notify_seats(conn: &mut DbConnection, append: &Append, seq: i64) -> Result<(), StoreError> {
+    for (listener, notification) in seat_notifications(append, seq) {
+        super::notifications::notify_knowing(
+            conn,
+            &notification,
+            super::notifications::delivery_id,
+            Some(listener.has_webhooks),
+        )?;
+    }
+    Ok(())
+}
+
+/// What the append means for each seated person: the game started, it is their turn (newly,
+/// or after another seat acted), the game finished.
+fn seat_notifications(
+    append: &Append,
+    seq: i64,
+) -> Vec<(&Listener, super::notifications::NewNotification)> {
     let started = append.previous_status == GameStatus::Open && append.status != GameStatus::Open;
     let finished =
         append.previous_status != GameStatus::Finished && append.status == GameStatus::Finished;
+    let mut notifications = Vec::new();
     for listener in &append.listeners {
         let seat = listener.seat;
         let turn = append.to_act.contains(&seat)
@@ -922,23 +943,20 @@ fn notify_seats(conn: &mut DbConnection, append: &Append, seq: i64) -> Result<()
                     "forfeits": outcome.forfeits,
                 });
             }
-            let notification = super::notifications::NewNotification {
-                account_id: listener.account_id.clone(),
-                game_id: append.game_id.clone(),
-                kind: kind.to_owned(),
-                seq,
-                payload: payload.to_string(),
-                created_at: append.now,
-            };
-            super::notifications::notify_knowing(
-                conn,
-                &notification,
-                super::notifications::delivery_id,
-                Some(listener.has_webhooks),
-            )?;
+            notifications.push((
+                listener,
+                super::notifications::NewNotification {
+                    account_id: listener.account_id.clone(),
+                    game_id: append.game_id.clone(),
+                    kind: kind.to_owned(),
+                    seq,
+                    payload: payload.to_string(),
+                    created_at: append.now,
+                },
+            ));
         }
     }
-    Ok(())
+    notifications
 }
 
 /// Keeps `seats.must_act` equal to the game's `to_act`, so "games where it is my turn" is
@@ -949,9 +967,24 @@ fn mark_seats_to_act(
     to_act: &[Seat],
 ) -> Result<(), StoreError> {
     let acting: Vec<i32> = to_act.iter().map(|&seat| i32::from(seat)).collect();
-    let update = diesel::update(seats::table.filter(seats::game_id.eq(game_id)))
-        .set(seats::must_act.eq(seats::seat.eq_any(acting)));
-    on_backend!(conn, |c| update.execute(c))?;
+    match conn {
+        DbConnection::Postgresql(c) => {
+            diesel::update(seats::table.filter(seats::game_id.eq(game_id)))
+                .set(seats::must_act.eq(seats::seat.eq_any(acting)))
+                .execute(c)?;
+        }
+        // `IN (?, ?)` would be a new statement for every count of seats; the list as one
+        // JSON parameter keeps it one prepared statement.
+        DbConnection::Sqlite(c) => {
+            diesel::sql_query(
+                "UPDATE seats SET must_act = seat IN (SELECT value FROM json_each(?)) \
+                 WHERE game_id = ?",
+            )
+            .bind::<diesel::sql_types::Text, _>(json_text(&acting))
+            .bind::<diesel::sql_types::Text, _>(game_id)
+            .execute(c)?;
+        }
+    }
     Ok(())
 }
 

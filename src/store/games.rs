@@ -967,24 +967,20 @@ fn mark_seats_to_act(
     to_act: &[Seat],
 ) -> Result<(), StoreError> {
     let acting: Vec<i32> = to_act.iter().map(|&seat| i32::from(seat)).collect();
-    match conn {
-        DbConnection::Postgresql(c) => {
-            diesel::update(seats::table.filter(seats::game_id.eq(game_id)))
-                .set(seats::must_act.eq(seats::seat.eq_any(acting)))
-                .execute(c)?;
+    let game_seats = seats::table.filter(seats::game_id.eq(game_id));
+    // One acting seat, the usual case, as `seat = ?`: SQLite writes `IN (?, ?)` anew for
+    // every count of seats and so prepares it again for every move.
+    match acting.as_slice() {
+        [one] => {
+            let update = diesel::update(game_seats).set(seats::must_act.eq(seats::seat.eq(*one)));
+            on_backend!(conn, |c| update.execute(c))?
         }
-        // `IN (?, ?)` would be a new statement for every count of seats; the list as one
-        // JSON parameter keeps it one prepared statement.
-        DbConnection::Sqlite(c) => {
-            diesel::sql_query(
-                "UPDATE seats SET must_act = seat IN (SELECT value FROM json_each(?)) \
-                 WHERE game_id = ?",
-            )
-            .bind::<diesel::sql_types::Text, _>(json_text(&acting))
-            .bind::<diesel::sql_types::Text, _>(game_id)
-            .execute(c)?;
+        _ => {
+            let update =
+                diesel::update(game_seats).set(seats::must_act.eq(seats::seat.eq_any(acting)));
+            on_backend!(conn, |c| update.execute(c))?
         }
-    }
+    };
     Ok(())
 }
 

@@ -8,6 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 use turnpost::clock::Clock;
 use turnpost::games::replay::GameRecord;
+use turnpost::service::referee::TIMEOUT_GRACE_MS;
 
 use crate::on_both_backends;
 use crate::util::{Backend, Player, TestApp};
@@ -154,8 +155,10 @@ async fn a_silent_player_times_out_and_a_bot_finishes_the_game(backend: Backend)
         } else if to_act.contains(&2) && !timed_out {
             let deadline = game["seats"][2]["deadline"].as_str().unwrap().to_owned();
             assert_eq!(game["seats"][2]["forfeit"], Value::Null);
-            // Carol's deadline passes: a late move is refused, then the referee records it.
-            clock.advance(DAY_MS + 10_000);
+            // Carol's deadline passes: a late move is refused; the referee records the
+            // timeout only once its grace is over too (a move within the grace would race
+            // the referee's next round otherwise).
+            clock.advance(DAY_MS + TIMEOUT_GRACE_MS / 2);
             let late = app
                 .post(
                     &players[2],
@@ -165,6 +168,7 @@ async fn a_silent_player_times_out_and_a_bot_finishes_the_game(backend: Backend)
                 .await;
             assert_eq!(late.status, 409, "{}", late.text);
             assert_eq!(late.json()["code"], "deadline_passed");
+            clock.advance(TIMEOUT_GRACE_MS);
             let events = events_after(&app, &players[0], &id, seq).await;
             assert_eq!(events[0]["type"], "seat_timed_out", "{events:?}");
             assert_eq!(events[0]["source"], "server");

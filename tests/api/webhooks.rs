@@ -342,10 +342,20 @@ async fn a_failed_delivery_is_retried(app: &TestApp) {
     .await
     .expect_status(202);
     let first = receiver.wait_for(1).await;
-    let failed = app
-        .get(&alice, &format!("/v1/me/webhooks/{hook_id}/deliveries"))
-        .await
-        .json();
+    // The receiver has the request; the server records its answer right after it.
+    let recorded = std::time::Instant::now();
+    let failed = loop {
+        let page = app
+            .get(&alice, &format!("/v1/me/webhooks/{hook_id}/deliveries"))
+            .await
+            .json();
+        if !page["deliveries"][0]["last_status"].is_null()
+            || recorded.elapsed() > Duration::from_secs(10)
+        {
+            break page;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     assert_eq!(failed["deliveries"][0]["state"], "pending", "{failed}");
     assert_eq!(failed["deliveries"][0]["last_status"], 503);
     let both = receiver.wait_for(2).await;

@@ -357,17 +357,15 @@ async fn run(
         tokens.push(vec![first, second]);
     }
     let idle_mib = server.memory_mib().0;
-    let (flat_out, in_play) = phase(
-        &server,
-        &client,
-        &tokens,
+    let load = Load {
+        server: &server,
+        client: &client,
+        tokens: &tokens,
         kinds,
         games,
         seconds,
-        None,
-        Vec::new(),
-    )
-    .await;
+    };
+    let (flat_out, in_play) = load.phase(None, Vec::new()).await;
     if flat_out_only {
         let table = Table {
             name: format!("{backend}, flat out"),
@@ -378,17 +376,7 @@ async fn run(
     let rate = flat_out.actions_per_second / 2.0;
     let every = Duration::from_secs_f64(games as f64 / rate.max(1.0));
     // The same games go on, so that the paced run also reads late in long games.
-    let (paced, _) = phase(
-        &server,
-        &client,
-        &tokens,
-        kinds,
-        games,
-        seconds,
-        Some(every),
-        in_play,
-    )
-    .await;
+    let (paced, _) = load.phase(Some(every), in_play).await;
     let storage = storage(backend, database_url, &client, &server, &tokens[0][0]).await;
     let memory = settle(&server, idle_mib).await;
     let tables = vec![
@@ -530,74 +518,91 @@ async fn storage(
     })
 }
 
-#[allow(clippy::too_many_arguments)] // the run's settings
-async fn phase(
-    server: &Server,
-    client: &reqwest::Client,
-    tokens: &[Vec<String>],
-    kinds: &[&'static str],
+/// One backend's server, its clients' accounts and the run's settings, for each phase.
+struct Load<'a> {
+    server: &'a Server,
+    client: &'a reqwest::Client,
+    /// Each game's two players.
+    tokens: &'a [Vec<String>],
+    kinds: &'a [&'static str],
     games: usize,
     seconds: u64,
-    step_every: Option<Duration>,
-    mut resume: Vec<Option<InPlay>>,
-) -> (Table, Vec<Option<InPlay>>) {
-    resume.resize(games, None);
-    // Tells a profiler watching the server when the load begins (`scripts/profile-step`).
-    eprintln!(
-        "load: the {} phase starts",
-        if step_every.is_some() {
-            "paced"
-        } else {
-            "flat-out"
+}
+
+impl Load<'_> {
+    /// The games played for the run's seconds, flat out or one step every `step_every`,
+    /// going on with `resume` where given; returns the table and the games left in play.
+    async fn phase(
+        &self,
+        step_every: Option<Duration>,
+        mut resume: Vec<Option<InPlay>>,
+    ) -> (Table, Vec<Option<InPlay>>) {
+        let Load {
+            server,
+            client,
+            tokens,
+            kinds,
+            games,
+            seconds,
+        } = *self;
+        resume.resize(games, None);
+        // Tells a profiler watching the server when the load begins (`scripts/profile-step`).
+        eprintln!(
+            "load: the {} phase starts",
+            if step_every.is_some() {
+                "paced"
+            } else {
+                "flat-out"
+            }
+        );
+        let samples = Arc::new(Mutex::new(Samples::default()));
+        let cpu_before = server.cpu_seconds();
+        let started = Instant::now();
+        let deadline = started + Duration::from_secs(seconds);
+        let players: Vec<_> = (0..games)
+            .zip(resume)
+            .map(|(index, resume)| {
+                let pace = step_every.map(|every| Pace {
+                    every,
+                    offset: every.mul_f64(index as f64 / games as f64),
+                });
+                tokio::spawn(play(
+                    client.clone(),
+                    server.base.clone(),
+                    kinds[index % kinds.len()],
+                    tokens[index].clone(),
+                    deadline,
+                    pace,
+                    resume,
+                    samples.clone(),
+                ))
+            })
+            .collect();
+        let mut in_play = Vec::with_capacity(games);
+        for player in players {
+            in_play.push(player.await.expect("a client"));
         }
-    );
-    let samples = Arc::new(Mutex::new(Samples::default()));
-    let cpu_before = server.cpu_seconds();
-    let started = Instant::now();
-    let deadline = started + Duration::from_secs(seconds);
-    let players: Vec<_> = (0..games)
-        .zip(resume)
-        .map(|(index, resume)| {
-            let pace = step_every.map(|every| Pace {
-                every,
-                offset: every.mul_f64(index as f64 / games as f64),
-            });
-            tokio::spawn(play(
-                client.clone(),
-                server.base.clone(),
-                kinds[index % kinds.len()],
-                tokens[index].clone(),
-                deadline,
-                pace,
-                resume,
-                samples.clone(),
-            ))
-        })
-        .collect();
-    let mut in_play = Vec::with_capacity(games);
-    for player in players {
-        in_play.push(player.await.expect("a client"));
+        let elapsed = started.elapsed().as_secs_f64();
+        let cpu = server.cpu_seconds() - cpu_before;
+        let mut samples = Arc::try_unwrap(samples)
+            .ok()
+            .expect("all clients done")
+            .into_inner();
+        let table = Table {
+            name: String::new(),
+            actions_per_second: samples.actions as f64 / elapsed,
+            post: spread(&mut samples.posts),
+            early_legal: spread(&mut samples.early_legal),
+            late_legal: spread(&mut samples.late_legal),
+            early_view: spread(&mut samples.early_views),
+            late_view: spread(&mut samples.late_views),
+            cpu_ms_per_action: cpu * 1000.0 / samples.actions.max(1) as f64,
+            actions: samples.actions,
+            finished: samples.games_finished,
+            errors: samples.errors,
+        };
+        (table, in_play)
     }
-    let elapsed = started.elapsed().as_secs_f64();
-    let cpu = server.cpu_seconds() - cpu_before;
-    let mut samples = Arc::try_unwrap(samples)
-        .ok()
-        .expect("all clients done")
-        .into_inner();
-    let table = Table {
-        name: String::new(),
-        actions_per_second: samples.actions as f64 / elapsed,
-        post: spread(&mut samples.posts),
-        early_legal: spread(&mut samples.early_legal),
-        late_legal: spread(&mut samples.late_legal),
-        early_view: spread(&mut samples.early_views),
-        late_view: spread(&mut samples.late_views),
-        cpu_ms_per_action: cpu * 1000.0 / samples.actions.max(1) as f64,
-        actions: samples.actions,
-        finished: samples.games_finished,
-        errors: samples.errors,
-    };
-    (table, in_play)
 }
 
 /// Runs pgbench on `script` with `clients` clients for `seconds`; its transactions a

@@ -258,18 +258,7 @@ impl FoldCache {
     }
 
     /// Keeps `json`, written from `fold`, with the fold's entry if that is still the cached
-    /// one.
-    pub fn keep_rendered(
-        &self,
-        game_id: &str,
-        rules_version: u32,
-        fold: &Arc<Fold>,
-        what: Rendering,
-        json: &Arc<RawValue>,
-    ) {
-        self.keep_rendering(&FoldCache::key(game_id, rules_version), fold, what, json);
-    }
-
+    /// one and the bound leaves room.
     fn keep_rendering(&self, key: &Key, fold: &Arc<Fold>, what: Rendering, json: &Arc<RawValue>) {
         let more = rendering_bytes(json);
         let mut guard = self.lock();

@@ -16,6 +16,9 @@ pub enum EndReason {
     LastThreeSpaceTile,
     /// The player could not afford any legal tile placement and ended the turn without one.
     NoTilePlaceable,
+    /// Option `play_on_when_no_tile_fits`: as many turns in a row as there are players
+    /// ended without a tile, this one included.
+    NoTileForARound,
 }
 
 /// One palace's contribution to a Great Final Count.

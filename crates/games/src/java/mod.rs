@@ -14,6 +14,7 @@ pub mod codes;
 pub mod data;
 pub mod event;
 pub mod hidden;
+pub mod options;
 pub mod rules;
 pub mod state;
 pub mod view;
@@ -24,8 +25,6 @@ mod tests;
 use std::ops::RangeInclusive;
 
 use rand::RngCore;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 use crate::engine::{Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, Viewer};
 use crate::kit::ranking::competition_places;
@@ -34,13 +33,9 @@ use crate::kit::rule_code::SPACES_AND_ACTION_POINTS;
 pub use action::{CardSource, JavaAction, TileKind};
 pub use codes::JavaRule;
 pub use event::JavaEvent;
+pub use options::JavaOptions;
 pub use state::JavaState;
 pub use view::JavaView;
-
-/// Java has no options.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct JavaOptions {}
 
 /// The Java rule engine.
 #[derive(Debug, Clone, Copy)]
@@ -68,6 +63,12 @@ impl Engine for Java {
                       tile could be placed may end without one, also with a festival); the \
                       discard pile is reshuffled as soon as the deck runs out.",
         },
+        RulesVersion {
+            version: 3,
+            date: "2026-11-27",
+            changes: "The option play_on_when_no_tile_fits: a turn in which no tile fits ends \
+                      without one and the game goes on. Games without it play as in version 2.",
+        },
     ];
     /// Version 2 added `game_set_up`'s optional `seed_commitment`.
     const EVENT_SCHEMA_VERSION: u32 = 2;
@@ -79,14 +80,14 @@ impl Engine for Java {
         2..=4
     }
 
-    fn initial_state(_options: &JavaOptions, seats: u8, rules_version: u32) -> JavaState {
-        state::initial_state(seats, rules_version)
+    fn initial_state(options: &JavaOptions, seats: u8, rules_version: u32) -> JavaState {
+        state::initial_state(options, seats, rules_version)
     }
 
     fn setup(
-        _options: &JavaOptions,
+        options: &JavaOptions,
         seats: u8,
-        _rules_version: u32,
+        rules_version: u32,
         seed_commitment: Option<&str>,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<JavaEvent>, RuleError> {
@@ -96,6 +97,7 @@ impl Engine for Java {
                 "Java is played by 2 to 4 players",
             ));
         }
+        options::check(options, rules_version)?;
         Ok(rules::setup(seats, seed_commitment, rng))
     }
 

@@ -596,6 +596,16 @@ pub fn v2(state: &JavaState) -> bool {
     state.rules_version >= 2
 }
 
+/// Whether the current turn, ending now without a tile because none could be placed,
+/// begins the end of the game, and why. With `play_on_when_no_tile_fits` only the last of
+/// as many tile-less turns in a row as there are players does, so no game runs forever.
+fn end_without_tile(state: &JavaState) -> Option<EndReason> {
+    if !state.play_on_when_no_tile_fits {
+        return Some(EndReason::NoTilePlaceable);
+    }
+    (state.turns_without_tile + 1 >= state.seats).then_some(EndReason::NoTileForARound)
+}
+
 /// Some tile in `seat`'s stock (or the common supply) can be placed now for the AP left.
 pub fn tile_possible(state: &JavaState, seat: Seat) -> bool {
     !placements(state, seat, &settlements(state), true).is_empty()
@@ -1316,7 +1326,7 @@ fn decide_hold_festival(
 ) -> Result<(), RuleError> {
     let cell = space(palace)?;
     // Under rules version 2 a turn in which no tile can be placed may still end with a
-    // festival; the turn then ends without its tile, which begins the end of the game.
+    // festival; the turn then ends without its tile, which may begin the end of the game.
     let ends_without_tile = tile_owed(state);
     if ends_without_tile && (!v2(state) || tile_possible(state, seat)) {
         return Err(RuleError::new(
@@ -1359,13 +1369,10 @@ fn decide_hold_festival(
         .map(|step| (seat + step) % state.seats)
         .filter(|&s| present(s) && !state.players[s as usize].hand.is_empty())
         .collect();
-    if ends_without_tile {
+    if let Some(reason) = ends_without_tile.then(|| end_without_tile(state)).flatten() {
         // First, as for `end_turn`: the turn is over once its festival is called, and the
         // host's Great Final Count follows the festival like every count.
-        out.emit(JavaEvent::EndTriggered {
-            seat,
-            reason: EndReason::NoTilePlaceable,
-        });
+        out.emit(JavaEvent::EndTriggered { seat, reason });
     }
     out.emit(JavaEvent::FestivalStarted {
         seat,
@@ -1460,10 +1467,9 @@ fn decide_end_turn(
                 "place at least one tile before ending the turn",
             ));
         }
-        out.emit(JavaEvent::EndTriggered {
-            seat,
-            reason: EndReason::NoTilePlaceable,
-        });
+        if let Some(reason) = end_without_tile(state) {
+            out.emit(JavaEvent::EndTriggered { seat, reason });
+        }
     }
     out.finish_turn();
     Ok(())

@@ -7,6 +7,7 @@ use utoipa::ToSchema;
 use super::action::{CardSource, TileKind};
 use super::data::{board, data, Symbol};
 use super::event::JavaEvent;
+use super::options::JavaOptions;
 use crate::engine::Seat;
 
 /// Action points at the start of every turn.
@@ -219,9 +220,16 @@ pub struct JavaState {
     pub turn: TurnState,
     /// The seat whose turn began the end of the game.
     pub end_started_by: Option<Seat>,
+    /// Option: a turn without a possible tile does not begin the end.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub play_on_when_no_tile_fits: bool,
+    /// With that option: the turns in a row, before the current one, that ended without a
+    /// tile while the end had not begun.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub turns_without_tile: u8,
 }
 
-pub fn initial_state(seats: u8, rules_version: u32) -> JavaState {
+pub fn initial_state(options: &JavaOptions, seats: u8, rules_version: u32) -> JavaState {
     let d = data();
     let m = &d.material;
     JavaState {
@@ -257,6 +265,8 @@ pub fn initial_state(seats: u8, rules_version: u32) -> JavaState {
         current: 0,
         turn: TurnState::default(),
         end_started_by: None,
+        play_on_when_no_tile_fits: options.play_on_when_no_tile_fits,
+        turns_without_tile: 0,
     }
 }
 
@@ -479,6 +489,13 @@ fn on_turn_started(state: &mut JavaState, event: &JavaEvent) {
     let JavaEvent::TurnStarted { seat, turn } = event else {
         return;
     };
+    if state.play_on_when_no_tile_fits && state.end_started_by.is_none() {
+        let ended_a_turn = !matches!(state.phase, Phase::Setup);
+        state.turns_without_tile = match ended_a_turn && state.turn.tiles_placed == 0 {
+            true => state.turns_without_tile.saturating_add(1),
+            false => 0,
+        };
+    }
     state.current = *seat;
     state.phase = Phase::Turn;
     state.turn = TurnState {

@@ -35,6 +35,12 @@ pub struct JavaView {
     pub turn: TurnView,
     /// Set once the end of the game has begun: the seat whose turn began it.
     pub end_started_by: Option<Seat>,
+    /// Option `play_on_when_no_tile_fits`: a turn in which no tile can be placed ends
+    /// without one and the game goes on.
+    pub play_on_when_no_tile_fits: bool,
+    /// With that option: the turns in a row, before the current one, that ended without a
+    /// tile; the end begins when a whole round (one turn per player) did.
+    pub turns_without_tile: u8,
     /// Every cell of the map: the 150 land and 3 irrigation spaces of central Java and the
     /// mountain and lowland cells around it.
     pub spaces: Vec<SpaceView>,
@@ -197,6 +203,8 @@ pub fn view(state: &JavaState, viewer: Viewer) -> JavaView {
             tile_required: matches!(state.phase, Phase::Turn) && tile_owed(state),
         },
         end_started_by: state.end_started_by,
+        play_on_when_no_tile_fits: state.play_on_when_no_tile_fits,
+        turns_without_tile: state.turns_without_tile,
         spaces: spaces_view(state),
         settlements: settlements_view(state),
         supply: SupplyView {
@@ -538,6 +546,10 @@ fn describe_turn(event: &JavaEvent) -> Option<String> {
             ),
             EndReason::NoTilePlaceable => format!(
                 "{} cannot place any tile: the end of the game begins",
+                colour(*seat)
+            ),
+            EndReason::NoTileForARound => format!(
+                "{} cannot place any tile either, a whole round without a tile: the end of the game begins",
                 colour(*seat)
             ),
         }),

@@ -14,3 +14,9 @@ pub mod spec;
 
 pub use emitter::Emitter;
 pub use rule_code::{RuleCode, SharedRule};
+
+/// For `#[serde(skip_serializing_if = "...")]` on options and state fields added later, so
+/// that a value left at its default keeps the serialised form it always had.
+pub fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}

@@ -4,6 +4,7 @@
 mod audit;
 mod examples;
 mod hidden;
+mod options;
 mod playouts;
 mod rule_checks;
 mod spec;
@@ -30,16 +31,13 @@ pub fn game(seats: u8) -> JavaState {
 
 /// The same under an older rules version.
 pub fn game_under(rules_version: u32, seats: u8) -> JavaState {
-    let mut state = Java::initial_state(&JavaOptions::default(), seats, rules_version);
-    for event in Java::setup(
-        &JavaOptions::default(),
-        seats,
-        rules_version,
-        None,
-        &mut rng(7),
-    )
-    .unwrap()
-    {
+    game_with(&JavaOptions::default(), rules_version, seats)
+}
+
+/// The same with options.
+pub fn game_with(options: &JavaOptions, rules_version: u32, seats: u8) -> JavaState {
+    let mut state = Java::initial_state(options, seats, rules_version);
+    for event in Java::setup(options, seats, rules_version, None, &mut rng(7)).unwrap() {
         Java::evolve(&mut state, &event);
     }
     state

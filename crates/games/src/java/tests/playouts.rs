@@ -10,6 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use super::*;
 use crate::engine::Viewer;
 use crate::java::data::data;
+use crate::java::event::EndReason;
 use crate::java::rules::{settlements, tile_owed};
 use crate::java::state::Phase;
 use crate::kit::playout::{assert_no_leaks, Playout};
@@ -273,9 +274,15 @@ pub struct PlayoutStats {
     pub reshuffles: usize,
     pub water_scored: usize,
     pub raises: usize,
+    /// Turns that ended without a tile and left the game going on.
+    pub played_on_without_tile: usize,
+    /// Ends begun by a whole round without a tile.
+    pub ended_by_a_round_without_tile: usize,
+    /// Ends begun by a turn in which no tile fitted.
+    pub ended_by_no_tile: usize,
 }
 
-pub fn playout(seats: u8, seed: u64, rules_version: u32) -> PlayoutStats {
+pub fn playout(seats: u8, seed: u64, rules_version: u32, options: &JavaOptions) -> PlayoutStats {
     let mut stats = PlayoutStats {
         steps: 0,
         festivals: 0,
@@ -284,6 +291,9 @@ pub fn playout(seats: u8, seed: u64, rules_version: u32) -> PlayoutStats {
         reshuffles: 0,
         water_scored: 0,
         raises: 0,
+        played_on_without_tile: 0,
+        ended_by_a_round_without_tile: 0,
+        ended_by_no_tile: 0,
     };
     let mut probes = 0;
     let strategy = |state: &JavaState, seat: Seat, actions: &[JavaAction], rng: &mut ChaCha8Rng| {
@@ -301,7 +311,7 @@ pub fn playout(seats: u8, seed: u64, rules_version: u32) -> PlayoutStats {
     };
     let mut palace_tiles_used = 0;
     let mut before: Option<JavaState> = None;
-    let runner = Playout::<Java>::new(JavaOptions::default(), seats)
+    let runner = Playout::<Java>::new(options.clone(), seats)
         .rules_version(rules_version)
         .max_actions(5000)
         .fold_every(FULL_FOLD_EVERY);
@@ -353,6 +363,28 @@ fn count_event(
         JavaEvent::WaterEnclosed {
             scorer: Some(_), ..
         } => stats.water_scored += 1,
+        JavaEvent::TurnStarted { .. }
+            if before.end_started_by.is_none()
+                && matches!(before.phase, Phase::Turn | Phase::Festival(_))
+                && before.turn.tiles_placed == 0 =>
+        {
+            assert!(
+                before.play_on_when_no_tile_fits,
+                "a tile-less turn played on"
+            );
+            stats.played_on_without_tile += 1;
+        }
+        JavaEvent::EndTriggered {
+            reason: EndReason::NoTileForARound,
+            ..
+        } => {
+            assert_eq!(before.turns_without_tile + 1, before.seats);
+            stats.ended_by_a_round_without_tile += 1;
+        }
+        JavaEvent::EndTriggered {
+            reason: EndReason::NoTilePlaceable,
+            ..
+        } => stats.ended_by_no_tile += 1,
         _ => {}
     }
 }
@@ -362,9 +394,24 @@ fn run_seeds(seats: u8, seeds: std::ops::Range<u64>) {
 }
 
 fn run_seeds_under(rules_version: u32, seats: u8, seeds: std::ops::Range<u64>) {
+    run_seeds_with(&JavaOptions::default(), rules_version, seats, seeds);
+}
+
+fn run_seeds_with(
+    options: &JavaOptions,
+    rules_version: u32,
+    seats: u8,
+    seeds: std::ops::Range<u64>,
+) -> (usize, usize) {
     let mut totals = (0, 0, 0, 0, 0, 0);
+    let mut without_tile = (0, 0);
+    let mut ended_by_no_tile = 0;
+    let games = seeds.end - seeds.start;
     for seed in seeds {
-        let stats = playout(seats, seed, rules_version);
+        let stats = playout(seats, seed, rules_version, options);
+        without_tile.0 += stats.played_on_without_tile;
+        without_tile.1 += stats.ended_by_a_round_without_tile;
+        ended_by_no_tile += stats.ended_by_no_tile;
         totals.0 += stats.festivals;
         totals.1 += stats.contested_festivals;
         totals.2 += stats.shared_festivals;
@@ -381,6 +428,13 @@ fn run_seeds_under(rules_version: u32, seats: u8, seeds: std::ops::Range<u64>) {
     if seats > 2 {
         assert!(totals.3 > 0, "no reshuffle");
     }
+    eprintln!(
+        "rules v{rules_version} {options:?}, {seats} players: of {games} games {ended_by_no_tile} \
+         ended by a turn without a possible tile, {} by a round without one ({} turns played \
+         on without a tile)",
+        without_tile.1, without_tile.0
+    );
+    without_tile
 }
 
 #[test]
@@ -405,4 +459,22 @@ fn random_playouts_under_rules_version_1() {
     run_seeds_under(1, 2, 3000..3040);
     run_seeds_under(1, 3, 4000..4040);
     run_seeds_under(1, 4, 5000..5040);
+}
+
+/// The option `play_on_when_no_tile_fits` (rules version 3): turns without a possible tile
+/// end without one and the game goes on, every game still ends (a round without a tile ends
+/// it), and every invariant holds as in the default game.
+#[test]
+fn random_playouts_playing_on_when_no_tile_fits() {
+    let options = JavaOptions {
+        play_on_when_no_tile_fits: true,
+    };
+    let mut totals = (0, 0);
+    for (seats, seeds) in [(2, 6000..6060), (3, 7000..7060), (4, 8000..8060)] {
+        let (played_on, ended_by_a_round) = run_seeds_with(&options, 3, seats, seeds);
+        totals.0 += played_on;
+        totals.1 += ended_by_a_round;
+    }
+    assert!(totals.0 > 0, "no turn played on without a tile");
+    assert!(totals.1 > 0, "no game ended by a round without a tile");
 }

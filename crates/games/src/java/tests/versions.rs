@@ -16,7 +16,7 @@ const V1: u32 = 1;
 const V2: u32 = 2;
 
 /// Water on every land space of central Java except `free`.
-fn only_free(state: &mut JavaState, free: &[&str]) {
+pub(super) fn only_free(state: &mut JavaState, free: &[&str]) {
     let keep: Vec<usize> = free.iter().map(|name| idx(name)).collect();
     for (i, cell) in board().cells.iter().enumerate() {
         if cell.kind == CellKind::Land && !keep.contains(&i) {
@@ -43,14 +43,14 @@ fn no_one_space_tiles(state: &mut JavaState, seat: Seat) {
     player.one_space_village_tiles = 0;
 }
 
-fn listed(state: &JavaState, action: &JavaAction) -> bool {
+pub(super) fn listed(state: &JavaState, action: &JavaAction) -> bool {
     Java::legal_actions(state, state.current)
         .iter()
         .any(|a| same_target(a, action))
 }
 
 /// Equal up to the optional `cost` field.
-fn same_target(listed: &JavaAction, probe: &JavaAction) -> bool {
+pub(super) fn same_target(listed: &JavaAction, probe: &JavaAction) -> bool {
     let mut listed = listed.clone();
     match &mut listed {
         JavaAction::PlaceTile { cost, .. }
@@ -64,7 +64,7 @@ fn same_target(listed: &JavaAction, probe: &JavaAction) -> bool {
 
 /// Every turn action but festivals, on every space: `legal_actions` lists exactly those
 /// `decide` accepts (the playouts only sample this).
-fn assert_listing_is_exact(state: &JavaState) {
+pub(super) fn assert_listing_is_exact(state: &JavaState) {
     let seat = state.current;
     let legal = Java::legal_actions(state, seat);
     for action in &legal {
@@ -316,8 +316,16 @@ fn v2_a_palace_may_not_make_the_last_placement_join_two_cities() {
 
 /// A city of two spaces, G7 (palace of 2) and H7 (Red's developer), and no other free space:
 /// no tile can be placed anywhere.
-fn festival_without_any_placement(rules_version: u32) -> JavaState {
-    let mut s = game_under(rules_version, 2);
+pub(super) fn festival_without_any_placement(rules_version: u32) -> JavaState {
+    festival_without_any_placement_with(&JavaOptions::default(), rules_version)
+}
+
+/// The same with options.
+pub(super) fn festival_without_any_placement_with(
+    options: &JavaOptions,
+    rules_version: u32,
+) -> JavaState {
+    let mut s = game_with(options, rules_version, 2);
     only_free(&mut s, &["G7", "H7"]);
     village(&mut s, &["G7", "H7"], 1);
     s.palaces.push(Palace {
@@ -389,11 +397,11 @@ fn v1_a_turn_without_a_possible_tile_may_only_end_plainly() {
     assert!(listed(&s, &JavaAction::EndTurn));
 }
 
-fn tile_possible_now(state: &JavaState) -> bool {
+pub(super) fn tile_possible_now(state: &JavaState) -> bool {
     crate::java::rules::tile_possible(state, state.current)
 }
 
-fn event_kind(event: &JavaEvent) -> &'static str {
+pub(super) fn event_kind(event: &JavaEvent) -> &'static str {
     match event {
         JavaEvent::EndTriggered { .. } => "end_triggered",
         JavaEvent::FestivalStarted { .. } => "festival_started",
@@ -470,8 +478,9 @@ fn v1_the_discard_pile_is_shuffled_only_when_a_card_is_needed() {
 }
 
 #[test]
-fn version_2_is_the_newest_and_new_games_start_on_it() {
-    assert_eq!(Java::newest_rules_version(), V2);
+fn version_3_is_the_newest_and_new_games_start_on_it() {
+    assert_eq!(Java::newest_rules_version(), 3);
     assert!(Java::plays_rules_version(V1));
-    assert_eq!(game(2).rules_version, V2);
+    assert!(Java::plays_rules_version(V2));
+    assert_eq!(game(2).rules_version, 3);
 }

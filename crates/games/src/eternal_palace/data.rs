@@ -412,6 +412,17 @@ fn yes() -> bool {
     true
 }
 
+/// The group a location without a number takes: exactly `count` dice, of any value.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiceRule {
+    pub count: usize,
+    /// Where the count comes from.
+    pub source: Source,
+    /// Where "of any value" comes from.
+    pub any_value: Source,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LocationData {
@@ -425,6 +436,12 @@ pub struct LocationData {
     /// Whether the location has a painting layer (the module locations have none).
     #[serde(default = "yes")]
     pub layer: bool,
+    /// Where a `layer` of `false` comes from (a location with a layer names it in `source`).
+    #[serde(default)]
+    pub layer_source: Option<Source>,
+    /// How many dice a location without a number takes.
+    #[serde(default)]
+    pub dice: Option<DiceRule>,
     #[serde(default)]
     pub track: Option<TrackData>,
     #[serde(default)]

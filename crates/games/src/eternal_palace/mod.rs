@@ -40,6 +40,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::engine::{Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, Viewer};
+use crate::kit::is_default;
 
 pub use action::{Action, MarketItem};
 pub use codes::EternalPalaceRule;
@@ -115,10 +116,6 @@ impl LocationTile {
     }
 }
 
-fn is_false(value: &bool) -> bool {
-    !*value
-}
-
 /// Options chosen when the game is created. The modules and tiles need rules version 3;
 /// at most one of `labyrinth`, `river_market` and `compositions` may be chosen. Options left
 /// at their default are omitted when the options are shown.
@@ -132,21 +129,21 @@ pub struct EternalPalaceOptions {
     /// Labyrinth module (rules version 3): a new location visited with a single die; the
     /// marker follows an arrow to the next station, paying the fish on the way and taking the
     /// station's goods. Not combinable with `river_market` or `compositions`.
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "is_default")]
     #[schema(example = true)]
     pub labyrinth: bool,
     /// River market module (Fluss-Markt, rules version 3): a new location visited with a
     /// single die, where players fulfil the demands of a card from a secret deck of 12; a
     /// full card rewards every marker on it and penalises every player without one. Not
     /// combinable with `labyrinth` or `compositions`.
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "is_default")]
     #[schema(example = true)]
     pub river_market: bool,
     /// Compositions module (rules version 3): as many open composition cards as players; the
     /// first to hold the painting layers of a card's three locations takes its reward
     /// (imperial seals are 1 VP at the end). Not combinable with `labyrinth` or
     /// `river_market`.
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "is_default")]
     #[schema(example = true)]
     pub compositions: bool,
     /// Location tiles in play (rules version 3), any subset of the five, each at most once;
@@ -154,6 +151,13 @@ pub struct EternalPalaceOptions {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[schema(example = json!(["fish_market", "eternal_bridge"]))]
     pub location_tiles: Vec<LocationTile>,
+    /// Rules version 4, with `labyrinth` or `river_market`: the module's location takes a
+    /// group of any size and any pips, reading "kann mit einem einzelnen Würfel besucht
+    /// werden" as "one die is enough" (off: exactly one die, `single_die_only`). The group's
+    /// size and pips change nothing there.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schema(example = true)]
+    pub any_group_at_module_locations: bool,
 }
 
 impl EternalPalaceOptions {
@@ -208,6 +212,12 @@ impl Engine for EternalPalace {
                       compositions (at most one per game) and the five location tiles are \
                       available as options; games without them play as in version 2.",
         },
+        RulesVersion {
+            version: 4,
+            date: "2026-11-27",
+            changes: "The option any_group_at_module_locations: the labyrinth and the river \
+                      market take a group of any size. Games without it play as in version 3.",
+        },
     ];
     /// Version 2 added `game_set_up`'s optional `seed_commitment`.
     const EVENT_SCHEMA_VERSION: u32 = 2;
@@ -221,7 +231,8 @@ impl Engine for EternalPalace {
     }
 
     /// At most one of the three modules with a location of their own (see
-    /// `rules::check_options`), and each location tile at most once.
+    /// `rules::check_options`), each location tile at most once, and any group at the module
+    /// locations only with a module location.
     fn options_constraints() -> Option<serde_json::Value> {
         let modules = ["labyrinth", "river_market", "compositions"];
         let pairs: Vec<serde_json::Value> = modules
@@ -242,6 +253,12 @@ impl Engine for EternalPalace {
         Some(serde_json::json!({
             "not": {"anyOf": pairs},
             "properties": {"location_tiles": {"uniqueItems": true}},
+            // Under `dependentSchemas`, which validators apply and generators leave alone.
+            "dependentSchemas": {"any_group_at_module_locations": {"anyOf": [
+                {"properties": {"any_group_at_module_locations": {"const": false}}},
+                {"properties": {"labyrinth": {"const": true}}, "required": ["labyrinth"]},
+                {"properties": {"river_market": {"const": true}}, "required": ["river_market"]},
+            ]}},
         }))
     }
 

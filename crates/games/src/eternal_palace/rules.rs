@@ -85,6 +85,9 @@ pub fn setup(
 /// The first rules version with the modules and location tiles.
 pub const MODULES_FROM_VERSION: u32 = 3;
 
+/// The first rules version with `any_group_at_module_locations`.
+pub const ANY_GROUP_FROM_VERSION: u32 = 4;
+
 /// Options the short rules allow together, under a rules version that has them.
 pub fn check_options(options: &EternalPalaceOptions, rules_version: u32) -> Result<(), RuleError> {
     if options.uses_version_3() && rules_version < MODULES_FROM_VERSION {
@@ -115,6 +118,24 @@ pub fn check_options(options: &EternalPalaceOptions, rules_version: u32) -> Resu
                 chosen.join(", ")
             ),
         ));
+    }
+    if options.any_group_at_module_locations {
+        if rules_version < ANY_GROUP_FROM_VERSION {
+            return Err(err(
+                SharedRule::InvalidOptions,
+                format!(
+                    "any_group_at_module_locations needs rules version {ANY_GROUP_FROM_VERSION}; \
+                     this game is on version {rules_version}"
+                ),
+            ));
+        }
+        if !options.labyrinth && !options.river_market {
+            return Err(err(
+                SharedRule::InvalidOptions,
+                "any_group_at_module_locations changes the labyrinth and the river market only; \
+                 choose one of them with it",
+            ));
+        }
     }
     for (i, tile) in options.location_tiles.iter().enumerate() {
         if options.location_tiles[..i].contains(tile) {
@@ -813,11 +834,13 @@ pub struct Placement {
 }
 
 /// The pips a group shows where it is placed, and the wisdom that turning them costs.
+/// `any_group`: the module locations take any group (option `any_group_at_module_locations`).
 fn pips_and_wisdom(
     p: &super::state::Player,
     dice: &[u8],
     index: usize,
     value: Option<u8>,
+    any_group: bool,
 ) -> Result<(Vec<u8>, i32), RuleError> {
     let d = data();
     let spot = &d.locations[index];
@@ -860,7 +883,8 @@ fn pips_and_wisdom(
                     "a value is given only at the bridge",
                 ));
             }
-            if dice.len() != 1 {
+            let count = spot.dice.as_ref().map_or(1, |rule| rule.count);
+            if dice.len() != count && !any_group {
                 return Err(err(
                     EternalPalaceRule::SingleDieOnly,
                     format!("the {} takes a single die only", spot.name),
@@ -919,7 +943,8 @@ pub fn check_place(
         ));
     };
     let spot = &d.locations[index];
-    let (pips, wisdom) = pips_and_wisdom(p, dice, index, value)?;
+    let (pips, wisdom) =
+        pips_and_wisdom(p, dice, index, value, state.any_group_at_module_locations)?;
     if wisdom > p.stock.wisdom {
         return Err(err(
             EternalPalaceRule::NotEnoughWisdom,

@@ -143,6 +143,9 @@ pub struct State {
     pub river_market: bool,
     /// Compositions module in play.
     pub compositions: bool,
+    /// Option: the labyrinth and the river market take a group of any size.
+    #[serde(default, skip_serializing_if = "crate::kit::is_default")]
+    pub any_group_at_module_locations: bool,
     /// Keys of the locations whose tile is in play.
     pub tiles: Vec<String>,
     /// Academy tile: wisdom in the academy's reserve.
@@ -304,6 +307,7 @@ impl State {
             labyrinth: options.labyrinth,
             river_market: options.river_market,
             compositions: options.compositions,
+            any_group_at_module_locations: options.any_group_at_module_locations,
             academy_reserve: if options.tile("2") {
                 d.academy_tile.reserve_start
             } else {

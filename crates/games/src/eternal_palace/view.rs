@@ -234,6 +234,9 @@ pub struct EternalPalaceView {
     pub phase: PhaseView,
     /// Privileges module in play.
     pub privileges: bool,
+    /// Option `any_group_at_module_locations`: the labyrinth and the river market take a
+    /// group of any size (otherwise exactly one die).
+    pub any_group_at_module_locations: bool,
     /// First to last.
     pub turn_order: Vec<Seat>,
     /// Seats that must act now.
@@ -296,6 +299,7 @@ pub fn view(state: &State, viewer: Viewer) -> EternalPalaceView {
             Phase::Finished => PhaseView::Finished,
         },
         privileges: state.privileges,
+        any_group_at_module_locations: state.any_group_at_module_locations,
         turn_order: state.turn_order.clone(),
         to_act: to_act(state),
         placer: state.placer,

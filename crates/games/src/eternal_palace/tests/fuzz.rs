@@ -225,7 +225,7 @@ fn module_actions_accepted_exactly_when_listed() {
         for seats in 2..=5u8 {
             for seed in 0..6u64 {
                 playout_with(
-                    3,
+                    EternalPalace::newest_rules_version(),
                     module.options(seed + 1),
                     seats,
                     9100 + seed,

@@ -171,7 +171,7 @@ fn module_games_leak_nothing_and_reach_every_new_event() {
         for seats in 2..=5u8 {
             for seed in 0..6u64 {
                 playout_with(
-                    3,
+                    EternalPalace::newest_rules_version(),
                     module.options(seed + 3),
                     seats,
                     7000 + seed,

@@ -46,11 +46,12 @@ fn tiles(tiles: &[LocationTile]) -> EternalPalaceOptions {
     }
 }
 
-/// A rules version 3 game with `options` after the opening events.
+/// A game of the newest rules version with `options` after the opening events.
 fn start_with(options: &EternalPalaceOptions, seats: u8, seed: u64) -> (State, Vec<Event>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let events = EternalPalace::setup(options, seats, 3, None, &mut rng).expect("setup");
-    let mut state = EternalPalace::initial_state(options, seats, 3);
+    let version = EternalPalace::newest_rules_version();
+    let events = EternalPalace::setup(options, seats, version, None, &mut rng).expect("setup");
+    let mut state = EternalPalace::initial_state(options, seats, version);
     for e in &events {
         EternalPalace::evolve(&mut state, e);
     }
@@ -199,8 +200,7 @@ fn modules_and_tiles_need_rules_version_3() {
             assert!(setup_error(&options, version).contains("rules version 3"));
         }
     }
-    assert_eq!(EternalPalace::newest_rules_version(), 3);
-    let v3 = EternalPalace::RULES_VERSIONS.last().expect("v3");
+    let v3 = &EternalPalace::RULES_VERSIONS[2];
     assert_eq!((v3.version, v3.date), (3, "2026-11-24"));
 }
 
@@ -280,6 +280,93 @@ fn lab_visited_with_a_single_die_of_any_value() {
         value: Some(3),
     };
     assert_eq!(refused(&state, 0, with_value), "unexpected_value");
+}
+
+/// The option `any_group_at_module_locations` reads "kann mit einem einzelnen Würfel
+/// besucht werden" as "one die is enough": a group of any size and pips visits, costs no
+/// wisdom, and does exactly what a single die does.
+#[test]
+fn lab_any_group_option_takes_a_group_of_any_size() {
+    let options = EternalPalaceOptions {
+        any_group_at_module_locations: true,
+        ..labyrinth()
+    };
+    let state = placing_with(&options, 2, 0, vec![vec![1], vec![1, 2], vec![6, 6, 5]]);
+    let legal = EternalPalace::legal_actions(&state, 0);
+    for group in 0..3 {
+        assert!(legal.contains(&place(group, "labyrinth")), "group {group}");
+    }
+    let mut single = state.clone();
+    act(&mut single, 0, place(0, "labyrinth"), &mut rng());
+    let mut state = state;
+    let events = act(&mut state, 0, place(2, "labyrinth"), &mut rng());
+    assert!(matches!(
+        &events[0],
+        Event::DicePlaced { wisdom: 0, pips, .. } if *pips == vec![6, 6, 5]
+    ));
+    assert_eq!(pending_choice(&state), pending_choice(&single));
+    // without the option, only the single die is listed
+    let plain = placing_with(&labyrinth(), 2, 0, vec![vec![1], vec![1, 2], vec![6, 6, 5]]);
+    let legal = EternalPalace::legal_actions(&plain, 0);
+    assert!(legal.contains(&place(0, "labyrinth")));
+    assert!(!legal.contains(&place(1, "labyrinth")));
+    assert!(!legal.contains(&place(2, "labyrinth")));
+}
+
+/// The option's game setting: rules version 4, and only with a module location it changes.
+#[test]
+fn any_group_option_needs_version_4_and_a_module_location() {
+    let any_group = |options: EternalPalaceOptions| EternalPalaceOptions {
+        any_group_at_module_locations: true,
+        ..options
+    };
+    assert!(setup_error(&any_group(labyrinth()), 3).contains("rules version 4"));
+    for options in [
+        EternalPalaceOptions::default(),
+        compositions(),
+        tiles(&[LocationTile::Academy]),
+    ] {
+        let message = setup_error(&any_group(options), 4);
+        assert!(message.contains("labyrinth"), "{message}");
+    }
+    for options in [labyrinth(), river_market()] {
+        assert!(EternalPalace::setup(&any_group(options), 4, 4, None, &mut rng()).is_ok());
+    }
+    assert_eq!(EternalPalace::newest_rules_version(), 4);
+    let plain = serde_json::to_value(labyrinth()).unwrap();
+    assert_eq!(
+        plain,
+        serde_json::json!({"privileges": false, "labyrinth": true})
+    );
+    let read: EternalPalaceOptions =
+        serde_json::from_str(r#"{"river_market":true,"any_group_at_module_locations":true}"#)
+            .unwrap();
+    assert_eq!(read, any_group(river_market()));
+}
+
+/// The module locations' data says how sure each of its values is: one die (summary), of
+/// any value (decided), and no painting layer (decided).
+#[test]
+fn module_locations_label_their_dice_and_their_missing_layer() {
+    for at in [LABYRINTH, RIVER_MARKET] {
+        let location = &data().locations[at];
+        assert!(!location.layer, "{}", location.key);
+        assert_eq!(location.layer_source, Some(Source::Decided));
+        let dice = location.dice.as_ref().expect("a dice rule");
+        assert_eq!(dice.count, 1);
+        assert_eq!(
+            (dice.source, dice.any_value),
+            (Source::Summary, Source::Decided)
+        );
+    }
+    for location in &data().locations {
+        assert_eq!(
+            location.layer,
+            location.layer_source.is_none(),
+            "{}",
+            location.key
+        );
+    }
 }
 
 /// "Der Marker zieht einem roten Pfeil folgend zur nächsten Station. Zahle die auf dem Weg
@@ -472,6 +559,20 @@ fn fm_visited_with_a_single_die() {
         "single_die_only"
     );
     let events = act(&mut state, 0, place(0, "river_market"), &mut rng());
+    assert!(matches!(&events[0], Event::DicePlaced { wisdom: 0, .. }));
+    assert_eq!(pending_choice(&state), Some(Choice::Demand));
+}
+
+/// With `any_group_at_module_locations` a pair visits the river market like a single die.
+#[test]
+fn fm_any_group_option_takes_a_group_of_any_size() {
+    let options = EternalPalaceOptions {
+        any_group_at_module_locations: true,
+        ..river_market()
+    };
+    let mut state = placing_with(&options, 2, 0, vec![vec![6], vec![2, 2]]);
+    assert!(EternalPalace::legal_actions(&state, 0).contains(&place(1, "river_market")));
+    let events = act(&mut state, 0, place(1, "river_market"), &mut rng());
     assert!(matches!(&events[0], Event::DicePlaced { wisdom: 0, .. }));
     assert_eq!(pending_choice(&state), Some(Choice::Demand));
 }

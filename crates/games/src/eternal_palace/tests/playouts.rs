@@ -351,9 +351,17 @@ impl Module {
             .filter(|(i, _)| (seed >> (i + 1)) & 1 == 1)
             .map(|(_, t)| t)
             .collect();
+        // Every third game of the two single-die locations plays the other reading.
+        let any_group = seed % 3 == 2;
         match self {
-            Module::Labyrinth => options.labyrinth = true,
-            Module::RiverMarket => options.river_market = true,
+            Module::Labyrinth => {
+                options.labyrinth = true;
+                options.any_group_at_module_locations = any_group;
+            }
+            Module::RiverMarket => {
+                options.river_market = true;
+                options.any_group_at_module_locations = any_group;
+            }
             Module::Compositions => options.compositions = true,
             Module::Tiles => options.location_tiles = LocationTile::ALL.to_vec(),
         }
@@ -364,15 +372,31 @@ impl Module {
     }
 }
 
-/// Rules version 3 games of `module` with `seats` players over `seeds`: each ends by 8
-/// layers, with the invariants, fold and round-trip checks of every playout.
+/// Games of `module` under the newest rules version with `seats` players over `seeds`:
+/// each ends by 8 layers, with the invariants, fold and round-trip checks of every playout.
+/// A group of more than one die visits a module location only in the games with
+/// `any_group_at_module_locations`, and in some of them it does.
 pub fn module_batch(module: Module, seats: u8, seeds: std::ops::Range<u64>) -> usize {
     let mut games = 0;
     let mut rounds = 0u64;
     let mut longest = 0;
     let mut score = 0i64;
+    let mut group_visits = 0;
+    let version = EternalPalace::newest_rules_version();
     for seed in seeds {
-        let summary = playout_with(3, module.options(seed), seats, seed, 97, &mut |_, _| {});
+        let options = module.options(seed);
+        let any_group = options.any_group_at_module_locations;
+        let mut count_group_visits = |_: &State, events: &[Event]| {
+            for event in events {
+                if let Event::DicePlaced { location, pips, .. } = event {
+                    if pips.len() > 1 && (location == "labyrinth" || location == "river_market") {
+                        assert!(any_group, "seed {seed}: a group visited the {location}");
+                        group_visits += 1;
+                    }
+                }
+            }
+        };
+        let summary = playout_with(version, options, seats, seed, 97, &mut count_group_visits);
         assert!(
             summary.ended_by_layers,
             "seed {seed}: ended without 8 layers"
@@ -383,12 +407,19 @@ pub fn module_batch(module: Module, seats: u8, seeds: std::ops::Range<u64>) -> u
         score += i64::from(summary.winner_score);
     }
     eprintln!(
-        "rules v3 {module:?}, {seats} players: {games} games, average {:.1} rounds, longest \
-         {longest}, winner {:.1} VP, longest legal list so far {}",
+        "rules v{version} {module:?}, {seats} players: {games} games, average {:.1} rounds, \
+         longest {longest}, winner {:.1} VP, {group_visits} group visits, longest legal list \
+         so far {}",
         rounds as f64 / games as f64,
         score as f64 / games as f64,
         MAX_LEGAL.load(std::sync::atomic::Ordering::Relaxed)
     );
+    if matches!(module, Module::Labyrinth | Module::RiverMarket) && games >= 30 {
+        assert!(
+            group_visits > 0,
+            "{module:?}: no group visited with the option"
+        );
+    }
     games
 }
 
@@ -445,6 +476,32 @@ fn v3_without_modules_plays_like_v2() {
                 logs.push(log);
             }
             assert_eq!(logs[0], logs[1], "seats {seats}, seed {seed}");
+        }
+    }
+}
+
+/// Rules version 4 without its new option plays exactly as version 3: the same seeds give
+/// the same event logs, modules included.
+#[test]
+fn v4_without_the_new_option_plays_like_v3() {
+    for module in Module::ALL {
+        for seed in (0..12u64).filter(|seed| seed % 3 != 2) {
+            let logs: Vec<Vec<Event>> = [3, 4]
+                .into_iter()
+                .map(|version| {
+                    let mut log = Vec::new();
+                    playout_with(
+                        version,
+                        module.options(seed),
+                        3,
+                        seed,
+                        1000,
+                        &mut |_, events| log.extend_from_slice(events),
+                    );
+                    log
+                })
+                .collect();
+            assert_eq!(logs[0], logs[1], "{module:?}, seed {seed}");
         }
     }
 }

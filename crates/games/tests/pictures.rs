@@ -279,6 +279,21 @@ fn golden_cases() -> Vec<Case> {
         ..case("compositions-seat1", "eternal_palace", 60, Viewer::Seat(1))
     });
     cases.push(Case {
+        options: json!({"labyrinth": true, "any_group_at_module_locations": true}),
+        seats: 3,
+        ..case(
+            "labyrinth-any-group-spectator",
+            "eternal_palace",
+            60,
+            Viewer::Spectator,
+        )
+    });
+    cases.push(Case {
+        options: json!({"play_on_when_no_tile_fits": true}),
+        seats: 3,
+        ..case("play-on-seat1", "java", 90, Viewer::Seat(1))
+    });
+    cases.push(Case {
         options: json!({"auction": true}),
         seats: 4,
         ..case("auction-seat0", "tikal", 40, Viewer::Seat(0))

@@ -213,6 +213,15 @@ fn location_panel(
         &clip(&format!("{} \u{b7} {}", location.key, location.name), 26),
     );
     let mut badges = vec![kind_name(location.kind).to_owned()];
+    if matches!(
+        location.kind,
+        LocationKind::Labyrinth | LocationKind::RiverMarket
+    ) {
+        badges.push(match view.any_group_at_module_locations {
+            true => "any group".to_owned(),
+            false => "1 die".to_owned(),
+        });
+    }
     if location.tile {
         badges.push("tile".to_owned());
     }

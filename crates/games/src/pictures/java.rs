@@ -316,6 +316,12 @@ fn facts(view: &JavaView) -> Vec<String> {
             ))),
         view.supply.discard.len()
     ));
+    if view.play_on_when_no_tile_fits && view.end_started_by.is_none() {
+        facts.push(format!(
+            "Option: play on when no tile fits \u{b7} turns in a row without a tile {} of {}",
+            view.turns_without_tile, view.seats
+        ));
+    }
     if let Some(seat) = view.end_started_by {
         facts.push(format!("The end began in the turn of {}", colour(seat)));
     }

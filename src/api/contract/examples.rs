@@ -78,9 +78,10 @@ fn examples_from_play(rules: &dyn GameRules) -> ContentExamples {
     for index in 0..games {
         let seats = counts[index % counts.len()];
         let options = &option_sets[index % option_sets.len()];
+        // A set the kind refuses on its own (an option that needs another) gives no example.
         if let Ok(options) = rules.normalize_options(options) {
-            play_for_examples(rules, &options, seats, index as u64, &mut examples);
-            if !examples.options.contains(&options) {
+            let played = play_for_examples(rules, &options, seats, index as u64, &mut examples);
+            if played && !examples.options.contains(&options) {
                 examples.options.push(options);
             }
         }
@@ -90,14 +91,14 @@ fn examples_from_play(rules: &dyn GameRules) -> ContentExamples {
 
 /// Plays one game with random legal moves (at most 5,000), preferring action types not met
 /// yet, and keeps the first action and event of each type, and the first seat's view at
-/// the end.
+/// the end. Whether the game could be set up with `options`.
 fn play_for_examples(
     rules: &dyn GameRules,
     options: &Value,
     seats: u8,
     seed: u64,
     examples: &mut ContentExamples,
-) {
+) -> bool {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let version = rules.newest_rules_version();
     let schema_version = rules.event_schema_version();
@@ -105,7 +106,7 @@ fn play_for_examples(
         rules.setup(options, seats, version, None, &mut rng),
         rules.new_table(options, seats, version),
     ) else {
-        return;
+        return false;
     };
     let mut seq = 0_i64;
     let mut record = |table: &mut Box<dyn Table>, events: Vec<RecordedEvent>, seq: &mut i64| {
@@ -125,7 +126,7 @@ fn play_for_examples(
         true
     };
     if !record(&mut table, opening, &mut seq) {
-        return;
+        return true;
     }
     for _ in 0..5_000 {
         if table.outcome().is_some() {
@@ -173,4 +174,5 @@ fn play_for_examples(
     if examples.view.is_none() {
         examples.view = Some(table.view(crate::games::engine::Viewer::Seat(0)));
     }
+    true
 }

@@ -78,12 +78,85 @@ function gameItem(game, action) {
   return item;
 }
 
+// The new-game form offers each kind's options, drawn from its options schema: a checkbox
+// per yes/no option and a group of checkboxes per list of choices, so an option a kind adds
+// appears here without a change to the page. The server checks the combination.
+const lobby = { kinds: [], spec: null };
+
+async function resolved(schema) {
+  if (!schema.$ref) return schema;
+  lobby.spec ??= await api('GET', '/openapi.json');
+  return lobby.spec.components.schemas[schema.$ref.split('/').pop()];
+}
+
+function optionLabel(name, description, input) {
+  const label = document.createElement('label');
+  label.className = 'option';
+  const hint = document.createElement('small');
+  hint.textContent = description || '';
+  label.append(input, ` ${name.replaceAll('_', ' ')} `, hint);
+  return label;
+}
+
+function checkbox(option, value, checked) {
+  const input = document.createElement('input');
+  input.type = 'checkbox';
+  input.dataset.option = option;
+  if (value !== undefined) input.dataset.value = value;
+  input.checked = checked;
+  return input;
+}
+
+async function showOptions() {
+  const kind = lobby.kinds.find((k) => k.kind === $('new-kind').value);
+  if (!kind) return;
+  const seats = $('new-seats');
+  seats.min = kind.min_players;
+  seats.max = kind.max_players;
+  seats.value = Math.min(Math.max(Number(seats.value), kind.min_players), kind.max_players);
+  const defaults = kind.default_options || {};
+  const fields = [];
+  for (const [name, property] of Object.entries(kind.options_schema.properties || {})) {
+    if (property.type === 'boolean') {
+      fields.push(optionLabel(name, property.description, checkbox(name, undefined, defaults[name] === true)));
+    } else if (property.type === 'array') {
+      const items = await resolved(property.items);
+      if (!items.enum) continue;
+      const group = document.createElement('fieldset');
+      const legend = document.createElement('legend');
+      legend.textContent = name.replaceAll('_', ' ');
+      legend.title = property.description || '';
+      group.append(legend);
+      for (const value of items.enum) {
+        const chosen = (defaults[name] || []).includes(value);
+        group.append(optionLabel(value, '', checkbox(name, value, chosen)));
+      }
+      fields.push(group);
+    }
+  }
+  $('new-options').replaceChildren(...fields);
+}
+
+function chosenOptions() {
+  const options = {};
+  for (const input of $('new-options').querySelectorAll('input[data-option]')) {
+    const name = input.dataset.option;
+    if (input.dataset.value === undefined) {
+      if (input.checked) options[name] = true;
+    } else if (input.checked) {
+      (options[name] ??= []).push(input.dataset.value);
+    }
+  }
+  return options;
+}
+
 async function showLobby() {
   show('lobby-page');
-  const kinds = await api('GET', '/v1/game-kinds');
   const select = $('new-kind');
   if (!select.options.length) {
-    for (const kind of kinds) select.add(new Option(kind.name, kind.kind));
+    lobby.kinds = await api('GET', '/v1/game-kinds');
+    for (const kind of lobby.kinds) select.add(new Option(kind.name, kind.kind));
+    await showOptions();
   }
   const mine = await api('GET', '/v1/games?mine=true&limit=100');
   $('games').replaceChildren(...mine.games.map((game) => gameItem(game)));
@@ -286,12 +359,14 @@ window.addEventListener('DOMContentLoaded', () => {
       const created = await api('POST', '/v1/games', {
         kind: $('new-kind').value,
         seats: Number($('new-seats').value),
+        options: chosenOptions(),
       });
       location.href = `/games/${created.id}`;
     } catch (problem) {
       showError(problem);
     }
   });
+  $('new-kind').addEventListener('change', () => showOptions().catch(showError));
   $('join').addEventListener('click', () => joinGame(game.id));
   $('first').addEventListener('click', () => step(0));
   $('back').addEventListener('click', () => step((game.at ?? game.summary.current_seq) - 1));

@@ -199,6 +199,21 @@ impl Browser {
     }
 
     /// Saves a PNG of the window as `name`.
+    /// Signs in on the page's form (the account exists, with the test password).
+    async fn sign_in(&self, base: &str, name: &str, screenshot: &str) {
+        self.goto(&format!("{base}/")).await;
+        self.wait_for(
+            "the sign-in form",
+            "return !document.getElementById('sign-in-page').hidden",
+            json!([]),
+        )
+        .await;
+        self.type_into("#name", name).await;
+        self.type_into("#password", "s3cret-pass").await;
+        self.screenshot(screenshot).await;
+        self.click("#sign-in-button").await;
+    }
+
     async fn screenshot(&self, name: &str) {
         let encoded = self
             .command(reqwest::Method::GET, "/screenshot", Value::Null)
@@ -252,18 +267,7 @@ async fn a_player_signs_in_opens_a_game_moves_and_steps_back_in_a_real_browser()
     assert_eq!(summary["to_act"], json!([0]), "alice (seat 0) moves first");
     let browser = Browser::start().await;
 
-    browser.goto(&format!("{}/", app.base)).await;
-    browser
-        .wait_for(
-            "the sign-in form",
-            "return !document.getElementById('sign-in-page').hidden",
-            json!([]),
-        )
-        .await;
-    browser.type_into("#name", "alice").await;
-    browser.type_into("#password", "s3cret-pass").await;
-    browser.screenshot("01-sign-in.png").await;
-    browser.click("#sign-in-button").await;
+    browser.sign_in(&app.base, "alice", "01-sign-in.png").await;
     let link = format!("a.game-link[data-game-id='{id}']");
     browser
         .wait_for(
@@ -368,6 +372,95 @@ async fn a_player_signs_in_opens_a_game_moves_and_steps_back_in_a_real_browser()
         )
         .await;
     browser.screenshot("06-followed-live.png").await;
+}
+
+/// The new-game form offers every option of the chosen kind, drawn from its options schema
+/// (the readings the rules pages leave open among them), and the game is created with the
+/// options ticked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_new_game_form_offers_each_kinds_options_in_a_real_browser() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let alice = app.register("alice").await;
+    let browser = Browser::start().await;
+    browser.sign_in(&app.base, "alice", "10-sign-in.png").await;
+    let choose_kind = "const select = document.getElementById('new-kind'); \
+                       select.value = arguments[0]; \
+                       select.dispatchEvent(new Event('change')); return true;";
+    let option = |name: &str, value: Option<&str>| match value {
+        Some(value) => format!("#new-options input[data-option='{name}'][data-value='{value}']"),
+        None => format!("#new-options input[data-option='{name}']:not([data-value])"),
+    };
+    let shown = "return document.querySelector(arguments[0]) !== null";
+    let created_game = "const id = location.pathname.match(/^\\/games\\/(.+)$/); \
+                        return id ? id[1] : null;";
+
+    let mut created = Vec::new();
+    for (kind, seats, ticked, expected) in [
+        (
+            "java",
+            2,
+            vec![option("play_on_when_no_tile_fits", None)],
+            json!({"play_on_when_no_tile_fits": true}),
+        ),
+        (
+            "eternal_palace",
+            3,
+            vec![
+                option("labyrinth", None),
+                option("any_group_at_module_locations", None),
+                option("location_tiles", Some("academy")),
+            ],
+            json!({"privileges": false, "labyrinth": true,
+                   "any_group_at_module_locations": true, "location_tiles": ["academy"]}),
+        ),
+    ] {
+        browser
+            .wait_for("the lobby", shown, json!(["#new-kind option"]))
+            .await;
+        browser.run(choose_kind, json!([kind])).await;
+        for input in &ticked {
+            browser
+                .wait_for("the kind's options", shown, json!([input]))
+                .await;
+            browser.click(input).await;
+        }
+        browser
+            .run(
+                "document.getElementById('new-seats').value = arguments[0]; return true;",
+                json!([seats]),
+            )
+            .await;
+        browser.screenshot(&format!("11-new-{kind}.png")).await;
+        browser.click("#new-game-form button[type='submit']").await;
+        let id = browser
+            .wait_for("the new game's page", created_game, json!([]))
+            .await;
+        let summary = app
+            .get(&alice, &format!("/v1/games/{}", id.as_str().unwrap()))
+            .await
+            .json();
+        assert_eq!(summary["kind"], kind);
+        assert_eq!(summary["options"], expected, "{kind}");
+        created.push(summary);
+        browser.goto(&format!("{}/", app.base)).await;
+    }
+    // Tikal's one option is offered too, unticked by default.
+    browser
+        .wait_for("the lobby", shown, json!(["#new-kind option"]))
+        .await;
+    browser.run(choose_kind, json!(["tikal"])).await;
+    let auction = option("auction", None);
+    browser
+        .wait_for("Tikal's options", shown, json!([auction]))
+        .await;
+    let ticked = browser
+        .run(
+            "return document.querySelector(arguments[0]).checked",
+            json!([auction]),
+        )
+        .await;
+    assert_eq!(ticked, false);
+    assert_eq!(created.len(), 2);
 }
 
 /// A page served by one origin calls the API on another with a bearer token, as a

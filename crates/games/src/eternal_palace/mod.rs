@@ -18,6 +18,17 @@
 //! Numbers and components come from the record files in `data/eternal_palace/`; the rules
 //! page is
 //! `docs/rules/eternal-palace.md`.
+//!
+//! Layout: [`data`] reads the record files, [`state`] holds the state and folds each
+//! [`event`] into it, [`rules`] holds `setup` and `decide`, [`legal`] lists exactly what
+//! `decide` accepts, [`scoring`] makes the final score sheets, [`view`] builds what each
+//! viewer may see and [`hidden`] re-draws what a seat may not see for the bots. `rules` is a
+//! folder with one file per part of the game: `setup`; `planning` (grouping, privileges, the
+//! reveal); `placement` of a group, then the locations' actions in `locations`,
+//! `fish_market` and `location_tiles`; one file per module (`labyrinth`, `river_market`,
+//! `compositions`); `advisors`; `layers` (tracks, marks, painting layers, decorations);
+//! `round` (passing turns, the end of a round and of the game); all over `decision`, the
+//! steps every decision shares.
 
 pub mod action;
 pub mod codes;

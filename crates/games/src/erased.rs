@@ -691,7 +691,8 @@ mod tests {
     #[test]
     fn memory_counts_what_java_holds_deep_inside() {
         use java::data::Symbol;
-        use java::state::{BidStatus, Bidder, Card, FestivalStage, FestivalState, Phase};
+        use java::event::Card;
+        use java::state::{BidStatus, Bidder, FestivalStage, FestivalState, Phase};
         let mut table = opening::<Java>(&Default::default(), 3, 1);
         let card = |id: &str| Card {
             id: id.to_owned(),

@@ -1,7 +1,8 @@
 //! Eternal Palace (Steven Aramini, Alley Cat Games 2022): base game and the privileges
 //! module, for 2 to 5 players; from rules version 3 also the expansion modules labyrinth,
 //! river market and compositions (one per game) and the five location tiles, each only when
-//! chosen in the options (a version 3 game without them plays as version 2).
+//! chosen in the options (a version 3 game without them plays as version 2); from rules
+//! version 4 the option that lets any group visit the labyrinth and the river market.
 //!
 //! A round: everybody's dice are rolled (in `decide`/`setup`, written into `DiceRolled`),
 //! the turn order follows the ascending pip sums, then every seat groups its dice in secret
@@ -16,8 +17,18 @@
 //! the game ends when someone holds 8 layers (rules version 1: also after round 15).
 //!
 //! Numbers and components come from the record files in `data/eternal_palace/`; the rules
-//! page is
-//! `docs/rules/eternal-palace.md`.
+//! page is `docs/rules/eternal-palace.md`.
+//!
+//! Layout: [`data`] reads the record files, [`state`] holds the state and folds each
+//! [`event`] into it, [`rules`] holds `setup` and `decide`, [`legal`] lists exactly what
+//! `decide` accepts, [`scoring`] makes the final score sheets, [`view`] builds what each
+//! viewer may see and [`hidden`] re-draws what a seat may not see for the bots. `rules` is a
+//! folder with one file per part of the game: `setup`; `planning` (grouping, privileges, the
+//! reveal); `placement` of a group, then the locations' actions in `locations`,
+//! `fish_market` and `location_tiles`; one file per module (`labyrinth`, `river_market`,
+//! `compositions`); `advisors`; `layers` (tracks, marks, painting layers, decorations);
+//! `round` (passing turns, the end of a round and of the game); all over `decision`, the
+//! steps every decision shares.
 
 pub mod action;
 pub mod codes;

@@ -1,11 +1,30 @@
 //! What happened. Every random outcome (deck order, reshuffles) is carried here.
 
+use get_size2::GetSize;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::action::{CardSource, TileKind};
-use super::state::Card;
+use super::data::Symbol;
 use crate::engine::Seat;
+
+/// A palace card. Its id is unique for the whole game (cards get fresh ids whenever the
+/// discard pile is reshuffled into a new deck).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize, ToSchema)]
+#[schema(as = JavaCard)]
+pub struct Card {
+    /// Unique id such as "pc07".
+    pub id: String,
+    /// One or two symbols.
+    pub symbols: Vec<Symbol>,
+}
+
+impl Card {
+    /// Festival points of this card under the face-up card's symbols.
+    pub fn points(&self, wanted: &[Symbol]) -> u8 {
+        self.symbols.iter().filter(|s| wanted.contains(s)).count() as u8
+    }
+}
 
 /// Why the end of the game began.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

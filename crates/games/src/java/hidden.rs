@@ -3,7 +3,8 @@
 use rand::seq::SliceRandom;
 use rand::RngCore;
 
-use super::state::{Card, JavaState};
+use super::event::Card;
+use super::state::JavaState;
 use crate::engine::Seat;
 
 /// `state` as `seat` might imagine it: the palace cards it cannot see (the face-down deck

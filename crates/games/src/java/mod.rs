@@ -5,9 +5,14 @@
 //! Count at the end decides. The rules as implemented (and every decision where the rule
 //! texts are silent) are described in `docs/rules/java.md`.
 //!
-//! Layout: [`data`] loads the board and material from `data/java/`, [`state`] holds the
-//! state and `evolve`, [`rules`] decides actions and lists the legal ones, [`view`] builds
-//! what each viewer may see, [`hidden`] re-draws what a seat may not see for the bots.
+//! Layout: [`data`] loads the board and material from `data/java/`, [`options`] the options a
+//! game is created with, [`state`] holds the state and `evolve`, [`event`] what happened (with the palace cards events carry),
+//! [`rules`] decides actions and lists the legal ones, [`view`] builds what each viewer may
+//! see, [`hidden`] re-draws what a seat may not see for the bots. `rules` is a folder with one
+//! file per family of actions: `tiles` (placing one, and the tile every turn owes) over
+//! `placement` (where a tile may lie), `developers`, `palaces`, `irrigation`, `cards`,
+//! `festival` and `end` (of a turn and of the game, with the Great Final Count); `board`
+//! (space names, villages and cities, rank) and `water` (enclosed water) serve them all.
 
 pub mod action;
 pub mod codes;

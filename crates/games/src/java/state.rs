@@ -6,30 +6,12 @@ use utoipa::ToSchema;
 
 use super::action::{CardSource, TileKind};
 use super::data::{board, data, Symbol};
-use super::event::JavaEvent;
+use super::event::{Card, JavaEvent};
 use super::options::JavaOptions;
 use crate::engine::Seat;
 
 /// Action points at the start of every turn.
 pub const ACTION_POINTS: u8 = 6;
-
-/// A palace card. Its id is unique for the whole game (cards get fresh ids whenever the
-/// discard pile is reshuffled into a new deck).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, GetSize, ToSchema)]
-#[schema(as = JavaCard)]
-pub struct Card {
-    /// Unique id such as "pc07".
-    pub id: String,
-    /// One or two symbols.
-    pub symbols: Vec<Symbol>,
-}
-
-impl Card {
-    /// Festival points of this card under the face-up card's symbols.
-    pub fn points(&self, wanted: &[Symbol]) -> u8 {
-        self.symbols.iter().filter(|s| wanted.contains(s)).count() as u8
-    }
-}
 
 /// Top terrain of a stack of tiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, GetSize, ToSchema)]

@@ -5,9 +5,9 @@ use utoipa::ToSchema;
 
 use super::action::{CardSource, TileKind};
 use super::data::{board, CellKind, Symbol};
-use super::event::{EndReason, JavaEvent};
+use super::event::{Card, EndReason, JavaEvent};
 use super::rules::{rim_cost, settlements, tile_owed};
-use super::state::{BidStatus, Card, FestivalStage, JavaState, Phase, Terrain};
+use super::state::{BidStatus, FestivalStage, JavaState, Phase, Terrain};
 use crate::engine::{Seat, Secret, Viewer};
 
 pub use crate::kit::seats::{colour, describe_final_standing};

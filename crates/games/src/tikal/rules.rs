@@ -8,7 +8,8 @@ use super::codes::TikalRule;
 use super::data::{data, opposite, Terrain, TileDef, EDGES};
 use super::event::TikalEvent;
 use super::state::{
-    Phase, TikalState, MAX_GUARDS, MAX_TEMPLE_VALUE, PER_HEX_TURN_LIMIT, UNREACHABLE,
+    Phase, TikalState, COST_CAMP, COST_ENTER, COST_EXCHANGE, COST_GUARD, COST_RECOVER,
+    COST_UNCOVER, MAX_GUARDS, MAX_TEMPLE_VALUE, PER_HEX_TURN_LIMIT, UNREACHABLE,
 };
 use super::Tikal;
 use crate::engine::Engine;
@@ -17,13 +18,6 @@ use crate::kit::hex::rotate_edges;
 use crate::kit::ranking::competition_places;
 use crate::kit::seats::{check_player_count, clockwise_from, next_clockwise};
 use crate::kit::Emitter;
-
-pub const COST_ENTER: u8 = 1;
-pub const COST_UNCOVER: u8 = 2;
-pub const COST_RECOVER: u8 = 3;
-pub const COST_EXCHANGE: u8 = 3;
-pub const COST_CAMP: u8 = 5;
-pub const COST_GUARD: u8 = 5;
 
 type Checked<T> = Result<T, RuleError>;
 

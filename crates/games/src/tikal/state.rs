@@ -12,6 +12,15 @@ use crate::kit::seats::{clockwise_from, next_clockwise};
 
 /// Action points of every turn.
 pub const ACTION_POINTS: u8 = 10;
+
+// The action points each action costs: `rules` checks them, `evolve` spends them.
+pub const COST_ENTER: u8 = 1;
+pub const COST_UNCOVER: u8 = 2;
+pub const COST_RECOVER: u8 = 3;
+pub const COST_EXCHANGE: u8 = 3;
+pub const COST_CAMP: u8 = 5;
+pub const COST_GUARD: u8 = 5;
+
 /// Guards a player may place in the whole game.
 pub const MAX_GUARDS: u8 = 2;
 /// Starting score of the auction variant (the bidding capital).
@@ -627,7 +636,7 @@ fn piece_entered(state: &mut TikalState, seat: Seat, space: &str, piece: PieceKi
     {
         put_piece(pieces, piece);
     }
-    spend(state, super::rules::COST_ENTER);
+    spend(state, COST_ENTER);
 }
 
 fn piece_moved(
@@ -662,7 +671,7 @@ fn temple_uncovered(state: &mut TikalState, space: &str, value: u8) {
         *left = left.saturating_sub(1);
     }
     bump(&mut state.uncovered_this_turn, at);
-    spend(state, super::rules::COST_UNCOVER);
+    spend(state, COST_UNCOVER);
 }
 
 fn treasure_recovered(state: &mut TikalState, seat: Seat, space: &str, kind: u8) {
@@ -680,7 +689,7 @@ fn treasure_recovered(state: &mut TikalState, seat: Seat, space: &str, kind: u8)
         *count += 1;
     }
     bump(&mut state.recovered_this_turn, at);
-    spend(state, super::rules::COST_RECOVER);
+    spend(state, COST_RECOVER);
 }
 
 fn treasure_exchanged(state: &mut TikalState, seat: Seat, target: Seat, took: u8, gave: u8) {
@@ -696,7 +705,7 @@ fn treasure_exchanged(state: &mut TikalState, seat: Seat, target: Seat, took: u8
             }
         }
     }
-    spend(state, super::rules::COST_EXCHANGE);
+    spend(state, COST_EXCHANGE);
 }
 
 fn camp_built(state: &mut TikalState, seat: Seat, space: &str) {
@@ -706,7 +715,7 @@ fn camp_built(state: &mut TikalState, seat: Seat, space: &str) {
     if let Some(player) = state.players.get_mut(seat as usize) {
         player.camps_built += 1;
     }
-    spend(state, super::rules::COST_CAMP);
+    spend(state, COST_CAMP);
 }
 
 fn guard_placed(state: &mut TikalState, seat: Seat, space: &str, piece: PieceKind, removed: u8) {
@@ -720,7 +729,7 @@ fn guard_placed(state: &mut TikalState, seat: Seat, space: &str, piece: PieceKin
         player.guards_placed += 1;
         player.pieces_removed += removed;
     }
-    spend(state, super::rules::COST_GUARD);
+    spend(state, COST_GUARD);
 }
 
 fn turn_ended(state: &mut TikalState, seat: Seat) {

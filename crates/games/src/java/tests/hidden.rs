@@ -4,7 +4,8 @@
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::super::state::{Card, JavaState};
+use super::super::event::Card;
+use super::super::state::JavaState;
 use super::super::{Java, JavaAction, JavaOptions};
 use crate::engine::Seat;
 use crate::kit::playout::{check_samples, Playout};

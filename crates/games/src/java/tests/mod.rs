@@ -15,8 +15,8 @@ use rand_chacha::ChaCha8Rng;
 
 use super::action::{CardSource, JavaAction, TileKind};
 use super::data::{board, Symbol};
-use super::event::JavaEvent;
-use super::state::{Card, HandCard, JavaState, Terrain};
+use super::event::{Card, JavaEvent};
+use super::state::{HandCard, JavaState, Terrain};
 use super::{Java, JavaOptions};
 use crate::engine::{Engine, Seat};
 

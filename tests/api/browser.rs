@@ -11,12 +11,17 @@ use serde_json::{json, Value};
 
 use crate::util::{Backend, TestApp};
 
+/// One browser at a time: two Chromiums rendering at once on a 2-core machine starve the
+/// server under test until it times out a request head (408).
+static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// A W3C WebDriver session on a chromedriver this test started.
 struct Browser {
     http: reqwest::Client,
     session_url: String,
     driver: Child,
     screenshots: PathBuf,
+    _alone: tokio::sync::MutexGuard<'static, ()>,
 }
 
 impl Drop for Browser {
@@ -50,6 +55,7 @@ fn free_port() -> u16 {
 
 impl Browser {
     async fn start() -> Browser {
+        let alone = ONE_BROWSER.lock().await;
         let chromedriver = program("TURNPOST_CHROMEDRIVER", "chromedriver");
         let chromium = program("TURNPOST_CHROMIUM", "chromium");
         let port = free_port();
@@ -105,6 +111,7 @@ impl Browser {
             session_url: format!("{base}/session/{id}"),
             driver,
             screenshots,
+            _alone: alone,
         }
     }
 
@@ -318,7 +325,7 @@ async fn a_player_signs_in_opens_a_game_moves_and_steps_back_in_a_real_browser()
     assert_eq!(
         summary["current_seq"].as_i64(),
         Some(after),
-        "the move is stored"
+        "the move is stored: {summary}"
     );
     browser.screenshot("04-after-the-move.png").await;
 
@@ -439,7 +446,7 @@ async fn the_new_game_form_offers_each_kinds_options_in_a_real_browser() {
             .get(&alice, &format!("/v1/games/{}", id.as_str().unwrap()))
             .await
             .json();
-        assert_eq!(summary["kind"], kind);
+        assert_eq!(summary["kind"], kind, "{summary}");
         assert_eq!(summary["options"], expected, "{kind}");
         created.push(summary);
         browser.goto(&format!("{}/", app.base)).await;

@@ -1,7 +1,8 @@
-//! Eternal Palace rules version 3 over HTTP: one whole game per expansion module
-//! (labyrinth, river market, compositions) and one with all five location tiles, each
-//! replayed from its seed and checked for leaked secrets (the advisor deck, groupings and
-//! the river market's demand deck); and the refusal of modules that do not combine.
+//! Eternal Palace's modules over HTTP (rules version 3 on): one whole game per expansion
+//! module (labyrinth, river market, compositions), one with all five location tiles and one
+//! where any group visits the labyrinth (rules version 4), each replayed from its seed and
+//! checked for leaked secrets (the advisor deck, groupings and the river market's demand
+//! deck); and the refusal of options that do not combine.
 
 use serde_json::{json, Value};
 
@@ -20,7 +21,7 @@ async fn players(app: &TestApp, count: usize) -> (Vec<Player>, Player) {
 }
 
 /// Plays a whole game with `options` and checks what every module game must show: it
-/// finished under rules version 3 with those options, replays from its seed, leaked nothing,
+/// finished under the newest rules version (4) with those options, replays from its seed, leaked nothing,
 /// and its log holds each of `event_types`.
 async fn play_module_game(
     app: &TestApp,
@@ -45,7 +46,7 @@ async fn play_module_game(
     );
     let export = finished.export.clone();
     assert_eq!(export["options"], options);
-    assert_eq!(export["rules_version"], 3);
+    assert_eq!(export["rules_version"], 4);
     let types: Vec<&str> = export["events"]
         .as_array()
         .unwrap()
@@ -119,6 +120,86 @@ async fn a_game_with_all_five_location_tiles(app: &TestApp) {
     .await;
 }
 
+/// The other reading of "Das Labyrinth kann mit einem einzelnen Würfel besucht werden"
+/// (`any_group_at_module_locations`): whole games in which groups of two or more dice visit
+/// the labyrinth. Whether a random player sends one there depends on the server's dice, so a
+/// few games are played until one did.
+async fn a_labyrinth_game_where_any_group_visits(app: &TestApp) {
+    let options = json!({"privileges": false, "labyrinth": true,
+                         "any_group_at_module_locations": true});
+    for attempt in 0..4 {
+        let export =
+            play_module_game(app, 3, options.clone(), 35 + attempt, &["dice_placed"]).await;
+        let group_visits = export["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|event| &event["payload"])
+            .filter(|payload| {
+                payload["type"] == "dice_placed" && payload["location"] == "labyrinth"
+            })
+            .filter(|payload| {
+                payload["pips"]
+                    .as_array()
+                    .is_some_and(|pips| pips.len() > 1)
+            })
+            .count();
+        if group_visits > 0 {
+            return;
+        }
+    }
+    panic!("four games with any_group_at_module_locations and no group in the labyrinth");
+}
+
+/// `any_group_at_module_locations` changes only the labyrinth and the river market: without
+/// either it is refused at creation, and the game kinds describe it.
+async fn any_group_needs_a_module_location(app: &TestApp) {
+    let (players, _) = players(app, 2).await;
+    for options in [
+        json!({"any_group_at_module_locations": true}),
+        json!({"any_group_at_module_locations": true, "compositions": true}),
+    ] {
+        let problem = app
+            .post(
+                &players[0],
+                "/v1/games",
+                &json!({"kind": "eternal_palace", "seats": 2, "options": options}),
+            )
+            .await
+            .expect_problem(422, "invalid_options");
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("labyrinth and the river market"),
+            "{detail}"
+        );
+    }
+    let id = app
+        .new_game(
+            "eternal_palace",
+            json!({"river_market": true, "any_group_at_module_locations": true}),
+            &players,
+        )
+        .await;
+    let summary = app
+        .get(&players[0], &format!("/v1/games/{id}"))
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(
+        summary["options"],
+        json!({"privileges": false, "river_market": true, "any_group_at_module_locations": true})
+    );
+    let view = app
+        .get(&players[0], &format!("/v1/games/{id}/view"))
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(
+        view["view"]["any_group_at_module_locations"], true,
+        "{view}"
+    );
+}
+
 /// "Labyrinth, Fluss-Markt und Kompositionen können nicht miteinander kombiniert werden":
 /// creating such a game is refused with 422 `invalid_options`; one module with privileges
 /// and tiles is fine, and the game kinds list rules version 3.
@@ -184,5 +265,7 @@ on_both_backends!(
     a_river_market_game,
     a_compositions_game_with_privileges,
     a_game_with_all_five_location_tiles,
+    a_labyrinth_game_where_any_group_visits,
+    any_group_needs_a_module_location,
     modules_that_do_not_combine_are_refused
 );

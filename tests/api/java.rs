@@ -119,7 +119,39 @@ async fn a_full_three_player_game_with_a_contested_festival(app: &TestApp) {
     panic!("sixteen Java games over HTTP without a contested festival");
 }
 
-on_both_backends!(a_full_three_player_game_with_a_contested_festival);
+/// The option `play_on_when_no_tile_fits` over HTTP: a whole four-player game with it
+/// finishes, keeps its options in the summary and the export, shows them in the view, and
+/// replays from its seed.
+async fn a_whole_game_playing_on_when_no_tile_fits(app: &TestApp) {
+    let players = vec![
+        app.register("red").await,
+        app.register("blue").await,
+        app.register("yellow").await,
+        app.register("green").await,
+    ];
+    let spectator = app.register("watcher").await;
+    let options = json!({"play_on_when_no_tile_fits": true});
+    let id = app.new_game("java", options.clone(), &players).await;
+    let view = app
+        .get(&spectator, &format!("/v1/games/{id}/view"))
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(view["view"]["play_on_when_no_tile_fits"], true, "{view}");
+    assert_eq!(view["view"]["turns_without_tile"], 0);
+    let mut driver = GameDriver::new(app, &players, &spectator);
+    let finished = driver.play(&id, 77, festive, 40, 8_000).await;
+    assert_eq!(finished.summary["status"], "finished");
+    assert_eq!(finished.summary["options"], options);
+    assert_eq!(finished.export["options"], options);
+    assert_eq!(finished.export["rules_version"], 3);
+    assert_replays_from_seed(&finished.export);
+}
+
+on_both_backends!(
+    a_full_three_player_game_with_a_contested_festival,
+    a_whole_game_playing_on_when_no_tile_fits
+);
 
 /// A UI asks what a click can mean: the legal actions naming one space, or laying one tile
 /// kind, are exactly those of the whole list.

@@ -22,7 +22,8 @@ rule_codes! {
         NoSuchLocation = "no_such_location",
         /// The group's pips cannot be made to add up to the location's number.
         WrongSum = "wrong_sum",
-        /// The Eternal Bridge takes a single die only.
+        /// The location takes a single die only: the Eternal Bridge, and the labyrinth and
+        /// the river market unless the game plays `any_group_at_module_locations`.
         SingleDieOnly = "single_die_only",
         /// A die value is given only at the bridge.
         UnexpectedValue = "unexpected_value",

@@ -75,8 +75,10 @@ impl Engine for Java {
                       without one and the game goes on. Games without it play as in version 2.",
         },
     ];
-    /// Version 2 added `game_set_up`'s optional `seed_commitment`.
-    const EVENT_SCHEMA_VERSION: u32 = 2;
+    /// Version 2 added `game_set_up`'s optional `seed_commitment`; version 3 the end reason
+    /// `no_tile_for_a_round` (older payloads read as they are, but a server that knows only
+    /// version 2 must not read a log that may hold it).
+    const EVENT_SCHEMA_VERSION: u32 = 3;
     const FIRST_COMPATIBLE_EVENT_SCHEMA_VERSION: u32 = 1;
     type Rule = JavaRule;
     const SHARED_RULES: &'static [SharedRule] = SPACES_AND_ACTION_POINTS;

@@ -134,7 +134,8 @@ async function showOptions() {
       fields.push(group);
     }
   }
-  $('new-options').replaceChildren(...fields);
+  // Another kind may have been chosen while the schema was fetched.
+  if ($('new-kind').value === kind.kind) $('new-options').replaceChildren(...fields);
 }
 
 function chosenOptions() {

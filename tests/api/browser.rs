@@ -401,7 +401,6 @@ async fn the_new_game_form_offers_each_kinds_options_in_a_real_browser() {
     let created_game = "const id = location.pathname.match(/^\\/games\\/(.+)$/); \
                         return id ? id[1] : null;";
 
-    let mut created = Vec::new();
     for (kind, seats, ticked, expected) in [
         (
             "java",
@@ -448,7 +447,6 @@ async fn the_new_game_form_offers_each_kinds_options_in_a_real_browser() {
             .json();
         assert_eq!(summary["kind"], kind, "{summary}");
         assert_eq!(summary["options"], expected, "{kind}");
-        created.push(summary);
         browser.goto(&format!("{}/", app.base)).await;
     }
     // Tikal's one option is offered too, unticked by default.
@@ -467,7 +465,6 @@ async fn the_new_game_form_offers_each_kinds_options_in_a_real_browser() {
         )
         .await;
     assert_eq!(ticked, false);
-    assert_eq!(created.len(), 2);
 }
 
 /// A page served by one origin calls the API on another with a bearer token, as a

@@ -10,6 +10,17 @@ use crate::driver::{assert_replays_from_seed, uniform, GameDriver};
 use crate::on_both_backends;
 use crate::util::{Player, TestApp};
 
+/// The problem with which creating a two-player game with `options` is refused.
+async fn refused_options(app: &TestApp, creator: &Player, options: Value) -> Value {
+    app.post(
+        creator,
+        "/v1/games",
+        &json!({"kind": "eternal_palace", "seats": 2, "options": options}),
+    )
+    .await
+    .expect_problem(422, "invalid_options")
+}
+
 async fn players(app: &TestApp, count: usize) -> (Vec<Player>, Player) {
     let names = ["red", "blue", "green", "yellow", "purple"];
     let mut players = Vec::new();
@@ -159,14 +170,7 @@ async fn any_group_needs_a_module_location(app: &TestApp) {
         json!({"any_group_at_module_locations": true}),
         json!({"any_group_at_module_locations": true, "compositions": true}),
     ] {
-        let problem = app
-            .post(
-                &players[0],
-                "/v1/games",
-                &json!({"kind": "eternal_palace", "seats": 2, "options": options}),
-            )
-            .await
-            .expect_problem(422, "invalid_options");
+        let problem = refused_options(app, &players[0], options).await;
         let detail = problem["detail"].as_str().unwrap();
         assert!(
             detail.contains("labyrinth and the river market"),
@@ -210,14 +214,7 @@ async fn modules_that_do_not_combine_are_refused(app: &TestApp) {
         json!({"labyrinth": true, "compositions": true}),
         json!({"river_market": true, "compositions": true, "privileges": true}),
     ] {
-        let problem = app
-            .post(
-                &players[0],
-                "/v1/games",
-                &json!({"kind": "eternal_palace", "seats": 2, "options": options}),
-            )
-            .await
-            .expect_problem(422, "invalid_options");
+        let problem = refused_options(app, &players[0], options).await;
         assert!(
             problem["detail"]
                 .as_str()
@@ -226,15 +223,12 @@ async fn modules_that_do_not_combine_are_refused(app: &TestApp) {
             "{problem}"
         );
     }
-    let problem = app
-        .post(
-            &players[0],
-            "/v1/games",
-            &json!({"kind": "eternal_palace", "seats": 2,
-                    "options": {"location_tiles": ["temple", "temple"]}}),
-        )
-        .await
-        .expect_problem(422, "invalid_options");
+    let problem = refused_options(
+        app,
+        &players[0],
+        json!({"location_tiles": ["temple", "temple"]}),
+    )
+    .await;
     assert_eq!(
         problem["detail"],
         "location_tiles names \"temple\" (the Temple tile) twice; choose each tile at most once"

@@ -473,9 +473,10 @@ fn on_turn_started(state: &mut JavaState, event: &JavaEvent) {
     };
     if state.play_on_when_no_tile_fits && state.end_started_by.is_none() {
         let ended_a_turn = !matches!(state.phase, Phase::Setup);
-        state.turns_without_tile = match ended_a_turn && state.turn.tiles_placed == 0 {
-            true => state.turns_without_tile.saturating_add(1),
-            false => 0,
+        state.turns_without_tile = if ended_a_turn && state.turn.tiles_placed == 0 {
+            state.turns_without_tile.saturating_add(1)
+        } else {
+            0
         };
     }
     state.current = *seat;

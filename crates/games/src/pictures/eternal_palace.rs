@@ -217,10 +217,12 @@ fn location_panel(
         location.kind,
         LocationKind::Labyrinth | LocationKind::RiverMarket
     ) {
-        badges.push(match view.any_group_at_module_locations {
-            true => "any group".to_owned(),
-            false => "1 die".to_owned(),
-        });
+        let group = if view.any_group_at_module_locations {
+            "any group"
+        } else {
+            "1 die"
+        };
+        badges.push(group.to_owned());
     }
     if location.tile {
         badges.push("tile".to_owned());

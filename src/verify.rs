@@ -50,13 +50,22 @@ pub fn verify_export(text: &str) -> Result<String, String> {
     };
     let name = crate::games::find_game_rules(&record.kind)
         .map_or(record.kind.as_str(), |rules| rules.name());
+    let (ending, outcome) = match &verified.outcome {
+        Some(outcome) => (
+            "a finished game",
+            format!(
+                "outcome: scores {:?}, places {:?}",
+                outcome.scores, outcome.places
+            ),
+        ),
+        None => (
+            "an abandoned game",
+            "outcome: none; every player agreed to abandon the game".to_owned(),
+        ),
+    };
     Ok(format!(
-        "verified: a finished game of {name} (rules version {}), {} events from {} actions\n\
-         {commitment}\noutcome: scores {:?}, places {:?}",
-        record.rules_version,
-        verified.events,
-        verified.actions,
-        verified.outcome.scores,
-        verified.outcome.places
+        "verified: {ending} of {name} (rules version {}), {} events from {} actions\n\
+         {commitment}\n{outcome}",
+        record.rules_version, verified.events, verified.actions,
     ))
 }

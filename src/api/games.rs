@@ -275,11 +275,7 @@ pub async fn join_game(
     body: Result<web::Bytes, actix_web::Error>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    let body = body.map_err(|error| match error.as_error::<PayloadError>() {
-        Some(payload) => super::transport::body_error(payload, super::MAX_BODY_BYTES),
-        None => ApiError::bad_request("invalid_body", error.to_string()),
-    })?;
-    let seat = optional_json_body::<JoinGame>(&request, &body)?.seat;
+    let seat = optional_json_body::<JoinGame>(&request, body)?.seat;
     let caller = user.clone();
     let now = clock.now_millis();
     let game = blocking(move || lobby::join_game(&db, &id, &caller, seat, now)).await?;
@@ -363,12 +359,70 @@ pub async fn resign(
     Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
 }
 
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AbandonVote {
+    /// `true` (the default) votes to abandon; `false` takes your vote back.
+    #[serde(default = "agree_by_default")]
+    pub agree: bool,
+}
+
+impl Default for AbandonVote {
+    fn default() -> AbandonVote {
+        AbandonVote { agree: true }
+    }
+}
+
+fn agree_by_default() -> bool {
+    true
+}
+
+/// Vote to abandon the game, or take your vote back with `{"agree": false}`. Each vote is an
+/// event in the game's log (`abandon_voted`, `abandon_vote_withdrawn`) and the other
+/// players still in play get an `abandon_vote` notification. Once every seat a person still
+/// plays has voted (bots and seats that forfeited have no vote), the game ends without a
+/// result: a `game_abandoned` event, status `abandoned`, no outcome, every clock stopped, a
+/// `game_abandoned` notification. A vote stands until withdrawn or the game ends; voting
+/// again, or withdrawing no vote, changes nothing unless every vote is in (when a seat that
+/// had not voted forfeited since, voting again ends the game).
+#[utoipa::path(post, path = "/v1/games/{id}/abandon", tag = "play",
+    params(("id" = String, Path, description = "Game id")),
+    request_body(content = Option<AbandonVote>, description = "Optional; no body votes to abandon"),
+    responses(
+        (status = 200, description = "The game after the vote (`abandoned` when it was the last one)", body = GameSummary),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_started` (leave or cancel an open game instead), `game_finished` (finished, abandoned or cancelled), `seat_forfeited` (your seat left the game; its bot does not vote), `stale_seq` (the game moved at that instant: vote again)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_request`: the body is not an `AbandonVote`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/games/{id}/abandon")]
+pub async fn vote_to_abandon(
+    db: web::Data<Db>,
+    clock: web::Data<Clock>,
+    request: HttpRequest,
+    user: AuthUser,
+    path: web::Path<String>,
+    body: Result<web::Bytes, actix_web::Error>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let agree = optional_json_body::<AbandonVote>(&request, body)?.agree;
+    let caller = user.clone();
+    let now = clock.now_millis();
+    let game = blocking(move || referee::vote_to_abandon(&db, &id, &caller, agree, now)).await?;
+    Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
+}
+
 /// A body that may be left out entirely; when present it must be JSON of the right shape,
 /// with the same errors as every other JSON body.
 fn optional_json_body<T: Default + serde::de::DeserializeOwned>(
     request: &HttpRequest,
-    body: &[u8],
+    body: Result<web::Bytes, actix_web::Error>,
 ) -> Result<T, ApiError> {
+    let body = body.map_err(|error| match error.as_error::<PayloadError>() {
+        Some(payload) => super::transport::body_error(payload, super::MAX_BODY_BYTES),
+        None => ApiError::bad_request("invalid_body", error.to_string()),
+    })?;
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
@@ -383,7 +437,7 @@ fn optional_json_body<T: Default + serde::de::DeserializeOwned>(
             "send the body as JSON with Content-Type: application/json",
         ));
     }
-    let value = serde_json::from_slice(body)
+    let value = serde_json::from_slice(&body)
         .map_err(|error| ApiError::bad_request("invalid_json", error.to_string()))?;
     super::transport::from_json_value(value)
 }

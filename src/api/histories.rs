@@ -44,6 +44,8 @@ pub struct KindRecordOut {
     pub running: u32,
     /// Games still waiting for players.
     pub open: u32,
+    /// Games every player agreed to abandon (no result).
+    pub abandoned: u32,
 }
 
 /// A player's page: games finished, won and in progress per kind.
@@ -72,6 +74,7 @@ pub async fn get_player(
                 kind,
                 finished: counts.finished,
                 won: counts.won,
+                abandoned: counts.abandoned,
                 running: counts.running,
                 open: counts.open,
             })

@@ -403,7 +403,7 @@ impl Follower {
     async fn load(&mut self) -> Result<(), ApiError> {
         let (db, id, user) = (self.db.clone(), self.id.clone(), self.user.clone());
         let (viewer, seq, status) = blocking(move || play::viewer_now(&db, &id, &user)).await?;
-        self.finished = status == GameStatus::Finished;
+        self.finished = status.is_over();
         if seq > self.cursor {
             let frames = self
                 .shared

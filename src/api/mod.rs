@@ -9,6 +9,7 @@ pub mod games;
 pub mod guessing;
 pub mod health;
 pub mod histories;
+pub mod invitations;
 pub mod kinds;
 pub mod live;
 pub mod metrics;
@@ -71,6 +72,11 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(games::cancel_game)
         .service(games::leave_game)
         .service(games::resign)
+        .service(games::vote_to_abandon)
+        .service(invitations::list_invitations)
+        .service(invitations::decline_invitation)
+        .service(invitations::ask_for_rematch)
+        .service(invitations::get_rematch)
         .service(play::list_events)
         .service(live::stream_events)
         .service(live::stream_notifications)

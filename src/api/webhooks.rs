@@ -18,7 +18,6 @@ use crate::store::Db;
 pub struct NotificationOut {
     /// Increasing per account: resume a feed or stream after it.
     pub id: i64,
-    /// `game_started`, `your_turn`, `game_finished` or `game_cancelled`.
     #[serde(rename = "type")]
     #[schema(example = "your_turn")]
     pub kind: NotificationKind,
@@ -27,25 +26,45 @@ pub struct NotificationOut {
     pub game_kind: String,
     /// The game's seq when it happened.
     pub seq: i64,
-    /// The caller's seat in that game.
-    pub seat: u8,
+    /// The caller's seat in that game; absent when the caller has none (an `invitation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<u8>,
     /// Seats that must act after it.
     pub to_act: Vec<u8>,
     /// For `game_finished`: scores and places per seat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<super::models::GameOutcome>,
+    /// The name of the account whose act this reports: who invited you (`invitation`), who
+    /// accepted or declined your invitation, who voted to abandon (`abandon_vote`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "alice")]
+    pub by: Option<String>,
+    /// For an `invitation` to a rematch: the game it plays again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch_of: Option<String>,
     /// RFC 3339.
     pub created_at: String,
 }
 
+/// What happened: `game_started` when a game you sit in starts, `your_turn` when your seat
+/// must act (newly, or after another seat acted), `game_finished` with the outcome,
+/// `game_cancelled` when an open game you sat down at is cancelled or expires,
+/// `invitation` when someone invites you to a private game (a rematch among them),
+/// `invitation_accepted` and `invitation_declined` when an account you invited answers,
+/// `abandon_vote` when another player votes to abandon a game you play, `game_abandoned`
+/// when every player agreed and the game ended without a result.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NotificationKind {
     GameStarted,
     YourTurn,
     GameFinished,
-    /// An open game you sat down at was cancelled by its creator or expired.
     GameCancelled,
+    Invitation,
+    InvitationAccepted,
+    InvitationDeclined,
+    AbandonVote,
+    GameAbandoned,
 }
 
 impl NotificationOut {
@@ -55,10 +74,15 @@ impl NotificationOut {
             #[serde(rename = "type")]
             kind: NotificationKind,
             game_kind: String,
-            seat: u8,
+            #[serde(default)]
+            seat: Option<u8>,
             to_act: Vec<u8>,
             #[serde(default)]
             outcome: Option<super::models::GameOutcome>,
+            #[serde(default)]
+            by: Option<String>,
+            #[serde(default)]
+            rematch_of: Option<String>,
         }
         let stored: Stored = serde_json::from_str(&notification.payload).map_err(|error| {
             ApiError::Internal(format!(
@@ -75,6 +99,8 @@ impl NotificationOut {
             seat: stored.seat,
             to_act: stored.to_act,
             outcome: stored.outcome,
+            by: stored.by,
+            rematch_of: stored.rematch_of,
             created_at: format_time(notification.created_at),
         })
     }
@@ -101,8 +127,9 @@ pub struct NotificationsQuery {
 ///
 /// `game_started` when a game you sit in starts, `your_turn` when your seat must act (newly,
 /// or after another seat acted), `game_finished` with the outcome, `game_cancelled` when an
-/// open game you sat down at is cancelled or expires. Written with the events
-/// that cause them, so none is lost or made up. Page with `after`; `wait` long-polls.
+/// open game you sat down at is cancelled or expires, `invitation`, `invitation_accepted`,
+/// `invitation_declined`, `abandon_vote` and `game_abandoned` (see `NotificationKind`).
+/// Written with the events or acts that cause them, so none is lost or made up. Page with `after`; `wait` long-polls.
 #[utoipa::path(get, path = "/v1/me/notifications", tag = "notifications",
     params(NotificationsQuery),
     responses(

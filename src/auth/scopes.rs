@@ -10,7 +10,8 @@ use utoipa::ToSchema;
 
 /// One thing a personal token may be allowed to do: `games:read` (every read of games,
 /// their logs, exports, pictures and players, and the notification feed, streams and long
-/// polls), `games:play` (create, join, leave, cancel games, act, resign), `webhooks:manage`
+/// polls), `games:play` (create, join, leave, cancel, decline and rematch games, act, resign,
+/// vote to abandon), `webhooks:manage`
 /// (everything under `/v1/me/webhooks`), `account:manage` (change the password, sign out
 /// everywhere, create, list and revoke personal tokens). Scopes are independent: a bot
 /// needs `games:read` and `games:play`.
@@ -145,12 +146,17 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("GET", "/v1/exports", Scope::GamesRead),
     ("GET", "/v1/me/notifications", Scope::GamesRead),
     ("GET", "/v1/me/stream", Scope::GamesRead),
+    ("GET", "/v1/me/invitations", Scope::GamesRead),
+    ("GET", "/v1/games/{id}/rematch", Scope::GamesRead),
     // Playing.
     ("POST", "/v1/games", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/seats", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/cancel", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/leave", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/resign", Scope::GamesPlay),
+    ("POST", "/v1/games/{id}/decline", Scope::GamesPlay),
+    ("POST", "/v1/games/{id}/rematch", Scope::GamesPlay),
+    ("POST", "/v1/games/{id}/abandon", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/actions", Scope::GamesPlay),
     // Webhooks.
     ("POST", "/v1/me/webhooks", Scope::WebhooksManage),

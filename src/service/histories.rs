@@ -13,6 +13,8 @@ pub struct KindRecord {
     pub won: u32,
     pub running: u32,
     pub open: u32,
+    /// Games every player agreed to abandon: no result.
+    pub abandoned: u32,
 }
 
 /// An account's public record.
@@ -57,6 +59,7 @@ pub fn player_record(db: &Db, name: &str) -> Result<PlayerRecord, ApiError> {
                     record.finished += 1;
                     record.won += u32::from(won(&game));
                 }
+                GameStatus::Abandoned => record.abandoned += 1,
                 // A game that never started is no part of anyone's record.
                 GameStatus::Cancelled => {}
             }
@@ -90,7 +93,7 @@ pub struct ExportSelection {
     pub result: Option<GameResult>,
 }
 
-/// The ids of the selected finished games, in the order they finished.
+/// The ids of the selected finished (and abandoned) games, in the order they ended.
 pub fn select_finished_games(
     db: &Db,
     selection: &ExportSelection,
@@ -108,7 +111,7 @@ pub fn select_finished_games(
         let account = find_account(conn, name)?;
         Ok(store::games_played_by(conn, &account.id)?
             .into_iter()
-            .filter(|game| game.status == GameStatus::Finished && in_window(game.updated_at))
+            .filter(|game| game.status.is_over() && in_window(game.updated_at))
             .filter(|game| {
                 selection
                     .kind
@@ -118,7 +121,8 @@ pub fn select_finished_games(
             .filter(|game| match selection.result {
                 None => true,
                 Some(GameResult::Won) => won(game),
-                Some(GameResult::Lost) => !won(game),
+                // An abandoned game has no result: neither won nor lost.
+                Some(GameResult::Lost) => game.outcome.is_some() && !won(game),
             })
             .map(|game| game.game_id)
             .collect())

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{random_id, Game, GameStatus, LoadedGame};
+use super::{invitations, random_id, Game, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::bots::BotStrategy;
@@ -169,15 +169,50 @@ pub fn create_game_with_seed(
     now: i64,
     seed: [u8; 32],
 ) -> Result<LoadedGame, ApiError> {
+    db.write(|conn| {
+        insert_new_game(
+            conn,
+            creator,
+            request,
+            &Creation {
+                id: random_id(10),
+                open_games: open_games_quota,
+                now,
+                seed,
+            },
+            None,
+        )
+    })
+}
+
+/// What a new game is created with beside its settings: its id, the creator's quota of open
+/// games, the time and the game's secret seed.
+pub(super) struct Creation {
+    pub id: String,
+    pub open_games: u32,
+    pub now: i64,
+    pub seed: [u8; 32],
+}
+
+/// Writes a new game (a rematch of `rematch_of`, if given) in the caller's transaction and
+/// notifies whoever it invites.
+pub(super) fn insert_new_game(
+    conn: &mut DbConnection,
+    creator: &AuthUser,
+    request: &NewGame,
+    creation: &Creation,
+    rematch_of: Option<String>,
+) -> Result<LoadedGame, ApiError> {
+    let now = creation.now;
     let (rules, options) = validate_new_game(request)?;
     let game = Game {
-        id: random_id(10),
+        id: creation.id.clone(),
         kind: rules.kind().to_owned(),
         rules_version: rules.newest_rules_version(),
         options,
         seat_count: request.seats,
         status: GameStatus::Open,
-        seed,
+        seed: creation.seed,
         created_by: creator.account_id.clone(),
         created_at: now,
         updated_at: now,
@@ -202,40 +237,48 @@ pub fn create_game_with_seed(
         joined_at: now,
         bot: Some(bot.as_str().to_owned()),
     }));
-    db.write(|conn| {
-        let invited = request
-            .invite
-            .iter()
-            .map(|name| {
-                store::find_account_by_name(conn, name)?
-                    .map(|account| account.id)
-                    .ok_or_else(|| {
-                        ApiError::not_found(
-                            "account_not_found",
-                            format!("there is no account named {name:?} to invite"),
-                        )
-                    })
-            })
-            .collect::<Result<Vec<String>, ApiError>>()?;
-        // Held until the game is written: creations at once on other instances cannot all
-        // take the last open place.
-        store::lock_account(conn, &creator.account_id)?;
-        if store::count_open_games_created_by(conn, &creator.account_id)?
-            >= i64::from(open_games_quota)
-        {
-            return Err(ApiError::conflict(
-                "open_games_quota",
-                format!(
-                    "you already have {open_games_quota} open games waiting for players; \
-                     wait until one of them starts"
-                ),
-            ));
-        }
-        store::insert_game(conn, &game, &seats)?;
-        store::invite(conn, &game.id, &invited)?;
-        start_if_full(conn, &game.id, now)?;
-        LoadedGame::load(conn, &game.id)
-    })
+    let invited = request
+        .invite
+        .iter()
+        .map(|name| {
+            store::find_account_by_name(conn, name)?
+                .map(|account| account.id)
+                .ok_or_else(|| {
+                    ApiError::not_found(
+                        "account_not_found",
+                        format!("there is no account named {name:?} to invite"),
+                    )
+                })
+        })
+        .filter(|invitee| {
+            invitee
+                .as_ref()
+                .map_or(true, |id| *id != creator.account_id)
+        })
+        .collect::<Result<Vec<String>, ApiError>>()?;
+    // Held until the game is written: creations at once on other instances cannot all
+    // take the last open place.
+    store::lock_account(conn, &creator.account_id)?;
+    if store::count_open_games_created_by(conn, &creator.account_id)?
+        >= i64::from(creation.open_games)
+    {
+        return Err(ApiError::conflict(
+            "open_games_quota",
+            format!(
+                "you already have {} open games waiting for players; wait until one of \
+                 them starts",
+                creation.open_games
+            ),
+        ));
+    }
+    store::insert_game(conn, &game, &seats)?;
+    if let Some(original) = rematch_of.as_deref() {
+        store::link_rematch(conn, original, &game.id)?;
+    }
+    let invited = store::invite(conn, &game.id, &invited, now)?;
+    invitations::notify_invited(conn, &game, &invited, creator, rematch_of.as_deref(), now)?;
+    start_if_full(conn, &game.id, now)?;
+    LoadedGame::load(conn, &game.id)
 }
 
 /// One game with its seats.
@@ -303,6 +346,8 @@ pub fn join_game(
     })
 }
 
+/// Seats `user` in an open game; tells the creator of a private game when an invitee
+/// accepted.
 fn take_seat(
     conn: &mut DbConnection,
     game_id: &str,
@@ -310,6 +355,21 @@ fn take_seat(
     requested_seat: Option<u8>,
     now: i64,
 ) -> Result<(), ApiError> {
+    let game = seat_the_caller(conn, game_id, user, requested_seat, now)?;
+    if game.game.private && game.game.created_by != user.account_id {
+        invitations::notify_accepted(conn, &game, user, now)?;
+    }
+    Ok(())
+}
+
+/// The game as read before the caller took a seat.
+fn seat_the_caller(
+    conn: &mut DbConnection,
+    game_id: &str,
+    user: &AuthUser,
+    requested_seat: Option<u8>,
+    now: i64,
+) -> Result<LoadedGame, ApiError> {
     let game = LoadedGame::load(conn, game_id)?;
     if !store::lock_open_game(conn, game_id, now)? {
         return Err(ApiError::conflict(
@@ -365,11 +425,16 @@ fn take_seat(
     .map_err(|error| match error {
         StoreError::Duplicate => ApiError::conflict("seat_taken", format!("seat {seat} is taken")),
         other => other.into(),
-    })
+    })?;
+    Ok(game)
 }
 
 /// Appends the engine's opening events once every seat is taken.
-fn start_if_full(conn: &mut DbConnection, game_id: &str, now: i64) -> Result<(), ApiError> {
+pub(super) fn start_if_full(
+    conn: &mut DbConnection,
+    game_id: &str,
+    now: i64,
+) -> Result<(), ApiError> {
     let game = LoadedGame::load(conn, game_id)?;
     if game.game.status != GameStatus::Open || game.seats.len() < usize::from(game.game.seat_count)
     {

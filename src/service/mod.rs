@@ -6,6 +6,7 @@
 pub mod accounts;
 pub mod fold_cache;
 pub mod histories;
+pub mod invitations;
 pub mod lobby;
 pub mod personal_tokens;
 pub mod play;
@@ -366,6 +367,75 @@ impl LoadedGame {
             work_after,
         };
         Ok((append, described))
+    }
+
+    /// The append of server events that leave the engine's state alone (votes to abandon),
+    /// ending the game without a result when `abandoned`: every clock stops, nobody acts
+    /// any more and the game's background work goes.
+    fn append_server_events(&self, events: &[ServerEvent], abandoned: bool, now: i64) -> Append {
+        let stored = events
+            .iter()
+            .map(|event| NewEvent {
+                seat: None,
+                event_type: event.event_type().to_owned(),
+                schema_version: SERVER_SCHEMA_VERSION as i32,
+                payload: serde_json::to_string(event).unwrap_or_default(),
+                source: SERVER_SOURCE,
+            })
+            .collect();
+        let seat_updates = if abandoned {
+            self.seats
+                .iter()
+                .filter(|taken| taken.clock.deadline_ms.is_some())
+                .map(|taken| SeatUpdate {
+                    seat: taken.seat,
+                    clock: SeatClock {
+                        deadline_ms: None,
+                        ..taken.clock
+                    },
+                    bot: taken.bot,
+                    forfeit: taken.forfeit,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let (status, to_act, work_after) = if abandoned {
+            (GameStatus::Abandoned, Vec::new(), GameWork::default())
+        } else {
+            (self.game.status, self.game.to_act.clone(), self.work())
+        };
+        let listeners = self
+            .seats
+            .iter()
+            .filter(|taken| taken.bot.is_none())
+            .filter_map(|taken| {
+                Some(Listener {
+                    seat: taken.seat,
+                    account_id: taken.account_id.clone()?,
+                    has_webhooks: taken.has_webhooks,
+                })
+            })
+            .collect();
+        Append {
+            game_id: self.game.id.clone(),
+            kind: self.game.kind.clone(),
+            previous_status: self.game.status,
+            previous_to_act: self.game.to_act.clone(),
+            acting_seat: None,
+            expected_seq: self.game.current_seq,
+            events: stored,
+            status,
+            to_act,
+            outcome: None,
+            now,
+            action: None,
+            seat_updates,
+            listeners,
+            created_by: self.game.created_by.clone(),
+            work_before: self.work(),
+            work_after,
+        }
     }
 
     /// The background work the game has as loaded: its earliest running deadline, and

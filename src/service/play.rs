@@ -189,7 +189,7 @@ fn view_at(
     deadlines: Vec<(Seat, i64)>,
     view: ViewJson,
 ) -> ViewAt {
-    let finished = seq == game.game.current_seq && game.game.status == GameStatus::Finished;
+    let finished = seq == game.game.current_seq && game.game.status.is_over();
     ViewAt {
         game_id: game.game.id.clone(),
         kind: game.game.kind.clone(),
@@ -527,6 +527,12 @@ fn decide_action(
                 "the game was cancelled before it started",
             ))
         }
+        GameStatus::Abandoned => {
+            return Err(ApiError::conflict(
+                "game_abandoned",
+                "every player agreed to abandon the game",
+            ))
+        }
         GameStatus::Open => require_started(&game)?,
     }
     let current_seq = game.game.current_seq;
@@ -832,7 +838,7 @@ pub struct Export {
 pub fn export(db: &Db, game_id: &str, user: &AuthUser) -> Result<Export, ApiError> {
     db.read(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
-        let finished = game.game.status == GameStatus::Finished;
+        let finished = game.game.status.is_over();
         let viewer = if finished {
             Viewer::Omniscient
         } else {

@@ -7,6 +7,7 @@ use rand::RngCore;
 use serde_json::{json, Value};
 
 use super::fold_cache::{Fold, FoldCache};
+use super::invitations::{notify_account, Notice};
 use super::play::decide;
 use super::{GameStatus, LoadedGame};
 use crate::auth::AuthUser;
@@ -14,7 +15,9 @@ use crate::error::ApiError;
 use crate::games::bot_rng_for;
 use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;
-use crate::games::server_events::{too_few_remain, Forfeit, ForfeitReason};
+use crate::games::server_events::{
+    too_few_remain, Forfeit, ForfeitReason, ServerEvent, ServerFold,
+};
 use crate::games::{GameRules, Table};
 use crate::store::jobs::{self, Claim, ClaimedJob, JobKind};
 use crate::store::{self, ActionRow, CancelReason, Db, DbConnection, StoreError};
@@ -76,7 +79,7 @@ pub fn resign(
                     "an open game is left, not resigned: POST /v1/games/{id}/leave",
                 ))
             }
-            GameStatus::Finished | GameStatus::Cancelled => {
+            GameStatus::Finished | GameStatus::Cancelled | GameStatus::Abandoned => {
                 return Err(ApiError::conflict("game_finished", "the game is over"))
             }
         }
@@ -113,6 +116,111 @@ pub fn resign(
             .ok_or_else(|| ApiError::stale_seq(game.game.current_seq))?;
         LoadedGame::load(conn, game_id)
     })
+}
+
+/// The caller votes to abandon the game, or with `agree` false takes their vote back. The
+/// game ends without a result once every seat a person still plays has voted (a vote cast
+/// again when that is already so ends it too: a seat that forfeited after the others voted
+/// leaves them complete). The other players still in play are told of each vote. Voting
+/// twice, or withdrawing no vote, changes nothing.
+pub fn vote_to_abandon(
+    db: &Db,
+    game_id: &str,
+    user: &AuthUser,
+    agree: bool,
+    now: i64,
+) -> Result<LoadedGame, ApiError> {
+    db.write(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        let seat = game.seat_row_of(user).ok_or_else(|| {
+            ApiError::forbidden("not_a_player", "only a seated player can vote to abandon")
+        })?;
+        match game.game.status {
+            GameStatus::Running => {}
+            GameStatus::Open => {
+                return Err(ApiError::conflict(
+                    "game_not_started",
+                    "an open game is cancelled or left, not abandoned",
+                ))
+            }
+            GameStatus::Finished | GameStatus::Cancelled | GameStatus::Abandoned => {
+                return Err(ApiError::conflict("game_finished", "the game is over"))
+            }
+        }
+        if !seat.is_person_in_play() {
+            return Err(ApiError::conflict(
+                "seat_forfeited",
+                "your seat has left the game: a bot plays it and does not vote",
+            ));
+        }
+        let seat = seat.seat;
+        let mut votes = abandon_votes(conn, &game)?;
+        let mut events = Vec::new();
+        if agree && !votes.contains(&seat) {
+            votes.push(seat);
+            events.push(ServerEvent::AbandonVoted { seat });
+        } else if !agree && votes.contains(&seat) {
+            votes.retain(|voter| *voter != seat);
+            events.push(ServerEvent::AbandonVoteWithdrawn { seat });
+        }
+        let everyone_agrees = game
+            .seats
+            .iter()
+            .filter(|taken| taken.is_person_in_play())
+            .all(|taken| votes.contains(&taken.seat));
+        let abandoned = agree && everyone_agrees;
+        if abandoned {
+            events.push(ServerEvent::GameAbandoned {});
+        }
+        if events.is_empty() {
+            return Ok(game);
+        }
+        let append = game.append_server_events(&events, abandoned, now);
+        match store::append(conn, &append) {
+            Ok(_) => {}
+            Err(StoreError::StaleSeq { .. }) => {
+                return Err(ApiError::stale_seq(game.game.current_seq))
+            }
+            Err(other) => return Err(other.into()),
+        }
+        let after = LoadedGame::load(conn, game_id)?;
+        if agree && !abandoned {
+            for other in after.seats.iter().filter(|taken| taken.seat != seat) {
+                let Some(account_id) = other.account_id.as_deref() else {
+                    continue;
+                };
+                if !other.is_person_in_play() {
+                    continue;
+                }
+                let notice = Notice {
+                    kind: "abandon_vote",
+                    seat: Some(other.seat),
+                    by: user,
+                    rematch_of: None,
+                };
+                notify_account(conn, account_id, &after.game, &notice, now)?;
+            }
+        }
+        Ok(after)
+    })
+}
+
+/// The seats whose vote to abandon stands, from the game's server events.
+pub(super) fn abandon_votes(
+    conn: &mut DbConnection,
+    game: &LoadedGame,
+) -> Result<Vec<Seat>, ApiError> {
+    let mut fold = ServerFold::default();
+    for event in store::load_server_events(conn, &game.game.id, game.game.current_seq)? {
+        let parsed: ServerEvent = serde_json::from_str(&event.payload).map_err(|_| {
+            ApiError::Internal(format!(
+                "event {} of game {} has a corrupt payload",
+                event.seq, game.game.id
+            ))
+        })?;
+        fold.apply(&parsed);
+    }
+    Ok(fold.abandon_votes)
 }
 
 /// Whether a job of `claim.kind` is due and free, read without a write lock.

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use super::jobs::{self, GameWork};
 use super::on_backend;
-use super::schema::{accounts, actions, events, game_invitations, games, seats};
+use super::schema::{accounts, actions, events, game_invitations, games, rematches, seats};
 use super::{Change, DbConnection, StoreError};
 use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;
@@ -25,6 +25,9 @@ pub enum GameStatus {
     Finished,
     /// The game never started: its creator cancelled it, or it expired waiting for players.
     Cancelled,
+    /// Every seat a person played voted to stop: the game ended without a result. Its
+    /// export reveals everything, as a finished game's does.
+    Abandoned,
 }
 
 impl GameStatus {
@@ -35,7 +38,13 @@ impl GameStatus {
             GameStatus::Running => "running",
             GameStatus::Finished => "finished",
             GameStatus::Cancelled => "cancelled",
+            GameStatus::Abandoned => "abandoned",
         }
+    }
+
+    /// The game ended, with a result or abandoned: nothing is hidden any more.
+    pub fn is_over(self) -> bool {
+        matches!(self, GameStatus::Finished | GameStatus::Abandoned)
     }
 
     fn parse(text: &str) -> Result<GameStatus, StoreError> {
@@ -44,6 +53,7 @@ impl GameStatus {
             GameStatus::Running,
             GameStatus::Finished,
             GameStatus::Cancelled,
+            GameStatus::Abandoned,
         ]
         .into_iter()
         .find(|status| status.as_str() == text)
@@ -152,6 +162,7 @@ impl TryFrom<GameRow> for Game {
                 Some("expired") => Some(CancelReason::Expired),
                 Some(other) => return Err(corrupt(&id, "cancel_reason", other)),
             },
+
             kind: row.kind,
             created_by: row.created_by,
             created_at: row.created_at,
@@ -411,6 +422,7 @@ pub fn list_games(
     let invited_games = |account: &str| {
         game_invitations::table
             .filter(game_invitations::account_id.eq(account.to_owned()))
+            .filter(game_invitations::declined_at.is_null())
             .select(game_invitations::game_id)
     };
     // The caller's seat where it must act, joined for its deadline (when listing `to_act`).
@@ -528,7 +540,10 @@ pub fn finished_game_ids(
     until: i64,
 ) -> Result<Vec<String>, StoreError> {
     let mut query = games::table
-        .filter(games::status.eq(GameStatus::Finished.as_str()))
+        .filter(games::status.eq_any([
+            GameStatus::Finished.as_str(),
+            GameStatus::Abandoned.as_str(),
+        ]))
         .filter(games::updated_at.ge(since))
         .filter(games::updated_at.lt(until))
         .select(games::id)
@@ -689,37 +704,151 @@ pub fn cancel_open_game(
     Ok(updated == 1)
 }
 
-/// Invites accounts to a game (again is fine).
+/// Invites accounts to a game at `now`; an account invited already keeps its invitation.
+/// Returns the accounts newly invited.
 pub fn invite(
     conn: &mut DbConnection,
     game_id: &str,
     account_ids: &[String],
-) -> Result<(), StoreError> {
+    now: i64,
+) -> Result<Vec<String>, StoreError> {
+    let mut invited = Vec::new();
     for account_id in account_ids {
         let exists = game_invitations::table
             .find((game_id, account_id))
             .count()
             .get_result::<i64>(conn)?
             > 0;
-        if !exists {
+        if !exists && !invited.contains(account_id) {
             diesel::insert_into(game_invitations::table)
                 .values((
                     game_invitations::game_id.eq(game_id),
                     game_invitations::account_id.eq(account_id),
+                    game_invitations::invited_at.eq(now),
                 ))
                 .execute(conn)?;
+            invited.push(account_id.clone());
         }
+    }
+    Ok(invited)
+}
+
+/// The accounts invited to a game that have not declined.
+pub fn invitations(conn: &mut DbConnection, game_id: &str) -> Result<Vec<String>, StoreError> {
+    Ok(game_invitations::table
+        .filter(game_invitations::game_id.eq(game_id))
+        .filter(game_invitations::declined_at.is_null())
+        .select(game_invitations::account_id)
+        .order(game_invitations::account_id.asc())
+        .load(conn)?)
+}
+
+/// Marks `account_id`'s invitation to a game declined; false when it has none standing.
+pub fn decline_invitation(
+    conn: &mut DbConnection,
+    game_id: &str,
+    account_id: &str,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let updated = diesel::update(
+        game_invitations::table
+            .find((game_id, account_id))
+            .filter(game_invitations::declined_at.is_null()),
+    )
+    .set(game_invitations::declined_at.eq(now))
+    .execute(conn)?;
+    Ok(updated == 1)
+}
+
+/// An invitation still waiting for its invitee: an open game, a seat not yet taken, not
+/// declined.
+#[derive(Debug, Clone)]
+pub struct PendingInvitation {
+    pub game: Game,
+    pub seats: Vec<SeatWithName>,
+    pub invited_at: i64,
+}
+
+/// `account_id`'s pending invitations, newest first (at most `limit`).
+pub fn pending_invitations(
+    conn: &mut DbConnection,
+    account_id: &str,
+    limit: i64,
+) -> Result<Vec<PendingInvitation>, StoreError> {
+    let seated = seats::table
+        .filter(seats::account_id.eq(account_id.to_owned()))
+        .select(seats::game_id);
+    let rows: Vec<(String, i64)> = game_invitations::table
+        .inner_join(games::table)
+        .filter(game_invitations::account_id.eq(account_id))
+        .filter(game_invitations::declined_at.is_null())
+        .filter(games::status.eq(GameStatus::Open.as_str()))
+        .filter(games::id.ne_all(seated))
+        .order((game_invitations::invited_at.desc(), games::id.asc()))
+        .limit(limit)
+        .select((games::id, game_invitations::invited_at))
+        .load(conn)?;
+    let mut pending = Vec::with_capacity(rows.len());
+    for (game_id, invited_at) in rows {
+        if let Some((game, seats)) = find_game_with_seats(conn, &game_id)? {
+            pending.push(PendingInvitation {
+                game,
+                seats,
+                invited_at,
+            });
+        }
+    }
+    Ok(pending)
+}
+
+/// Holds game `id`'s row until the transaction ends (PostgreSQL; SQLite has one writer).
+pub fn lock_game(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
+    if let DbConnection::Postgresql(pg) = conn {
+        games::table
+            .find(id)
+            .select(games::id)
+            .for_update()
+            .first::<String>(pg)
+            .optional()?;
     }
     Ok(())
 }
 
-/// The accounts invited to a game.
-pub fn invitations(conn: &mut DbConnection, game_id: &str) -> Result<Vec<String>, StoreError> {
-    Ok(game_invitations::table
-        .filter(game_invitations::game_id.eq(game_id))
-        .select(game_invitations::account_id)
-        .order(game_invitations::account_id.asc())
-        .load(conn)?)
+/// The game that plays `game_id` again, if one was asked for.
+pub fn rematch_of(conn: &mut DbConnection, game_id: &str) -> Result<Option<String>, StoreError> {
+    Ok(rematches::table
+        .find(game_id)
+        .select(rematches::rematch_id)
+        .first(conn)
+        .optional()?)
+}
+
+/// The game that `rematch_id` plays again, if it is a rematch.
+pub fn rematched_game(
+    conn: &mut DbConnection,
+    rematch_id: &str,
+) -> Result<Option<String>, StoreError> {
+    Ok(rematches::table
+        .filter(rematches::rematch_id.eq(rematch_id))
+        .select(rematches::game_id)
+        .first(conn)
+        .optional()?)
+}
+
+/// Records `rematch_id` as the game that plays `game_id` again.
+pub fn link_rematch(
+    conn: &mut DbConnection,
+    game_id: &str,
+    rematch_id: &str,
+) -> Result<(), StoreError> {
+    diesel::insert_into(rematches::table)
+        .values((
+            rematches::game_id.eq(game_id),
+            rematches::rematch_id.eq(rematch_id),
+        ))
+        .execute(conn)
+        .map_err(StoreError::from_insert)?;
+    Ok(())
 }
 
 /// The events with `seq <= up_to`, in order.
@@ -917,6 +1046,8 @@ fn seat_notifications(
     let started = append.previous_status == GameStatus::Open && append.status != GameStatus::Open;
     let finished =
         append.previous_status != GameStatus::Finished && append.status == GameStatus::Finished;
+    let abandoned =
+        append.previous_status != GameStatus::Abandoned && append.status == GameStatus::Abandoned;
     let mut notifications = Vec::new();
     for listener in &append.listeners {
         let seat = listener.seat;
@@ -926,6 +1057,7 @@ fn seat_notifications(
             (started, "game_started"),
             (turn, "your_turn"),
             (finished, "game_finished"),
+            (abandoned, "game_abandoned"),
         ];
         for (_, kind) in kinds.into_iter().filter(|(happened, _)| *happened) {
             let mut payload = serde_json::json!({

@@ -29,12 +29,13 @@ pub use accounts::{
 };
 pub use changes::Change;
 pub use games::{
-    append, cancel_open_game, count_open_games_created_by, current_seqs, find_action_by_key,
-    find_game, find_game_with_seats, finished_game_ids, games_played_by, insert_game, invitations,
-    invite, leave_seat, list_games, load_actions, load_events, load_events_between,
-    load_server_events, lock_open_game, take_seat, ActionRow, Append, CancelReason, Game,
-    GameFilter, GameStatus, Listener, NewEvent, PlayedGame, SeatRow, SeatUpdate, SeatWithName,
-    StoredEvent, ENGINE_SOURCE, SERVER_SOURCE,
+    append, cancel_open_game, count_open_games_created_by, current_seqs, decline_invitation,
+    find_action_by_key, find_game, find_game_with_seats, finished_game_ids, games_played_by,
+    insert_game, invitations, invite, leave_seat, link_rematch, list_games, load_actions,
+    load_events, load_events_between, load_server_events, lock_game, lock_open_game,
+    pending_invitations, rematch_of, rematched_game, take_seat, ActionRow, Append, CancelReason,
+    Game, GameFilter, GameStatus, Listener, NewEvent, PendingInvitation, PlayedGame, SeatRow,
+    SeatUpdate, SeatWithName, StoredEvent, ENGINE_SOURCE, SERVER_SOURCE,
 };
 
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");

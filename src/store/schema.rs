@@ -83,10 +83,19 @@ diesel::table! {
     game_invitations (game_id, account_id) {
         game_id -> Text,
         account_id -> Text,
+        invited_at -> BigInt,
+        declined_at -> Nullable<BigInt>,
     }
 }
 
 diesel::joinable!(game_invitations -> games (game_id));
+
+diesel::table! {
+    rematches (game_id) {
+        game_id -> Text,
+        rematch_id -> Text,
+    }
+}
 
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
@@ -94,7 +103,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     seats,
     events,
     actions,
-    game_invitations
+    game_invitations,
+    rematches
 );
 
 diesel::table! {

@@ -278,7 +278,9 @@ pub fn assert_replays_from_seed(export: &Value) {
         verified.commitment_checked,
         "a new game has a seed commitment"
     );
-    let outcome = verified.outcome;
+    let outcome = verified
+        .outcome
+        .expect("a game played to its end has a result");
     assert_eq!(json!(outcome.scores), export["outcome"]["scores"]);
     assert_eq!(json!(outcome.places), export["outcome"]["places"]);
 }

@@ -15,6 +15,7 @@ mod fold_cache;
 mod followers;
 mod hardening;
 mod histories;
+mod invitations;
 mod java;
 mod jobs;
 mod live;

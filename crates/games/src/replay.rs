@@ -211,7 +211,8 @@ impl Divergence {
 /// A record that verified: every event and the outcome re-derived from the seed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verified {
-    pub outcome: Standing,
+    /// None: the players abandoned the game, which ended without a result.
+    pub outcome: Option<Standing>,
     pub events: usize,
     pub actions: usize,
     /// Whether the seed was checked against a commitment published before the first move
@@ -299,8 +300,9 @@ impl GameRecord {
 
     /// Re-derives the whole log from the seed, the options and the actions under the
     /// record's rules version, and checks that it equals the stored log event for event and
-    /// ends in the recorded outcome. Returns that outcome.
-    pub fn replay(&self) -> Result<Standing, Divergence> {
+    /// ends in the recorded outcome. Returns that outcome: none when every player agreed to
+    /// abandon the game (a game that simply has not ended does not replay).
+    pub fn replay(&self) -> Result<Option<Standing>, Divergence> {
         let rules = self.rules()?;
         let seats = self.seat_count()?;
         let seed = self.decoded_seed()?;
@@ -362,10 +364,13 @@ impl GameRecord {
                 replayed: Box::new(outcome),
             });
         }
-        outcome.ok_or(Divergence::OutcomeDiffers {
-            recorded: Box::new(None),
-            replayed: Box::new(None),
-        })
+        if outcome.is_none() && !server.abandoned {
+            return Err(Divergence::OutcomeDiffers {
+                recorded: Box::new(None),
+                replayed: Box::new(None),
+            });
+        }
+        Ok(outcome)
     }
 
     /// Passes over the server's events at the replay's position (they are not re-derived:

@@ -301,6 +301,16 @@ pub enum ServerEvent {
     /// At most one seat had not forfeited, so the game ended here with this standing.
     /// Example: `{"type": "game_ended_by_forfeit", "scores": [12, 30], "places": [1, 2]}`
     GameEndedByForfeit { scores: Vec<i32>, places: Vec<u8> },
+    /// The player at `seat` votes to abandon the game; the vote stands until withdrawn.
+    /// Example: `{"type": "abandon_voted", "seat": 0}`
+    AbandonVoted { seat: Seat },
+    /// The player at `seat` takes back their vote to abandon the game.
+    /// Example: `{"type": "abandon_vote_withdrawn", "seat": 0}`
+    AbandonVoteWithdrawn { seat: Seat },
+    /// Every seat a person still plays voted to abandon: the game ended here without a
+    /// result.
+    /// Example: `{"type": "game_abandoned"}`
+    GameAbandoned {},
 }
 
 impl ServerEvent {
@@ -319,6 +329,9 @@ impl ServerEvent {
             ServerEvent::SeatTimedOut { .. } => "seat_timed_out",
             ServerEvent::SeatTakenOver { .. } => "seat_taken_over",
             ServerEvent::GameEndedByForfeit { .. } => "game_ended_by_forfeit",
+            ServerEvent::AbandonVoted { .. } => "abandon_voted",
+            ServerEvent::AbandonVoteWithdrawn { .. } => "abandon_vote_withdrawn",
+            ServerEvent::GameAbandoned {} => "game_abandoned",
         }
     }
 
@@ -350,6 +363,15 @@ impl ServerEvent {
             ServerEvent::GameEndedByForfeit { scores, places } => {
                 let standing = crate::kit::seats::describe_final_standing(scores, places);
                 format!("Too few players remain; {}", lowercase_first(&standing))
+            }
+            ServerEvent::AbandonVoted { seat } => {
+                format!("{} votes to abandon the game", colour(*seat))
+            }
+            ServerEvent::AbandonVoteWithdrawn { seat } => {
+                format!("{} withdraws their vote to abandon the game", colour(*seat))
+            }
+            ServerEvent::GameAbandoned {} => {
+                "Every player agreed: the game is abandoned without a result".to_owned()
             }
         }
     }
@@ -452,6 +474,10 @@ pub struct ServerFold {
     pub bots: Vec<(Seat, BotStrategy)>,
     pub clocks: Vec<(Seat, SeatClock)>,
     pub ended: Option<Standing>,
+    /// The seats whose vote to abandon stands, in the order they voted.
+    pub abandon_votes: Vec<Seat>,
+    /// Every seat a person played agreed to stop: the game ended without a result.
+    pub abandoned: bool,
 }
 
 impl ServerFold {
@@ -495,6 +521,18 @@ impl ServerFold {
                 self.ended = Some(Standing::by_forfeit(scores.clone(), &self.forfeits));
                 self.clocks.clear();
             }
+            ServerEvent::AbandonVoted { seat } => {
+                if !self.abandon_votes.contains(seat) {
+                    self.abandon_votes.push(*seat);
+                }
+            }
+            ServerEvent::AbandonVoteWithdrawn { seat } => {
+                self.abandon_votes.retain(|voter| voter != seat)
+            }
+            ServerEvent::GameAbandoned {} => {
+                self.abandoned = true;
+                self.clocks.clear();
+            }
         }
     }
 
@@ -504,8 +542,12 @@ impl ServerFold {
         }
     }
 
-    /// The game's final standing, given the engine's outcome if it ended by its rules.
+    /// The game's final standing, given the engine's outcome if it ended by its rules; none
+    /// for an abandoned game.
     pub fn standing(&self, engine: Option<&Outcome>) -> Option<Standing> {
+        if self.abandoned {
+            return None;
+        }
         self.ended
             .clone()
             .or_else(|| engine.map(|outcome| Standing::after_play(outcome, &self.forfeits)))

@@ -40,6 +40,9 @@ pub struct SeatInfo {
     /// Time bank games: milliseconds in the seat's bank when its clock last started or
     /// stopped (while it runs, what is left is `deadline` minus now).
     pub time_bank_ms: Option<i64>,
+    /// The player here voted to abandon the game (`POST /v1/games/{id}/abandon`) and has
+    /// not taken the vote back.
+    pub abandon_vote: bool,
 }
 
 /// Scores and places once a game is finished.
@@ -128,6 +131,7 @@ impl GameSummary {
                     time_bank_ms: taken
                         .filter(|taken| timed_bank && taken.bot.is_none())
                         .map(|taken| taken.clock.bank_ms),
+                    abandon_vote: taken.is_some_and(|taken| taken.abandon_vote),
                 }
             })
             .collect();

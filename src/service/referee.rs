@@ -15,9 +15,7 @@ use crate::error::ApiError;
 use crate::games::bot_rng_for;
 use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;
-use crate::games::server_events::{
-    too_few_remain, Forfeit, ForfeitReason, ServerEvent, ServerFold,
-};
+use crate::games::server_events::{too_few_remain, Forfeit, ForfeitReason, ServerEvent};
 use crate::games::{GameRules, Table};
 use crate::store::jobs::{self, Claim, ClaimedJob, JobKind};
 use crate::store::{self, ActionRow, CancelReason, Db, DbConnection, StoreError};
@@ -154,7 +152,12 @@ pub fn vote_to_abandon(
             ));
         }
         let seat = seat.seat;
-        let mut votes = abandon_votes(conn, &game)?;
+        let mut votes: Vec<Seat> = game
+            .seats
+            .iter()
+            .filter(|taken| taken.abandon_vote)
+            .map(|taken| taken.seat)
+            .collect();
         let mut events = Vec::new();
         if agree && !votes.contains(&seat) {
             votes.push(seat);
@@ -183,6 +186,12 @@ pub fn vote_to_abandon(
             }
             Err(other) => return Err(other.into()),
         }
+        if events
+            .iter()
+            .any(|event| !matches!(event, ServerEvent::GameAbandoned {}))
+        {
+            store::set_abandon_vote(conn, game_id, seat, agree)?;
+        }
         let after = LoadedGame::load(conn, game_id)?;
         if agree && !abandoned {
             for other in after.seats.iter().filter(|taken| taken.seat != seat) {
@@ -203,24 +212,6 @@ pub fn vote_to_abandon(
         }
         Ok(after)
     })
-}
-
-/// The seats whose vote to abandon stands, from the game's server events.
-pub(super) fn abandon_votes(
-    conn: &mut DbConnection,
-    game: &LoadedGame,
-) -> Result<Vec<Seat>, ApiError> {
-    let mut fold = ServerFold::default();
-    for event in store::load_server_events(conn, &game.game.id, game.game.current_seq)? {
-        let parsed: ServerEvent = serde_json::from_str(&event.payload).map_err(|_| {
-            ApiError::Internal(format!(
-                "event {} of game {} has a corrupt payload",
-                event.seq, game.game.id
-            ))
-        })?;
-        fold.apply(&parsed);
-    }
-    Ok(fold.abandon_votes)
 }
 
 /// Whether a job of `claim.kind` is due and free, read without a write lock.

@@ -226,6 +226,8 @@ pub struct SeatWithName {
     pub bot: Option<BotStrategy>,
     pub forfeit: Option<ForfeitReason>,
     pub clock: SeatClock,
+    /// The seat's vote to abandon the game stands.
+    pub abandon_vote: bool,
 }
 
 impl SeatWithName {
@@ -567,6 +569,7 @@ type SeatColumns = (
     Option<String>,
     Option<i64>,
     i64,
+    bool,
 );
 
 /// The columns of [`SeatColumns`] in a query that joins `seats` with `accounts`.
@@ -581,12 +584,23 @@ macro_rules! seat_columns {
             seats::forfeit,
             seats::deadline,
             seats::bank_ms,
+            seats::abandon_vote,
         )
     };
 }
 
 fn seat_from_columns(game_id: &str, columns: SeatColumns) -> Result<SeatWithName, StoreError> {
-    let (seat, account_id, account_name, webhook_count, bot, forfeit, deadline, bank_ms) = columns;
+    let (
+        seat,
+        account_id,
+        account_name,
+        webhook_count,
+        bot,
+        forfeit,
+        deadline,
+        bank_ms,
+        abandon_vote,
+    ) = columns;
     let seat = Seat::try_from(seat).map_err(|error| corrupt(game_id, "seats.seat", error))?;
     let bot = bot
         .map(|bot| BotStrategy::parse(&bot).ok_or_else(|| corrupt(game_id, "seats.bot", bot)))
@@ -607,6 +621,7 @@ fn seat_from_columns(game_id: &str, columns: SeatColumns) -> Result<SeatWithName
             deadline_ms: deadline,
             bank_ms,
         },
+        abandon_vote,
     })
 }
 
@@ -799,6 +814,23 @@ pub fn pending_invitations(
         }
     }
     Ok(pending)
+}
+
+/// Records whether `seat`'s vote to abandon its game stands (with the vote's event).
+pub fn set_abandon_vote(
+    conn: &mut DbConnection,
+    game_id: &str,
+    seat: Seat,
+    agree: bool,
+) -> Result<(), StoreError> {
+    diesel::update(
+        seats::table
+            .filter(seats::game_id.eq(game_id))
+            .filter(seats::seat.eq(i32::from(seat))),
+    )
+    .set(seats::abandon_vote.eq(agree))
+    .execute(conn)?;
+    Ok(())
 }
 
 /// Holds game `id`'s row until the transaction ends (PostgreSQL; SQLite has one writer).

@@ -44,6 +44,7 @@ diesel::table! {
         forfeit -> Nullable<Text>,
         deadline -> Nullable<BigInt>,
         bank_ms -> BigInt,
+        abandon_vote -> Bool,
     }
 }
 

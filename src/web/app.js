@@ -74,7 +74,7 @@ function gameItem(game, action) {
   link.textContent = `${game.kind} ${game.id}: ${players} (${game.status})`;
   item.append(link);
   if (game.your_turn) item.className = 'your-turn';
-  if (action) item.append(' ', action);
+  if (action) item.append(' ', ...[action].flat());
   return item;
 }
 
@@ -159,6 +159,22 @@ async function showLobby() {
     for (const kind of lobby.kinds) select.add(new Option(kind.name, kind.kind));
     await showOptions();
   }
+  const invited = await api('GET', '/v1/me/invitations');
+  $('invitations-title').hidden = invited.invitations.length === 0;
+  $('invitations').replaceChildren(
+    ...invited.invitations.map((invitation) => {
+      const accept = document.createElement('button');
+      accept.textContent = 'Accept';
+      accept.className = 'accept';
+      accept.onclick = () => joinGame(invitation.game.id);
+      const decline = document.createElement('button');
+      decline.textContent = 'Decline';
+      decline.className = 'decline';
+      decline.onclick = () => declineInvitation(invitation.game.id);
+      const from = invitation.rematch_of ? 'a rematch from' : 'from';
+      return gameItem(invitation.game, [`${from} ${invitation.invited_by.name}`, ' ', accept, ' ', decline]);
+    }),
+  );
   const mine = await api('GET', '/v1/games?mine=true&limit=100');
   $('games').replaceChildren(...mine.games.map((game) => gameItem(game)));
   const open = await api('GET', '/v1/games?status=open&limit=50');
@@ -171,6 +187,16 @@ async function showLobby() {
       return gameItem(game, join);
     }),
   );
+}
+
+async function declineInvitation(id) {
+  try {
+    await api('POST', `/v1/games/${id}/decline`, {});
+    showError(null);
+    await showLobby();
+  } catch (problem) {
+    showError(problem);
+  }
 }
 
 async function joinGame(id) {
@@ -249,6 +275,17 @@ async function refreshGame(onlyIfChanged) {
     (summary.your_seat === null ? ', you are watching' : `, you are seat ${summary.your_seat}`) +
     (summary.your_turn ? ' - your turn' : '');
   $('join').hidden = !(summary.status === 'open' && summary.your_seat === null);
+  const voters = summary.seats.filter((seat) => seat.abandon_vote).map((seat) => names[seat.seat]);
+  $('votes').textContent = summary.status === 'running' && voters.length
+    ? `Voted to abandon the game: ${voters.join(', ')}`
+    : '';
+  const mySeat = summary.your_seat === null ? null : summary.seats[summary.your_seat];
+  const inPlay = mySeat !== null && mySeat.bot === null && mySeat.forfeit === null;
+  $('abandon').hidden = !(summary.status === 'running' && inPlay);
+  $('abandon').textContent = mySeat && mySeat.abandon_vote
+    ? 'Take back my vote to abandon'
+    : 'Vote to abandon';
+  $('rematch').hidden = !(['finished', 'abandoned'].includes(summary.status) && mySeat !== null);
   const range = $('at');
   range.max = String(summary.current_seq);
   await drawBoard();
@@ -331,6 +368,26 @@ async function act(seq, action) {
   }
 }
 
+async function voteToAbandon() {
+  const mySeat = game.summary.seats[game.summary.your_seat];
+  try {
+    await api('POST', `/v1/games/${game.id}/abandon`, { agree: !mySeat.abandon_vote });
+    showError(null);
+  } catch (problem) {
+    showError(problem);
+  }
+  await refreshGame();
+}
+
+async function playAgain() {
+  try {
+    const rematch = await api('POST', `/v1/games/${game.id}/rematch`, {});
+    location.href = `/games/${rematch.id}`;
+  } catch (problem) {
+    showError(problem);
+  }
+}
+
 function step(to) {
   const current = game.summary.current_seq;
   const target = Math.max(0, Math.min(current, to));
@@ -357,10 +414,12 @@ window.addEventListener('DOMContentLoaded', () => {
   $('new-game-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     try {
+      const invite = $('new-invite').value.split(',').map((name) => name.trim()).filter(Boolean);
       const created = await api('POST', '/v1/games', {
         kind: $('new-kind').value,
         seats: Number($('new-seats').value),
         options: chosenOptions(),
+        ...(invite.length ? { private: true, invite } : {}),
       });
       location.href = `/games/${created.id}`;
     } catch (problem) {
@@ -369,6 +428,8 @@ window.addEventListener('DOMContentLoaded', () => {
   });
   $('new-kind').addEventListener('change', () => showOptions().catch(showError));
   $('join').addEventListener('click', () => joinGame(game.id));
+  $('abandon').addEventListener('click', () => voteToAbandon());
+  $('rematch').addEventListener('click', () => playAgain());
   $('first').addEventListener('click', () => step(0));
   $('back').addEventListener('click', () => step((game.at ?? game.summary.current_seq) - 1));
   $('forward').addEventListener('click', () => step((game.at ?? game.summary.current_seq) + 1));

@@ -512,3 +512,117 @@ async fn a_page_on_another_origin_calls_the_api_with_a_bearer_token_in_a_real_br
     let summary = api.get(&alice, &format!("/v1/games/{id}")).await.json();
     assert_eq!(summary["current_seq"], answer["seq"], "the move is stored");
 }
+
+/// The lobby lists an invitation to accept or decline, the game page shows who voted to
+/// abandon and offers to play again, and the form invites by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invitations_votes_and_rematches_in_a_real_browser() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let alice = app.register("alice").await;
+    app.register("bob").await;
+    let browser = Browser::start().await;
+    let shown = "return document.querySelector(arguments[0]) !== null";
+    let game_page = "const id = location.pathname.match(/^\\/games\\/(.+)$/); \
+                     return id ? id[1] : null;";
+    let text_of = "const element = document.getElementById(arguments[0]); \
+                   return element && !element.hidden && \
+                   element.textContent.includes(arguments[1]);";
+
+    // Alice invites Bob from the new-game form: the game is private.
+    browser.sign_in(&app.base, "alice", "20-sign-in.png").await;
+    browser
+        .wait_for("the lobby", shown, json!(["#new-kind option"]))
+        .await;
+    browser.type_into("#new-invite", "bob").await;
+    browser.click("#new-game-form button[type='submit']").await;
+    let id = browser
+        .wait_for("the new game's page", game_page, json!([]))
+        .await;
+    let id = id.as_str().unwrap().to_owned();
+    let summary = app.get(&alice, &format!("/v1/games/{id}")).await.json();
+    assert_eq!(summary["private"], true, "{summary}");
+
+    // Bob finds the invitation in his lobby and accepts it.
+    browser.click("#sign-out").await;
+    browser.sign_in(&app.base, "bob", "21-sign-in.png").await;
+    browser
+        .wait_for("the invitation", shown, json!(["#invitations .accept"]))
+        .await;
+    browser.screenshot("22-invitation.png").await;
+    browser.click("#invitations .accept").await;
+    browser
+        .wait_for(
+            "Bob's vote button",
+            text_of,
+            json!(["abandon", "Vote to abandon"]),
+        )
+        .await;
+
+    // Bob votes to abandon; Alice agrees through the API and the page follows.
+    browser.click("#abandon").await;
+    browser
+        .wait_for("Bob's vote shown", text_of, json!(["votes", "bob"]))
+        .await;
+    browser
+        .wait_for(
+            "the button to take it back",
+            text_of,
+            json!(["abandon", "Take back"]),
+        )
+        .await;
+    browser.screenshot("23-voted.png").await;
+    app.post(&alice, &format!("/v1/games/{id}/abandon"), &json!({}))
+        .await
+        .expect_status(200);
+    browser
+        .wait_for(
+            "the abandoned game",
+            text_of,
+            json!(["status", "abandoned"]),
+        )
+        .await;
+
+    // Bob plays again: a rematch that invites Alice, who declines it from her lobby.
+    browser
+        .wait_for(
+            "the rematch button",
+            text_of,
+            json!(["rematch", "Play again"]),
+        )
+        .await;
+    browser.click("#rematch").await;
+    let rematch = browser
+        .wait_for(
+            "the rematch's page",
+            "const id = location.pathname.match(/^\\/games\\/(.+)$/); \
+             return id && id[1] !== arguments[0] ? id[1] : null;",
+            json!([id]),
+        )
+        .await;
+    browser.click("#sign-out").await;
+    browser.sign_in(&app.base, "alice", "24-sign-in.png").await;
+    browser
+        .wait_for(
+            "the rematch invitation",
+            text_of,
+            json!(["invitations", "a rematch from bob"]),
+        )
+        .await;
+    browser.click("#invitations .decline").await;
+    browser
+        .wait_for(
+            "no invitation left",
+            "return document.getElementById('invitations-title').hidden",
+            json!([]),
+        )
+        .await;
+    let declined = app
+        .get(&alice, &format!("/v1/games/{}", rematch.as_str().unwrap()))
+        .await
+        .json();
+    assert_eq!(declined["status"], "open");
+    assert_eq!(
+        app.get(&alice, "/v1/me/invitations").await.json()["invitations"],
+        json!([])
+    );
+}

@@ -10,7 +10,7 @@ use serde_json::Value;
 use turnpost::games::eternal_palace::{EternalPalace, EternalPalaceOptions};
 use turnpost::games::java::{Java, JavaOptions};
 use turnpost::games::tikal::{Tikal, TikalOptions};
-use turnpost_client::{Client, Error, Game, GameStatus};
+use turnpost_client::{AnyGameSummary, Client, CreateGame, Error, Game, GameStatus, TimeControl};
 
 use crate::on_both_backends;
 use crate::util::TestApp;
@@ -120,7 +120,55 @@ async fn a_whole_eternal_palace_game(app: &TestApp) {
     play_whole_game::<EternalPalace>(app, 3, EternalPalaceOptions::default(), uniform, 5).await;
 }
 
+/// An invitation answered, a game abandoned by vote and played again, through the client.
+async fn invitations_abandoning_and_rematches(app: &TestApp) {
+    let anonymous = checked_client(app);
+    let alice = anonymous.register("alice", "s3cret-pass").await.unwrap();
+    let bob = anonymous.register("bob", "s3cret-pass").await.unwrap();
+    let created = alice
+        .create_game_with::<Tikal>(CreateGame {
+            kind: Tikal::KIND,
+            seats: 2,
+            options: TikalOptions::default(),
+            seat: None,
+            time_control: TimeControl::None,
+            bots: Vec::new(),
+            private: true,
+            invite: vec!["bob".to_owned()],
+        })
+        .await
+        .unwrap();
+    let invitations = bob.invitations().await.unwrap();
+    assert_eq!(invitations.len(), 1);
+    assert_eq!(invitations[0].invited_by.name, "alice");
+    assert!(matches!(&invitations[0].game, AnyGameSummary::Tikal(game) if game.id == created.id()));
+    let game = bob.game::<Tikal>(created.id());
+    assert_eq!(game.join(None).await.unwrap().status, GameStatus::Running);
+    assert!(bob.invitations().await.unwrap().is_empty());
+
+    let voted = game.vote_to_abandon(true).await.unwrap();
+    assert_eq!(voted.status, GameStatus::Running);
+    let ended = created.vote_to_abandon(true).await.unwrap();
+    assert_eq!(ended.status, GameStatus::Abandoned);
+    assert!(ended.outcome.is_none());
+    let export = created.export().await.unwrap();
+    assert!(export.complete && export.seed.is_some());
+
+    let rematch = game.rematch().await.unwrap();
+    assert_eq!(created.rematch().await.unwrap().id(), rematch.id());
+    let invitations = alice.invitations().await.unwrap();
+    assert_eq!(invitations[0].rematch_of.as_deref(), Some(created.id()));
+    match rematch.decline().await {
+        Err(Error::Problem(problem)) => assert_eq!(problem.code, "already_seated"),
+        other => panic!("the rematch's creator sits in it: {other:?}"),
+    }
+    let declined = alice.game::<Tikal>(rematch.id()).decline().await.unwrap();
+    assert_eq!(declined.status, GameStatus::Open);
+    assert!(alice.invitations().await.unwrap().is_empty());
+}
+
 on_both_backends!(
+    invitations_abandoning_and_rematches,
     a_whole_tikal_game,
     a_whole_java_game,
     a_whole_eternal_palace_game

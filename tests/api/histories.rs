@@ -298,8 +298,8 @@ async fn player_pages_and_bulk_exports() {
     assert_eq!(
         page["kinds"],
         json!([
-            {"kind": "java", "finished": 0, "won": 0, "running": 1, "open": 1},
-            {"kind": "tikal", "finished": 2, "won": alice_won, "running": 0, "open": 0},
+            {"kind": "java", "finished": 0, "won": 0, "running": 1, "open": 1, "abandoned": 0},
+            {"kind": "tikal", "finished": 2, "won": alice_won, "running": 0, "open": 0, "abandoned": 0},
         ])
     );
     for missing in ["nobody", "bad%00name"] {

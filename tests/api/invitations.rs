@@ -311,11 +311,19 @@ async fn every_player_agrees_to_abandon(app: &TestApp) {
     }
     let again = vote(app, &alice, &id, true).await;
     assert_eq!(again["current_seq"], first["current_seq"]);
+    let votes: Vec<bool> = again["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|seat| seat["abandon_vote"].as_bool().unwrap())
+        .collect();
+    assert_eq!(votes, [true, false, false], "everyone sees who voted");
 
     // Bob votes, takes it back, and votes again: each is in the log.
     vote(app, &bob, &id, true).await;
     vote(app, &bob, &id, false).await;
     let withdrawn_nothing = vote(app, &bob, &id, false).await;
+    assert_eq!(withdrawn_nothing["seats"][1]["abandon_vote"], false);
     vote(app, &bob, &id, true).await;
     assert_eq!(
         summary(app, &alice, &id).await["current_seq"],

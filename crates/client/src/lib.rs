@@ -178,12 +178,14 @@ impl Client {
             seat: None,
             time_control: TimeControl::None,
             bots: Vec::new(),
+            private: false,
+            invite: Vec::new(),
         })
         .await
     }
 
     /// Creates a game with everything `POST /v1/games` takes: a time control, bots in
-    /// seats, the creator's seat.
+    /// seats, the creator's seat, privacy and invitations.
     pub async fn create_game_with<G: Game>(
         &self,
         body: CreateGame<G>,
@@ -247,6 +249,15 @@ impl Client {
         .await
     }
 
+    /// The caller's invitations waiting for an answer, newest first. Accept one by joining
+    /// its game ([`GameHandle::join`]), or decline it ([`GameHandle::decline`]).
+    pub async fn invitations(&self) -> Result<Vec<Invitation>, Error> {
+        let list: InvitationList = self
+            .call(Method::GET, "/v1/me/invitations", &[], None::<&()>, &[])
+            .await?;
+        Ok(list.invitations)
+    }
+
     /// Games the caller sits in, most recently active first (`my_turn`: only those where
     /// the caller must act).
     pub async fn my_games(&self, my_turn: bool) -> Result<Vec<AnyGameSummary>, Error> {
@@ -289,6 +300,33 @@ impl<G: Game> GameHandle<G> {
         let body = serde_json::json!({"seat": seat});
         self.client
             .call(Method::POST, &self.path("/seats"), &[], Some(&body), &[])
+            .await
+    }
+
+    /// Declines the caller's invitation to this open private game; its creator is told.
+    pub async fn decline(&self) -> Result<GameSummary<G>, Error> {
+        self.client
+            .call(Method::POST, &self.path("/decline"), &[], None::<&()>, &[])
+            .await
+    }
+
+    /// Plays this finished or abandoned game again (the same seats, bots, options and time
+    /// control; the other players are invited), or joins the rematch another player asked
+    /// for first: the rematch's handle.
+    pub async fn rematch(&self) -> Result<GameHandle<G>, Error> {
+        let rematch: GameSummary<G> = self
+            .client
+            .call(Method::POST, &self.path("/rematch"), &[], None::<&()>, &[])
+            .await?;
+        Ok(self.client.game(&rematch.id))
+    }
+
+    /// Votes to abandon the game (`agree`), or takes the vote back. The game ends without a
+    /// result once every seat a person still plays has voted.
+    pub async fn vote_to_abandon(&self, agree: bool) -> Result<GameSummary<G>, Error> {
+        let body = serde_json::json!({ "agree": agree });
+        self.client
+            .call(Method::POST, &self.path("/abandon"), &[], Some(&body), &[])
             .await
     }
 

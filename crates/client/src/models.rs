@@ -123,6 +123,8 @@ pub enum GameStatus {
     Running,
     Finished,
     Cancelled,
+    /// Every player agreed to stop: ended without a result.
+    Abandoned,
 }
 
 /// Why a cancelled game never started.
@@ -158,6 +160,8 @@ pub struct SeatInfo {
     pub forfeit: Option<ForfeitReason>,
     pub deadline: Option<String>,
     pub time_bank_ms: Option<i64>,
+    /// The player here voted to abandon the game.
+    pub abandon_vote: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -303,6 +307,12 @@ pub struct CreateGame<G: Game> {
     pub time_control: TimeControl,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bots: Vec<BotSeat>,
+    /// Only the invited accounts may join.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub private: bool,
+    /// Account names invited to join (a private game's); each is notified.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub invite: Vec<String>,
 }
 
 /// The body of `POST /v1/games/{id}/actions`.
@@ -319,6 +329,24 @@ pub struct ActionFilter {
     pub action_type: Option<String>,
     pub space: Option<String>,
     pub tile: Option<String>,
+}
+
+/// An invitation to a private game waiting for the caller's answer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Invitation {
+    pub game: AnyGameSummary,
+    pub invited_by: AccountRef,
+    pub invited_at: String,
+    /// When the game is a rematch: the game it plays again.
+    #[serde(default)]
+    pub rematch_of: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct InvitationList {
+    pub invitations: Vec<Invitation>,
 }
 
 /// A summary of a game of any kind, as lists return them.

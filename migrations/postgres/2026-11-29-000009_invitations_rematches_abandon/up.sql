@@ -10,3 +10,8 @@ CREATE TABLE rematches (
     game_id TEXT PRIMARY KEY REFERENCES games (id),
     rematch_id TEXT NOT NULL UNIQUE REFERENCES games (id)
 );
+
+-- A seat's standing vote to abandon the game, kept with the seat as its deadline is (the
+-- log's abandon_voted and abandon_vote_withdrawn events say the same), so that a game's
+-- summary shows who agreed without reading its log.
+ALTER TABLE seats ADD COLUMN abandon_vote BOOLEAN NOT NULL DEFAULT FALSE;

@@ -141,6 +141,14 @@ pub struct Config {
     )]
     pub games_per_hour_per_account: u32,
 
+    /// Chat messages one account may write per minute, in all games together.
+    #[arg(
+        long,
+        env = "TURNPOST_CHAT_MESSAGES_PER_MINUTE_PER_ACCOUNT",
+        default_value_t = 10
+    )]
+    pub chat_messages_per_minute_per_account: u32,
+
     /// Bulk exports (`GET /v1/exports`) one account may start per hour.
     #[arg(
         long,
@@ -368,6 +376,7 @@ impl Config {
             sign_ins_per_minute_per_address: 60,
             registrations_per_hour_per_address: 30,
             games_per_hour_per_account: 60,
+            chat_messages_per_minute_per_account: 10,
             bulk_exports_per_hour_per_account: 30,
             open_games_per_account: 20,
             trusted_proxies: Vec::new(),
@@ -504,6 +513,10 @@ impl Config {
             game_creation_per_account: RateLimiter::new(
                 Rate::per_hour(self.games_per_hour_per_account),
                 "new games",
+            ),
+            chat_per_account: RateLimiter::new(
+                Rate::per_minute(self.chat_messages_per_minute_per_account),
+                "chat messages",
             ),
             bulk_exports_per_account: RateLimiter::new(
                 Rate::per_hour(self.bulk_exports_per_hour_per_account),

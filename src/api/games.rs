@@ -78,6 +78,9 @@ pub struct CreateGame {
     #[serde(default)]
     #[schema(max_items = 4)]
     pub invite: Vec<String>,
+    /// Whether spectators may write in the game's chat too (players always may).
+    #[serde(default)]
+    pub spectator_chat: bool,
 }
 
 /// A seat given to a bot when the game is created.
@@ -138,6 +141,7 @@ pub async fn create_game(
             .collect(),
         private: body.private,
         invite: body.invite,
+        spectator_chat: body.spectator_chat,
     };
     let caller = user.clone();
     let now = clock.now_millis();

@@ -98,6 +98,8 @@ pub struct ExportQuery {
     /// Only games the `player` (without `player`: you) won (first place, shared or not) or
     /// lost.
     pub result: Option<ResultFilter>,
+    /// Whether each document holds the game's chat (default `true`).
+    pub chat: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
@@ -128,7 +130,9 @@ pub async fn bulk_export(
     user: AuthUser,
     query: web::Query<ExportQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let selection = selection(query.into_inner(), &user)?;
+    let query = query.into_inner();
+    let with_chat = query.chat.unwrap_or(true);
+    let selection = selection(query, &user)?;
     limits.bulk_exports_per_account.take(&user.account_id)?;
     let reader = db.clone();
     let ids = blocking(move || histories::select_finished_games(&reader, &selection)).await?;
@@ -138,7 +142,7 @@ pub async fn bulk_export(
     actix_web::rt::spawn(async move {
         for id in ids {
             let (db, caller) = (db.clone(), user.clone());
-            let line = blocking(move || play::export(&db, &id, &caller))
+            let line = blocking(move || play::export(&db, &id, &caller, with_chat))
                 .await
                 .map(|export| {
                     let mut line =

@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod board;
+pub mod chat;
 pub mod contract;
 pub mod docs;
 pub mod games;
@@ -77,6 +78,9 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(invitations::decline_invitation)
         .service(invitations::ask_for_rematch)
         .service(invitations::get_rematch)
+        .service(chat::read_chat)
+        .service(chat::write_chat)
+        .service(chat::delete_chat_message)
         .service(play::list_events)
         .service(live::stream_events)
         .service(live::stream_notifications)

@@ -291,7 +291,8 @@ pub struct GameExport {
     /// Always `turnpost-game`.
     pub format: String,
     /// Version of this document's shape: 2 added the server's events (`source: server`),
-    /// `time_control`, forfeits in the outcome and the bot of each bot action.
+    /// `time_control`, forfeits in the outcome and the bot of each bot action; 3 the chat
+    /// and the `abandoned` status.
     pub format_version: u32,
     pub game_id: String,
     pub kind: String,
@@ -318,6 +319,10 @@ pub struct GameExport {
     pub events: Vec<EventOut>,
     /// Every accepted action with the seqs of the events it caused (finished games only).
     pub actions: Option<Vec<ExportedAction>>,
+    /// The game's chat, oldest first, deleted messages as tombstones; left out when asked
+    /// with `chat=false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chat: Option<Vec<super::chat::ChatMessageOut>>,
 }
 
 impl GameExport {
@@ -326,7 +331,7 @@ impl GameExport {
         let summary = super::models::GameSummary::of(&export.game, caller);
         GameExport {
             format: "turnpost-game".to_owned(),
-            format_version: 2,
+            format_version: 3,
             game_id: summary.id,
             kind: summary.kind,
             rules_version: summary.rules_version,
@@ -356,8 +361,21 @@ impl GameExport {
                     })
                     .collect()
             }),
+            chat: export.chat.map(|messages| {
+                messages
+                    .iter()
+                    .map(super::chat::ChatMessageOut::of)
+                    .collect()
+            }),
         }
     }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ExportOptions {
+    /// Whether the document holds the game's chat (default `true`).
+    pub chat: Option<bool>,
 }
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -377,7 +395,7 @@ pub struct ExportedAction {
 /// For a finished game it includes every secret, the seed and the actions, so anyone can
 /// verify it by replaying; for a running game it is the caller's redacted view.
 #[utoipa::path(get, path = "/v1/games/{id}/export", tag = "play",
-    params(("id" = String, Path, description = "Game id")),
+    params(("id" = String, Path, description = "Game id"), ExportOptions),
     responses(
         (status = 200, body = GameExport),
         (status = 401, body = Problem, content_type = "application/problem+json"),
@@ -389,10 +407,12 @@ pub async fn export_game(
     db: web::Data<Db>,
     user: AuthUser,
     path: web::Path<String>,
+    query: web::Query<ExportOptions>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let caller = user.clone();
-    let export = blocking(move || play::export(&db, &id, &caller)).await?;
+    let with_chat = query.chat.unwrap_or(true);
+    let export = blocking(move || play::export(&db, &id, &caller, with_chat)).await?;
     Ok(HttpResponse::Ok().json(GameExport::of(export, &user)))
 }
 

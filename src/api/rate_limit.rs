@@ -158,6 +158,7 @@ pub struct RateLimits {
     pub registration_per_address: RateLimiter,
     pub password_changes_per_account: RateLimiter,
     pub game_creation_per_account: RateLimiter,
+    pub chat_per_account: RateLimiter,
     pub bulk_exports_per_account: RateLimiter,
     pub webhook_tests_per_account: RateLimiter,
     pub webhook_registrations_per_account: RateLimiter,

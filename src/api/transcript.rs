@@ -34,7 +34,7 @@ pub async fn get_transcript(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    let export = blocking(move || play::export(&db, &id, &user)).await?;
+    let export = blocking(move || play::export(&db, &id, &user, false)).await?;
     Ok(HttpResponse::Ok()
         .content_type("text/plain; charset=utf-8")
         .body(transcript(&export)))

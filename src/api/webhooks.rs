@@ -35,13 +35,17 @@ pub struct NotificationOut {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<super::models::GameOutcome>,
     /// The name of the account whose act this reports: who invited you (`invitation`), who
-    /// accepted or declined your invitation, who voted to abandon (`abandon_vote`).
+    /// accepted or declined your invitation, who voted to abandon (`abandon_vote`), who
+    /// wrote in the chat (`chat_message`, `mention`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "alice")]
     pub by: Option<String>,
     /// For an `invitation` to a rematch: the game it plays again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rematch_of: Option<String>,
+    /// For `chat_message` and `mention`: the message's id in the game's chat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<i64>,
     /// RFC 3339.
     pub created_at: String,
 }
@@ -52,7 +56,9 @@ pub struct NotificationOut {
 /// `invitation` when someone invites you to a private game (a rematch among them),
 /// `invitation_accepted` and `invitation_declined` when an account you invited answers,
 /// `abandon_vote` when another player votes to abandon a game you play, `game_abandoned`
-/// when every player agreed and the game ended without a result.
+/// when every player agreed and the game ended without a result, `mention` when a message
+/// in the chat of a game you play names you (`@name`), `chat_message` for every other
+/// message another person writes there.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NotificationKind {
@@ -65,6 +71,8 @@ pub enum NotificationKind {
     InvitationDeclined,
     AbandonVote,
     GameAbandoned,
+    ChatMessage,
+    Mention,
 }
 
 impl NotificationOut {
@@ -83,6 +91,8 @@ impl NotificationOut {
             by: Option<String>,
             #[serde(default)]
             rematch_of: Option<String>,
+            #[serde(default)]
+            message_id: Option<i64>,
         }
         let stored: Stored = serde_json::from_str(&notification.payload).map_err(|error| {
             ApiError::Internal(format!(
@@ -101,6 +111,7 @@ impl NotificationOut {
             outcome: stored.outcome,
             by: stored.by,
             rematch_of: stored.rematch_of,
+            message_id: stored.message_id,
             created_at: format_time(notification.created_at),
         })
     }

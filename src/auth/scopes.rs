@@ -10,11 +10,11 @@ use utoipa::ToSchema;
 
 /// One thing a personal token may be allowed to do: `games:read` (every read of games,
 /// their logs, exports, pictures and players, and the notification feed, streams and long
-/// polls), `games:play` (create, join, leave, cancel, decline and rematch games, act, resign,
-/// vote to abandon), `webhooks:manage`
-/// (everything under `/v1/me/webhooks`), `account:manage` (change the password, sign out
-/// everywhere, create, list and revoke personal tokens). Scopes are independent: a bot
-/// needs `games:read` and `games:play`.
+/// polls, chats), `games:play` (create, join, leave, cancel, decline and rematch games, act,
+/// resign, vote to abandon, write and delete chat messages), `webhooks:manage` (everything
+/// under `/v1/me/webhooks`), `account:manage` (change the password, sign out everywhere,
+/// create, list and revoke personal tokens). Scopes are independent: a bot needs
+/// `games:read` and `games:play`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[schema(example = "games:read")]
 pub enum Scope {
@@ -148,6 +148,7 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("GET", "/v1/me/stream", Scope::GamesRead),
     ("GET", "/v1/me/invitations", Scope::GamesRead),
     ("GET", "/v1/games/{id}/rematch", Scope::GamesRead),
+    ("GET", "/v1/games/{id}/chat", Scope::GamesRead),
     // Playing.
     ("POST", "/v1/games", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/seats", Scope::GamesPlay),
@@ -157,6 +158,8 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("POST", "/v1/games/{id}/decline", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/rematch", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/abandon", Scope::GamesPlay),
+    ("POST", "/v1/games/{id}/chat", Scope::GamesPlay),
+    ("DELETE", "/v1/games/{id}/chat/{message_id}", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/actions", Scope::GamesPlay),
     // Webhooks.
     ("POST", "/v1/me/webhooks", Scope::WebhooksManage),

@@ -41,20 +41,28 @@ const RECHECK_CHUNK: usize = 500;
 /// re-reads find them).
 const MOST_WAITING: usize = 100_000;
 
-/// Reads the current seq of every followed game and the newest notification and token
+/// Reads the current seq of every followed game, the newest message of every followed chat,
+/// and the newest notification and token
 /// generation of every followed account, and publishes them: whatever a lost notification
 /// would have told, this tells too.
 pub fn recheck(db: &Db, hub: &Hub) -> Result<(), StoreError> {
-    let (games, accounts) = hub.followed();
+    let followed = hub.followed();
     let mut found = Vec::new();
-    for chunk in games.chunks(RECHECK_CHUNK) {
+    for chunk in followed.games.chunks(RECHECK_CHUNK) {
         let seqs = db.read_without_transaction(|conn| store::current_seqs(conn, chunk))?;
         found.extend(
             seqs.into_iter()
                 .map(|(game_id, seq)| Change::Appended { game_id, seq }),
         );
     }
-    for chunk in accounts.chunks(RECHECK_CHUNK) {
+    for chunk in followed.chats.chunks(RECHECK_CHUNK) {
+        let last = db.read_without_transaction(|conn| store::chat::last_message_ids(conn, chunk))?;
+        found.extend(
+            last.into_iter()
+                .map(|(game_id, id)| Change::Chatted { game_id, id }),
+        );
+    }
+    for chunk in followed.accounts.chunks(RECHECK_CHUNK) {
         let (last, generations) = db.read(|conn| {
             Ok::<_, StoreError>((
                 store::notifications::last_notification_ids(conn, chunk)?,

@@ -30,6 +30,15 @@ pub struct AccountState {
     pub personal_tokens_revoked: u32,
 }
 
+/// What this instance's followers wait on, by id.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Followed {
+    pub games: Vec<String>,
+    pub accounts: Vec<String>,
+    /// Games whose chat someone follows.
+    pub chats: Vec<String>,
+}
+
 /// Called with the id of an account that revoked its tokens, or of a revoked personal token.
 pub type RevocationListener = Box<dyn Fn(&str) + Send + Sync>;
 
@@ -37,6 +46,8 @@ pub type RevocationListener = Box<dyn Fn(&str) + Send + Sync>;
 #[derive(Default)]
 pub struct Hub {
     games: Mutex<HashMap<String, watch::Sender<i64>>>,
+    /// The newest chat message id known here, by game.
+    chats: Mutex<HashMap<String, watch::Sender<i64>>>,
     accounts: Mutex<HashMap<String, watch::Sender<AccountState>>>,
     /// A bot must move somewhere: the bot workers look for a job.
     pub bot_due: Notify,
@@ -60,6 +71,17 @@ impl Hub {
         for change in changes {
             match change {
                 Change::Appended { game_id, seq } => self.game_reached(game_id, *seq),
+                Change::Chatted { game_id, id } => {
+                    if let Some(sender) = lock(&self.chats).get(game_id) {
+                        sender.send_if_modified(|known| {
+                            let newer = *id > *known;
+                            if newer {
+                                *known = *id;
+                            }
+                            newer
+                        });
+                    }
+                }
                 Change::Notified { account_id, id } => self.update_account(account_id, |state| {
                     let newer = *id > state.last_notification;
                     if newer {
@@ -146,6 +168,15 @@ impl Hub {
             .subscribe()
     }
 
+    /// A receiver that changes whenever game `game_id`'s chat is known to have a newer
+    /// message. Subscribe before reading the chat.
+    pub fn follow_chat(&self, game_id: &str) -> watch::Receiver<i64> {
+        lock(&self.chats)
+            .entry(game_id.to_owned())
+            .or_insert_with(|| watch::channel(0).0)
+            .subscribe()
+    }
+
     /// A receiver that changes when `account_id` gets a notification or revokes its tokens
     /// (all of them, or one personal token).
     pub fn follow_account(&self, account_id: &str) -> watch::Receiver<AccountState> {
@@ -155,15 +186,19 @@ impl Hub {
             .subscribe()
     }
 
-    /// The games and accounts someone follows now; forgets those nobody follows any more.
-    pub fn followed(&self) -> (Vec<String>, Vec<String>) {
-        let mut games = lock(&self.games);
-        games.retain(|_, sender| sender.receiver_count() > 0);
-        let game_ids = games.keys().cloned().collect();
-        drop(games);
-        let mut accounts = lock(&self.accounts);
-        accounts.retain(|_, sender| sender.receiver_count() > 0);
-        (game_ids, accounts.keys().cloned().collect())
+    /// The games, accounts and chats someone follows now; forgets those nobody follows any
+    /// more.
+    pub fn followed(&self) -> Followed {
+        fn still_followed<T>(map: &Mutex<HashMap<String, watch::Sender<T>>>) -> Vec<String> {
+            let mut map = lock(map);
+            map.retain(|_, sender| sender.receiver_count() > 0);
+            map.keys().cloned().collect()
+        }
+        Followed {
+            games: still_followed(&self.games),
+            accounts: still_followed(&self.accounts),
+            chats: still_followed(&self.chats),
+        }
     }
 }
 
@@ -184,6 +219,20 @@ mod tests {
         hub.game_reached("g1", 4);
         assert!(!follower.has_changed().unwrap());
         hub.game_reached("g2", 9);
+        assert!(!follower.has_changed().unwrap());
+    }
+
+    #[test]
+    fn chat_followers_see_newer_messages_only() {
+        let hub = Hub::default();
+        let mut follower = hub.follow_chat("g1");
+        let chatted = |id| Change::Chatted {
+            game_id: "g1".into(),
+            id,
+        };
+        hub.publish(&[chatted(3)]);
+        assert_eq!(*follower.borrow_and_update(), 3);
+        hub.publish(&[chatted(2)]);
         assert!(!follower.has_changed().unwrap());
     }
 
@@ -240,9 +289,18 @@ mod tests {
     fn nobody_followed_is_forgotten() {
         let hub = Hub::default();
         let kept = hub.follow_game("kept");
+        let chat = hub.follow_chat("talked");
         drop(hub.follow_game("dropped"));
         drop(hub.follow_account("gone"));
-        assert_eq!(hub.followed(), (vec!["kept".to_owned()], Vec::new()));
-        drop(kept);
+        drop(hub.follow_chat("quiet"));
+        assert_eq!(
+            hub.followed(),
+            Followed {
+                games: vec!["kept".to_owned()],
+                accounts: Vec::new(),
+                chats: vec!["talked".to_owned()],
+            }
+        );
+        drop((kept, chat));
     }
 }

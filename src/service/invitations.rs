@@ -21,6 +21,8 @@ pub(super) struct Notice<'a> {
     pub by: &'a AuthUser,
     /// The game a new game plays again.
     pub rematch_of: Option<&'a str>,
+    /// The chat message it is about.
+    pub message_id: Option<i64>,
 }
 
 /// A notification about `game` to an account, written in the caller's transaction.
@@ -36,6 +38,7 @@ pub(super) fn notify_account(
         seat,
         by,
         rematch_of,
+        message_id,
     } = *notice;
     let mut payload = serde_json::json!({
         "type": kind,
@@ -50,6 +53,9 @@ pub(super) fn notify_account(
     }
     if let Some(rematch_of) = rematch_of {
         payload["rematch_of"] = rematch_of.into();
+    }
+    if let Some(message_id) = message_id {
+        payload["message_id"] = message_id.into();
     }
     let notification = NewNotification {
         account_id: account_id.to_owned(),
@@ -77,6 +83,7 @@ pub(super) fn notify_invited(
         seat: None,
         by: creator,
         rematch_of,
+        message_id: None,
     };
     for account_id in invited {
         notify_account(conn, account_id, game, &notice, now)?;
@@ -96,6 +103,7 @@ pub(super) fn notify_accepted(
         seat: creator_seat(game),
         by: invitee,
         rematch_of: None,
+        message_id: None,
     };
     notify_account(conn, &game.game.created_by, &game.game, &notice, now)
 }
@@ -170,6 +178,7 @@ pub fn decline(db: &Db, game_id: &str, user: &AuthUser, now: i64) -> Result<Load
             seat: creator_seat(&game),
             by: user,
             rematch_of: None,
+            message_id: None,
         };
         notify_account(conn, &game.game.created_by, &game.game, &notice, now)?;
         LoadedGame::load(conn, game_id)
@@ -243,6 +252,7 @@ pub fn rematch(
                 .filter(|taken| taken.account_id.as_deref() != Some(user.account_id.as_str()))
                 .filter_map(|taken| taken.account_name.clone())
                 .collect(),
+            spectator_chat: store::chat::spectators_may_write(conn, game_id)?,
         };
         let creation = Creation {
             id: random_id(10),

@@ -25,6 +25,8 @@ pub struct NewGame {
     pub private: bool,
     /// Account names invited to join.
     pub invite: Vec<String>,
+    /// Spectators may write in the game's chat too.
+    pub spectator_chat: bool,
 }
 
 impl NewGame {
@@ -272,6 +274,7 @@ pub(super) fn insert_new_game(
         ));
     }
     store::insert_game(conn, &game, &seats)?;
+    store::chat::set_spectators_may_write(conn, &game.id, request.spectator_chat)?;
     if let Some(original) = rematch_of.as_deref() {
         store::link_rematch(conn, original, &game.id)?;
     }

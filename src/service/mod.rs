@@ -4,6 +4,7 @@
 //! the handlers only translate them to and from JSON.
 
 pub mod accounts;
+pub mod chat;
 pub mod fold_cache;
 pub mod histories;
 pub mod invitations;

@@ -832,10 +832,18 @@ pub struct Export {
     pub actions: Option<Vec<RecordedAction>>,
     /// Finished games only.
     pub seed: Option<String>,
+    /// The game's chat, when asked for.
+    pub chat: Option<Vec<crate::store::chat::ChatMessage>>,
 }
 
-/// The whole history: every secret once the game is finished, otherwise the caller's view.
-pub fn export(db: &Db, game_id: &str, user: &AuthUser) -> Result<Export, ApiError> {
+/// The whole history: every secret once the game is finished, otherwise the caller's view;
+/// the chat too when `with_chat`.
+pub fn export(
+    db: &Db,
+    game_id: &str,
+    user: &AuthUser,
+    with_chat: bool,
+) -> Result<Export, ApiError> {
     db.read(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         let finished = game.game.status.is_over();
@@ -855,12 +863,18 @@ pub fn export(db: &Db, game_id: &str, user: &AuthUser) -> Result<Export, ApiErro
         } else {
             (None, None)
         };
+        let chat = if with_chat {
+            Some(crate::store::chat::messages_after(conn, game_id, 0, i64::MAX)?)
+        } else {
+            None
+        };
         Ok(Export {
             game,
             viewer,
             events,
             actions,
             seed,
+            chat,
         })
     })
 }

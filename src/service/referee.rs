@@ -206,6 +206,7 @@ pub fn vote_to_abandon(
                     seat: Some(other.seat),
                     by: user,
                     rematch_of: None,
+                    message_id: None,
                 };
                 notify_account(conn, account_id, &after.game, &notice, now)?;
             }

@@ -14,6 +14,8 @@ use std::cell::RefCell;
 pub enum Change {
     /// The game's log reached `seq`.
     Appended { game_id: String, seq: i64 },
+    /// The game's chat has a message with this id.
+    Chatted { game_id: String, id: i64 },
     /// The account has a notification with this id.
     Notified { account_id: String, id: i64 },
     /// The account's tokens older than `generation` are revoked.
@@ -61,6 +63,7 @@ impl Change {
     fn line(&self) -> String {
         match self {
             Change::Appended { game_id, seq } => format!("a {game_id} {seq}"),
+            Change::Chatted { game_id, id } => format!("c {game_id} {id}"),
             Change::Notified { account_id, id } => format!("n {account_id} {id}"),
             Change::Revoked {
                 account_id,
@@ -81,6 +84,10 @@ impl Change {
             ("a", Some(game_id), Some(seq)) => Change::Appended {
                 game_id: game_id.to_owned(),
                 seq: seq.parse().ok()?,
+            },
+            ("c", Some(game_id), Some(id)) => Change::Chatted {
+                game_id: game_id.to_owned(),
+                id: id.parse().ok()?,
             },
             ("n", Some(account_id), Some(id)) => Change::Notified {
                 account_id: account_id.to_owned(),
@@ -135,6 +142,10 @@ mod tests {
             Change::Appended {
                 game_id: "g7k2".into(),
                 seq: 41,
+            },
+            Change::Chatted {
+                game_id: "g7k2".into(),
+                id: 12,
             },
             Change::Notified {
                 account_id: "a9x".into(),

@@ -3,6 +3,7 @@
 
 mod accounts;
 pub mod changes;
+pub mod chat;
 mod games;
 pub mod jobs;
 pub mod notifications;

@@ -177,3 +177,26 @@ diesel::table! {
 
 diesel::joinable!(personal_tokens -> accounts (account_id));
 diesel::allow_tables_to_appear_in_same_query!(personal_tokens, accounts);
+
+diesel::table! {
+    chat_messages (id) {
+        id -> BigInt,
+        game_id -> Text,
+        account_id -> Text,
+        seat -> Nullable<Integer>,
+        body -> Text,
+        mentions -> Text,
+        created_at -> BigInt,
+        deleted_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    game_chat_settings (game_id) {
+        game_id -> Text,
+        spectators_may_write -> Bool,
+    }
+}
+
+diesel::joinable!(chat_messages -> accounts (account_id));
+diesel::allow_tables_to_appear_in_same_query!(chat_messages, accounts);

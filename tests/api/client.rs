@@ -135,6 +135,7 @@ async fn invitations_abandoning_and_rematches(app: &TestApp) {
             bots: Vec::new(),
             private: true,
             invite: vec!["bob".to_owned()],
+            spectator_chat: false,
         })
         .await
         .unwrap();

@@ -3,6 +3,7 @@
 
 mod accounts;
 mod browser;
+mod chat;
 mod client;
 mod cluster;
 mod contract;

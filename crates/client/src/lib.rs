@@ -180,6 +180,7 @@ impl Client {
             bots: Vec::new(),
             private: false,
             invite: Vec::new(),
+            spectator_chat: false,
         })
         .await
     }
@@ -300,6 +301,39 @@ impl<G: Game> GameHandle<G> {
         let body = serde_json::json!({"seat": seat});
         self.client
             .call(Method::POST, &self.path("/seats"), &[], Some(&body), &[])
+            .await
+    }
+
+    /// The game's chat after message `after` (0: from the first), at most 100 messages;
+    /// `wait` long-polls up to that many seconds (at most 60) for the next one.
+    pub async fn chat(&self, after: i64, wait: Option<u64>) -> Result<ChatLog, Error> {
+        let mut query = vec![("after", after.to_string())];
+        if let Some(wait) = wait {
+            query.push(("wait", wait.to_string()));
+        }
+        self.client
+            .call(Method::GET, &self.path("/chat"), &query, None::<&()>, &[])
+            .await
+    }
+
+    /// Writes in the game's chat; `@name` notifies that player.
+    pub async fn say(&self, text: &str) -> Result<ChatMessage, Error> {
+        let body = serde_json::json!({ "text": text });
+        self.client
+            .call(Method::POST, &self.path("/chat"), &[], Some(&body), &[])
+            .await
+    }
+
+    /// Deletes the caller's chat message `id`; a tombstone stays.
+    pub async fn delete_chat_message(&self, id: i64) -> Result<ChatMessage, Error> {
+        self.client
+            .call(
+                Method::DELETE,
+                &self.path(&format!("/chat/{id}")),
+                &[],
+                None::<&()>,
+                &[],
+            )
             .await
     }
 

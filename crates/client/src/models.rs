@@ -293,6 +293,32 @@ pub struct GameExport<G: Game> {
     pub outcome: Option<GameOutcome>,
     pub events: Vec<EventOut<G>>,
     pub actions: Option<Vec<ExportedAction<G>>>,
+    /// The game's chat (absent when asked without it).
+    #[serde(default)]
+    pub chat: Option<Vec<ChatMessage>>,
+}
+
+/// A message in a game's chat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatMessage {
+    pub id: i64,
+    pub author: AccountRef,
+    pub seat: Option<u8>,
+    /// `None` once its author deleted it (a tombstone).
+    pub text: Option<String>,
+    pub mentions: Vec<String>,
+    pub created_at: String,
+    pub deleted_at: Option<String>,
+}
+
+/// A page of a game's chat.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatLog {
+    pub game_id: String,
+    pub spectators_may_write: bool,
+    pub messages: Vec<ChatMessage>,
 }
 
 /// The body of `POST /v1/games`.
@@ -313,6 +339,9 @@ pub struct CreateGame<G: Game> {
     /// Account names invited to join (a private game's); each is notified.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub invite: Vec<String>,
+    /// Spectators may write in the game's chat too (players always may).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub spectator_chat: bool,
 }
 
 /// The body of `POST /v1/games/{id}/actions`.

@@ -1,0 +1,2 @@
+DROP TABLE game_chat_settings;
+DROP TABLE chat_messages;

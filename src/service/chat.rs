@@ -1,0 +1,206 @@
+//! A chat per game: its players write (spectators too where the game lets them), `@name`
+//! mentions of a player notify them, and every other player hears of each message. An
+//! author deletes their own message; a tombstone stays.
+
+use super::invitations::{notify_account, Notice};
+use super::LoadedGame;
+use crate::auth::AuthUser;
+use crate::error::ApiError;
+use crate::store::chat::{self, ChatMessage, NewChatMessage};
+use crate::store::Db;
+
+/// The longest message, in characters.
+pub const MOST_CHARACTERS: usize = 1_000;
+/// The most messages one game's chat holds (tombstones count).
+pub const MOST_MESSAGES_PER_GAME: i64 = 5_000;
+/// The most messages one answer lists.
+pub const PAGE: i64 = 100;
+
+/// A page of a game's chat.
+pub struct ChatPage {
+    pub spectators_may_write: bool,
+    pub messages: Vec<ChatMessage>,
+}
+
+/// The game's messages after `after`, oldest first (at most [`PAGE`]); anyone who may read
+/// the game may read its chat.
+pub fn messages(db: &Db, game_id: &str, after: i64) -> Result<ChatPage, ApiError> {
+    db.read(|conn| {
+        LoadedGame::load(conn, game_id)?;
+        Ok(ChatPage {
+            spectators_may_write: chat::spectators_may_write(conn, game_id)?,
+            messages: chat::messages_after(conn, game_id, after, PAGE)?,
+        })
+    })
+}
+
+/// The text as stored: trimmed, line ends as `\n`; refused when empty, too long, or holding
+/// control characters other than line ends and tabs.
+fn checked_text(text: &str) -> Result<String, ApiError> {
+    let text = text.replace("\r\n", "\n");
+    let text = text.trim();
+    let invalid = |detail: String| ApiError::unprocessable("invalid_chat_message", detail);
+    if text.is_empty() {
+        return Err(invalid("a message needs some text".to_owned()));
+    }
+    let length = text.chars().count();
+    if length > MOST_CHARACTERS {
+        return Err(invalid(format!(
+            "a message has at most {MOST_CHARACTERS} characters, not {length}"
+        )));
+    }
+    if text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return Err(invalid(
+            "a message holds no control characters besides line ends and tabs".to_owned(),
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+/// The names `@mentioned` in `text`, as written (without the `@`), each once.
+fn mentioned_names(text: &str) -> Vec<String> {
+    let is_name_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    let mut names: Vec<String> = Vec::new();
+    for (at, _) in text.match_indices('@') {
+        let name: String = text[at + 1..]
+            .chars()
+            .take_while(|c| is_name_char(*c))
+            .take(32)
+            .collect();
+        // A sentence may end right after a name: "thanks @bob."
+        let name = name.trim_end_matches('.').to_owned();
+        if !name.is_empty() && !names.iter().any(|known| known.eq_ignore_ascii_case(&name)) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Writes the caller's message into the game's chat; players `@mentioned` get a `mention`
+/// notification, every other player a `chat_message` one (never the author, never a bot).
+pub fn post(
+    db: &Db,
+    game_id: &str,
+    user: &AuthUser,
+    text: &str,
+    now: i64,
+) -> Result<ChatMessage, ApiError> {
+    let body = checked_text(text)?;
+    db.write(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        let seat = game.seat_of(user);
+        if seat.is_none() && !chat::spectators_may_write(conn, game_id)? {
+            return Err(ApiError::forbidden(
+                "not_a_player",
+                "only the players write in this game's chat; spectators read it",
+            ));
+        }
+        if chat::count_messages(conn, game_id)? >= MOST_MESSAGES_PER_GAME {
+            return Err(ApiError::conflict(
+                "chat_full",
+                format!("this game's chat holds its {MOST_MESSAGES_PER_GAME} messages"),
+            ));
+        }
+        let written = mentioned_names(&body);
+        let players: Vec<(String, String, u8)> = game
+            .seats
+            .iter()
+            .filter_map(|taken| {
+                Some((
+                    taken.account_id.clone()?,
+                    taken.account_name.clone()?,
+                    taken.seat,
+                ))
+            })
+            .filter(|(account_id, _, _)| *account_id != user.account_id)
+            .collect();
+        let mentioned: Vec<&(String, String, u8)> = players
+            .iter()
+            .filter(|(_, name, _)| written.iter().any(|w| w.eq_ignore_ascii_case(name)))
+            .collect();
+        let mention_names: Vec<&str> = mentioned.iter().map(|(_, name, _)| name.as_str()).collect();
+        let id = chat::insert_message(
+            conn,
+            &NewChatMessage {
+                game_id: game_id.to_owned(),
+                account_id: user.account_id.clone(),
+                seat: seat.map(i32::from),
+                body,
+                mentions: serde_json::to_string(&mention_names).unwrap_or_default(),
+                created_at: now,
+            },
+        )?;
+        for (account_id, name, player_seat) in &players {
+            let kind = if mention_names.contains(&name.as_str()) {
+                "mention"
+            } else {
+                "chat_message"
+            };
+            let notice = Notice {
+                kind,
+                seat: Some(*player_seat),
+                by: user,
+                rematch_of: None,
+                message_id: Some(id),
+            };
+            notify_account(conn, account_id, &game.game, &notice, now)?;
+        }
+        chat::find_message(conn, game_id, id)?
+            .ok_or_else(|| ApiError::Internal(format!("chat message {id} vanished")))
+    })
+}
+
+/// The author deletes their message: its text goes, a tombstone stays in its place.
+/// Deleting it again changes nothing.
+pub fn delete(
+    db: &Db,
+    game_id: &str,
+    message_id: i64,
+    user: &AuthUser,
+    now: i64,
+) -> Result<ChatMessage, ApiError> {
+    db.write(|conn| {
+        LoadedGame::load(conn, game_id)?;
+        let message = chat::find_message(conn, game_id, message_id)?.ok_or_else(|| {
+            ApiError::not_found(
+                "message_not_found",
+                format!("game {game_id}'s chat has no message {message_id}"),
+            )
+        })?;
+        if message.account_id != user.account_id {
+            return Err(ApiError::forbidden(
+                "not_the_author",
+                "only a message's author may delete it",
+            ));
+        }
+        chat::delete_message(conn, message_id, now)?;
+        chat::find_message(conn, game_id, message_id)?
+            .ok_or_else(|| ApiError::Internal(format!("chat message {message_id} vanished")))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mentions_are_names_after_an_at_sign() {
+        assert_eq!(
+            mentioned_names("good move @Bob, and thanks @carol-2. @bob again, me@"),
+            ["Bob", "carol-2"]
+        );
+        assert!(mentioned_names("no one @ all").is_empty());
+    }
+
+    #[test]
+    fn texts_are_trimmed_and_checked() {
+        assert_eq!(checked_text("  hi\r\nthere \t").unwrap(), "hi\nthere");
+        assert!(checked_text("   ").is_err());
+        assert!(checked_text("bell\u{7}").is_err());
+        assert!(checked_text(&"é".repeat(MOST_CHARACTERS)).is_ok());
+        assert!(checked_text(&"é".repeat(MOST_CHARACTERS + 1)).is_err());
+    }
+}

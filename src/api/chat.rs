@@ -50,10 +50,7 @@ impl ChatMessageOut {
                 name: message.author.clone(),
             },
             seat: message.seat.and_then(|seat| u8::try_from(seat).ok()),
-            text: message
-                .deleted_at
-                .is_none()
-                .then(|| message.body.clone()),
+            text: message.deleted_at.is_none().then(|| message.body.clone()),
             mentions: serde_json::from_str(&message.mentions).unwrap_or_default(),
             created_at: format_time(message.created_at),
             deleted_at: message.deleted_at.map(format_time),
@@ -147,7 +144,11 @@ pub async fn read_chat(
     Ok(HttpResponse::Ok().json(ChatLog {
         game_id: id,
         spectators_may_write: page.spectators_may_write,
-        messages: page.messages.drain(..).map(|m| ChatMessageOut::of(&m)).collect(),
+        messages: page
+            .messages
+            .drain(..)
+            .map(|m| ChatMessageOut::of(&m))
+            .collect(),
     }))
 }
 

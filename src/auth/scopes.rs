@@ -159,7 +159,11 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("POST", "/v1/games/{id}/rematch", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/abandon", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/chat", Scope::GamesPlay),
-    ("DELETE", "/v1/games/{id}/chat/{message_id}", Scope::GamesPlay),
+    (
+        "DELETE",
+        "/v1/games/{id}/chat/{message_id}",
+        Scope::GamesPlay,
+    ),
     ("POST", "/v1/games/{id}/actions", Scope::GamesPlay),
     // Webhooks.
     ("POST", "/v1/me/webhooks", Scope::WebhooksManage),

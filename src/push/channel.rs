@@ -56,7 +56,8 @@ pub fn recheck(db: &Db, hub: &Hub) -> Result<(), StoreError> {
         );
     }
     for chunk in followed.chats.chunks(RECHECK_CHUNK) {
-        let last = db.read_without_transaction(|conn| store::chat::last_message_ids(conn, chunk))?;
+        let last =
+            db.read_without_transaction(|conn| store::chat::last_message_ids(conn, chunk))?;
         found.extend(
             last.into_iter()
                 .map(|(game_id, id)| Change::Chatted { game_id, id }),

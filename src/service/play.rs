@@ -864,7 +864,12 @@ pub fn export(
             (None, None)
         };
         let chat = if with_chat {
-            Some(crate::store::chat::messages_after(conn, game_id, 0, i64::MAX)?)
+            Some(crate::store::chat::messages_after(
+                conn,
+                game_id,
+                0,
+                i64::MAX,
+            )?)
         } else {
             None
         };

@@ -79,7 +79,10 @@ macro_rules! message_columns {
 }
 
 /// Stores `message`; its id. The game's followers hear of it after the commit.
-pub fn insert_message(conn: &mut DbConnection, message: &NewChatMessage) -> Result<i64, StoreError> {
+pub fn insert_message(
+    conn: &mut DbConnection,
+    message: &NewChatMessage,
+) -> Result<i64, StoreError> {
     let insert = diesel::insert_into(chat_messages::table)
         .values(message)
         .returning(chat_messages::id);

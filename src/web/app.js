@@ -222,6 +222,66 @@ async function showGame(id) {
   game.id = id;
   await refreshGame();
   follow();
+  followChat();
+}
+
+// The chat: a long poll for the messages after the last one shown, written on any instance.
+const chat = { shown: new Map(), after: 0 };
+
+function chatItem(message) {
+  const item = document.createElement('li');
+  item.className = 'chat-message';
+  item.dataset.messageId = String(message.id);
+  const author = document.createElement('strong');
+  author.textContent = `${message.author.name}: `;
+  item.append(author, message.text === null ? '(deleted)' : message.text);
+  if (message.text !== null && message.author.name === localStorage.getItem(NAME_KEY)) {
+    const remove = document.createElement('button');
+    remove.className = 'delete-message';
+    remove.textContent = 'Delete';
+    remove.onclick = async () => {
+      try {
+        showChatMessage(await api('DELETE', `/v1/games/${game.id}/chat/${message.id}`));
+      } catch (problem) {
+        showError(problem);
+      }
+    };
+    item.append(' ', remove);
+  }
+  return item;
+}
+
+function showChatMessage(message) {
+  const item = chatItem(message);
+  const old = chat.shown.get(message.id);
+  if (old) old.replaceWith(item);
+  else $('chat-messages').append(item);
+  chat.shown.set(message.id, item);
+  chat.after = Math.max(chat.after, message.id);
+}
+
+async function followChat() {
+  for (;;) {
+    try {
+      const log = await api('GET', `/v1/games/${game.id}/chat?after=${chat.after}&wait=30`);
+      for (const message of log.messages) showChatMessage(message);
+    } catch (problem) {
+      console.warn(problem);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  }
+}
+
+async function sendChat() {
+  const text = $('chat-text').value;
+  if (!text.trim()) return;
+  try {
+    showChatMessage(await api('POST', `/v1/games/${game.id}/chat`, { text }));
+    $('chat-text').value = '';
+    showError(null);
+  } catch (problem) {
+    showError(problem);
+  }
 }
 
 // Follows the game's event stream (Server-Sent Events read with fetch, which can send the
@@ -429,6 +489,10 @@ window.addEventListener('DOMContentLoaded', () => {
   $('new-kind').addEventListener('change', () => showOptions().catch(showError));
   $('join').addEventListener('click', () => joinGame(game.id));
   $('abandon').addEventListener('click', () => voteToAbandon());
+  $('chat-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    sendChat();
+  });
   $('rematch').addEventListener('click', () => playAgain());
   $('first').addEventListener('click', () => step(0));
   $('back').addEventListener('click', () => step((game.at ?? game.summary.current_seq) - 1));

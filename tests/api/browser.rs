@@ -513,10 +513,10 @@ async fn a_page_on_another_origin_calls_the_api_with_a_bearer_token_in_a_real_br
     assert_eq!(summary["current_seq"], answer["seq"], "the move is stored");
 }
 
-/// The lobby lists an invitation to accept or decline, the game page shows who voted to
-/// abandon and offers to play again, and the form invites by name.
+/// The lobby lists an invitation to accept or decline, the game page has the chat, shows
+/// who voted to abandon and offers to play again, and the form invites by name.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn invitations_votes_and_rematches_in_a_real_browser() {
+async fn invitations_chat_votes_and_rematches_in_a_real_browser() {
     let app = TestApp::start(Backend::Sqlite).await;
     let alice = app.register("alice").await;
     app.register("bob").await;
@@ -555,6 +555,39 @@ async fn invitations_votes_and_rematches_in_a_real_browser() {
             "Bob's vote button",
             text_of,
             json!(["abandon", "Vote to abandon"]),
+        )
+        .await;
+
+    // Bob writes in the chat; Alice's answer, written through the API, appears by itself.
+    browser.type_into("#chat-text", "hello @alice").await;
+    browser.click("#chat-form button[type='submit']").await;
+    browser
+        .wait_for(
+            "Bob's message",
+            text_of,
+            json!(["chat-messages", "bob: hello @alice"]),
+        )
+        .await;
+    app.post(
+        &alice,
+        &format!("/v1/games/{id}/chat"),
+        &json!({"text": "hi bob"}),
+    )
+    .await
+    .expect_status(201);
+    browser
+        .wait_for(
+            "Alice's answer",
+            text_of,
+            json!(["chat-messages", "alice: hi bob"]),
+        )
+        .await;
+    browser.click("#chat-messages .delete-message").await;
+    browser
+        .wait_for(
+            "the tombstone",
+            text_of,
+            json!(["chat-messages", "bob: (deleted)"]),
         )
         .await;
 

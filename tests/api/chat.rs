@@ -15,10 +15,14 @@ on_both_backends!(
 );
 
 async fn say(app: &TestApp, player: &Player, id: &str, text: &str) -> Value {
-    app.post(player, &format!("/v1/games/{id}/chat"), &json!({ "text": text }))
-        .await
-        .expect_status(201)
-        .json()
+    app.post(
+        player,
+        &format!("/v1/games/{id}/chat"),
+        &json!({ "text": text }),
+    )
+    .await
+    .expect_status(201)
+    .json()
 }
 
 async fn chat(app: &TestApp, player: &Player, id: &str, after: i64) -> Value {
@@ -77,9 +81,13 @@ async fn players_chat_and_mentions_notify(app: &TestApp) {
     assert_eq!(log["spectators_may_write"], false);
     assert_eq!(log["messages"].as_array().unwrap().len(), 2);
     assert_eq!(log["messages"][1]["text"], "thanks,\nyou too");
-    app.post(&carol, &format!("/v1/games/{id}/chat"), &json!({"text": "hi"}))
-        .await
-        .expect_problem(403, "not_a_player");
+    app.post(
+        &carol,
+        &format!("/v1/games/{id}/chat"),
+        &json!({"text": "hi"}),
+    )
+    .await
+    .expect_problem(403, "not_a_player");
     let first_id = first["id"].as_i64().unwrap();
     let after = chat(app, &carol, &id, first_id).await;
     assert_eq!(after["messages"].as_array().unwrap().len(), 1);
@@ -90,13 +98,21 @@ async fn players_chat_and_mentions_notify(app: &TestApp) {
         "x".repeat(1001),
         "a bell \u{7}".to_owned(),
     ] {
-        app.post(&alice, &format!("/v1/games/{id}/chat"), &json!({ "text": text }))
-            .await
-            .expect_problem(422, "invalid_chat_message");
-    }
-    app.post(&alice, &format!("/v1/games/{id}/chat"), &json!({"words": "hi"}))
+        app.post(
+            &alice,
+            &format!("/v1/games/{id}/chat"),
+            &json!({ "text": text }),
+        )
         .await
-        .expect_problem(422, "invalid_request");
+        .expect_problem(422, "invalid_chat_message");
+    }
+    app.post(
+        &alice,
+        &format!("/v1/games/{id}/chat"),
+        &json!({"words": "hi"}),
+    )
+    .await
+    .expect_problem(422, "invalid_request");
     app.post(&alice, "/v1/games/nosuchgame/chat", &json!({"text": "hi"}))
         .await
         .expect_problem(404, "game_not_found");
@@ -114,14 +130,26 @@ async fn players_chat_and_mentions_notify(app: &TestApp) {
         .await
         .expect_problem(403, "not_the_author");
     let tombstone = app
-        .request(reqwest::Method::DELETE, &path, Some(&alice.token), None, &[])
+        .request(
+            reqwest::Method::DELETE,
+            &path,
+            Some(&alice.token),
+            None,
+            &[],
+        )
         .await
         .expect_status(200)
         .json();
     assert!(tombstone["text"].is_null());
     assert!(tombstone["deleted_at"].is_string());
     let again = app
-        .request(reqwest::Method::DELETE, &path, Some(&alice.token), None, &[])
+        .request(
+            reqwest::Method::DELETE,
+            &path,
+            Some(&alice.token),
+            None,
+            &[],
+        )
         .await
         .expect_status(200)
         .json();
@@ -189,7 +217,10 @@ async fn spectators_write_where_the_game_lets_them(app: &TestApp) {
     let written = say(app, &carol, &id, "nice opening @alice").await;
     assert!(written["seat"].is_null());
     assert_eq!(written["mentions"], json!(["alice"]));
-    assert_eq!(of_type(&notifications(app, &alice).await, "mention").len(), 1);
+    assert_eq!(
+        of_type(&notifications(app, &alice).await, "mention").len(),
+        1
+    );
     assert_eq!(
         of_type(&notifications(app, &bob).await, "chat_message").len(),
         1
@@ -204,7 +235,10 @@ async fn spectators_write_where_the_game_lets_them(app: &TestApp) {
         .expect_status(201)
         .json();
     let rematch_id = rematch["id"].as_str().unwrap();
-    assert_eq!(chat(app, &carol, rematch_id, 0).await["spectators_may_write"], true);
+    assert_eq!(
+        chat(app, &carol, rematch_id, 0).await["spectators_may_write"],
+        true
+    );
 }
 
 async fn a_chat_flood_is_limited_per_account(app: &TestApp) {
@@ -217,7 +251,11 @@ async fn a_chat_flood_is_limited_per_account(app: &TestApp) {
         say(app, &alice, &id, &format!("message {n}")).await;
     }
     let refused = app
-        .post(&alice, &format!("/v1/games/{id}/chat"), &json!({"text": "one more"}))
+        .post(
+            &alice,
+            &format!("/v1/games/{id}/chat"),
+            &json!({"text": "one more"}),
+        )
         .await;
     let retry = refused.header("retry-after").map(str::to_owned);
     refused.expect_problem(429, "rate_limited");

@@ -120,8 +120,9 @@ async fn a_whole_eternal_palace_game(app: &TestApp) {
     play_whole_game::<EternalPalace>(app, 3, EternalPalaceOptions::default(), uniform, 5).await;
 }
 
-/// An invitation answered, a game abandoned by vote and played again, through the client.
-async fn invitations_abandoning_and_rematches(app: &TestApp) {
+/// An invitation answered, a chat, a game abandoned by vote and played again, through the
+/// client.
+async fn invitations_chat_abandoning_and_rematches(app: &TestApp) {
     let anonymous = checked_client(app);
     let alice = anonymous.register("alice", "s3cret-pass").await.unwrap();
     let bob = anonymous.register("bob", "s3cret-pass").await.unwrap();
@@ -147,6 +148,15 @@ async fn invitations_abandoning_and_rematches(app: &TestApp) {
     assert_eq!(game.join(None).await.unwrap().status, GameStatus::Running);
     assert!(bob.invitations().await.unwrap().is_empty());
 
+    let said = created.say("hello @bob").await.unwrap();
+    assert_eq!(said.mentions, ["bob"]);
+    let log = game.chat(0, None).await.unwrap();
+    assert_eq!(log.messages, [said.clone()]);
+    let tombstone = created.delete_chat_message(said.id).await.unwrap();
+    assert_eq!(tombstone.text, None);
+    let waited = game.chat(said.id, Some(1)).await.unwrap();
+    assert!(waited.messages.is_empty(), "nothing came after it");
+
     let voted = game.vote_to_abandon(true).await.unwrap();
     assert_eq!(voted.status, GameStatus::Running);
     let ended = created.vote_to_abandon(true).await.unwrap();
@@ -154,6 +164,7 @@ async fn invitations_abandoning_and_rematches(app: &TestApp) {
     assert!(ended.outcome.is_none());
     let export = created.export().await.unwrap();
     assert!(export.complete && export.seed.is_some());
+    assert_eq!(export.chat, Some(vec![tombstone]));
 
     let rematch = game.rematch().await.unwrap();
     assert_eq!(created.rematch().await.unwrap().id(), rematch.id());
@@ -169,7 +180,7 @@ async fn invitations_abandoning_and_rematches(app: &TestApp) {
 }
 
 on_both_backends!(
-    invitations_abandoning_and_rematches,
+    invitations_chat_abandoning_and_rematches,
     a_whole_tikal_game,
     a_whole_java_game,
     a_whole_eternal_palace_game

@@ -36,6 +36,10 @@ pub enum Command {
         /// The export document (`GET /v1/games/{id}/export` of a finished game).
         export: PathBuf,
     },
+    /// Forget every rating and count every finished rated game again, in the order the
+    /// server counted them, from the games alone; prints how many games it counted. Run it
+    /// on the database the server uses (`--database-url`), as the ratings' check or repair.
+    RebuildRatings,
 }
 
 #[derive(Debug, Clone, clap::Args)]

@@ -25,6 +25,7 @@ pub mod outbound;
 pub use turnpost_games as games;
 pub mod private_files;
 pub mod push;
+pub mod ratings;
 pub mod seeds;
 pub mod server;
 pub mod service;

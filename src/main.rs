@@ -30,6 +30,21 @@ fn verify(path: &std::path::Path) -> std::process::ExitCode {
     }
 }
 
+fn rebuild_ratings(config: &turnpost::config::Config) -> std::process::ExitCode {
+    let rebuilt = turnpost::store::Db::open(&config.database_url())
+        .and_then(|db| db.write(turnpost::store::ratings::rebuild));
+    match rebuilt {
+        Ok(games) => {
+            println!("ratings rebuilt from {games} rated games");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("cannot rebuild the ratings: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     match &cli.command {
@@ -38,6 +53,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::SUCCESS;
         }
         Some(Command::Verify { export }) => return verify(export),
+        Some(Command::RebuildRatings) => return rebuild_ratings(&cli.config),
         Some(Command::Serve) | None => {}
     }
     let config = cli.config;

@@ -70,6 +70,8 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::transcript::get_transcript,
         super::board::get_board,
         super::histories::get_player,
+        super::ratings::get_account_ratings,
+        super::ratings::get_leaderboard,
         super::histories::bulk_export,
     ),
     components(schemas(

@@ -81,6 +81,15 @@ pub struct CreateGame {
     /// Whether spectators may write in the game's chat too (players always may).
     #[serde(default)]
     pub spectator_chat: bool,
+    /// Whether the game counts for its players' ratings in the kind (default `true`). Only
+    /// persons are rated: a game counts once at least two persons sat down, and bots seated
+    /// at creation neither get a rating nor change anyone's.
+    #[serde(default = "rated_by_default")]
+    pub rated: bool,
+}
+
+fn rated_by_default() -> bool {
+    true
 }
 
 /// A seat given to a bot when the game is created.
@@ -142,6 +151,7 @@ pub async fn create_game(
         private: body.private,
         invite: body.invite,
         spectator_chat: body.spectator_chat,
+        rated: body.rated,
     };
     let caller = user.clone();
     let now = clock.now_millis();

@@ -18,6 +18,7 @@ pub mod models;
 pub mod personal_tokens;
 pub mod play;
 pub mod rate_limit;
+pub mod ratings;
 pub mod transcript;
 pub mod transport;
 pub mod webhooks;
@@ -97,7 +98,9 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(crate::web::game_page)
         .service(crate::web::script)
         .service(crate::web::style)
+        .service(ratings::get_account_ratings)
         .service(histories::get_player)
+        .service(ratings::get_leaderboard)
         .service(histories::bulk_export)
         .default_service(web::to(route_not_found));
 }

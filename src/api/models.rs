@@ -102,6 +102,10 @@ pub struct GameSummary {
     pub private: bool,
     /// Why a `cancelled` game never started.
     pub cancel_reason: Option<CancelReason>,
+    /// Whether the game counts for its players' ratings.
+    pub rated: bool,
+    /// Whether spectators may write in its chat (players always may).
+    pub spectator_chat: bool,
     /// RFC 3339.
     pub created_at: String,
     /// RFC 3339: the last join or move.
@@ -160,6 +164,8 @@ impl GameSummary {
             time_control: game.time_control,
             private: game.private,
             cancel_reason: game.cancel_reason,
+            rated: game.settings.rated,
+            spectator_chat: game.settings.spectators_may_write,
             created_at: format_time(game.created_at),
             updated_at: format_time(game.updated_at),
         }

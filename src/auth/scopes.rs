@@ -149,6 +149,8 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("GET", "/v1/me/invitations", Scope::GamesRead),
     ("GET", "/v1/games/{id}/rematch", Scope::GamesRead),
     ("GET", "/v1/games/{id}/chat", Scope::GamesRead),
+    ("GET", "/v1/leaderboards/{kind}", Scope::GamesRead),
+    ("GET", "/v1/accounts/{name}/ratings", Scope::GamesRead),
     // Playing.
     ("POST", "/v1/games", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/seats", Scope::GamesPlay),

@@ -26,9 +26,9 @@ pub struct ChatPage {
 /// the game may read its chat.
 pub fn messages(db: &Db, game_id: &str, after: i64) -> Result<ChatPage, ApiError> {
     db.read(|conn| {
-        LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load(conn, game_id)?;
         Ok(ChatPage {
-            spectators_may_write: chat::spectators_may_write(conn, game_id)?,
+            spectators_may_write: game.game.settings.spectators_may_write,
             messages: chat::messages_after(conn, game_id, after, PAGE)?,
         })
     })
@@ -92,7 +92,7 @@ pub fn post(
     db.write(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         let seat = game.seat_of(user);
-        if seat.is_none() && !chat::spectators_may_write(conn, game_id)? {
+        if seat.is_none() && !game.game.settings.spectators_may_write {
             return Err(ApiError::forbidden(
                 "not_a_player",
                 "only the players write in this game's chat; spectators read it",

@@ -252,7 +252,8 @@ pub fn rematch(
                 .filter(|taken| taken.account_id.as_deref() != Some(user.account_id.as_str()))
                 .filter_map(|taken| taken.account_name.clone())
                 .collect(),
-            spectator_chat: store::chat::spectators_may_write(conn, game_id)?,
+            spectator_chat: old.game.settings.spectators_may_write,
+            rated: old.game.settings.rated,
         };
         let creation = Creation {
             id: random_id(10),

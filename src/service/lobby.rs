@@ -9,6 +9,7 @@ use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;
 use crate::games::server_events::TimeControl;
 use crate::games::{find_game_rules, rng_for, GameRules};
+use crate::store::settings::GameSettings;
 use crate::store::{self, CancelReason, Db, DbConnection, GameFilter, SeatRow, StoreError};
 
 #[derive(Debug, Clone, Default)]
@@ -27,6 +28,8 @@ pub struct NewGame {
     pub invite: Vec<String>,
     /// Spectators may write in the game's chat too.
     pub spectator_chat: bool,
+    /// The game counts for its players' ratings.
+    pub rated: bool,
 }
 
 impl NewGame {
@@ -224,6 +227,10 @@ pub(super) fn insert_new_game(
         time_control: request.time_control.normalised(),
         private: request.private,
         cancel_reason: None,
+        settings: GameSettings {
+            spectators_may_write: request.spectator_chat,
+            rated: request.rated,
+        },
     };
     let mut seats = vec![SeatRow {
         game_id: game.id.clone(),
@@ -274,7 +281,7 @@ pub(super) fn insert_new_game(
         ));
     }
     store::insert_game(conn, &game, &seats)?;
-    store::chat::set_spectators_may_write(conn, &game.id, request.spectator_chat)?;
+    store::settings::insert(conn, &game.id, game.settings)?;
     if let Some(original) = rematch_of.as_deref() {
         store::link_rematch(conn, original, &game.id)?;
     }

@@ -11,6 +11,7 @@ pub mod invitations;
 pub mod lobby;
 pub mod personal_tokens;
 pub mod play;
+pub mod ratings;
 pub mod referee;
 pub mod webhooks;
 

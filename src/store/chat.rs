@@ -1,9 +1,8 @@
-//! Games' chats: messages stored with their game, a tombstone for each deleted one, and who
-//! besides the players may write.
+//! Games' chats: messages stored with their game, a tombstone for each deleted one.
 
 use diesel::prelude::*;
 
-use super::schema::{accounts, chat_messages, game_chat_settings};
+use super::schema::{accounts, chat_messages};
 use super::{on_backend, Change, DbConnection, StoreError};
 
 /// A message as stored, with its author's name.
@@ -166,29 +165,4 @@ pub fn last_message_ids(
         .into_iter()
         .filter_map(|(game_id, id)| Some((game_id, id?)))
         .collect())
-}
-
-/// Records whether spectators may write in the game's chat (at its creation).
-pub fn set_spectators_may_write(
-    conn: &mut DbConnection,
-    game_id: &str,
-    allowed: bool,
-) -> Result<(), StoreError> {
-    diesel::insert_into(game_chat_settings::table)
-        .values((
-            game_chat_settings::game_id.eq(game_id),
-            game_chat_settings::spectators_may_write.eq(allowed),
-        ))
-        .execute(conn)?;
-    Ok(())
-}
-
-/// Whether spectators may write in the game's chat (games from before chats: no).
-pub fn spectators_may_write(conn: &mut DbConnection, game_id: &str) -> Result<bool, StoreError> {
-    Ok(game_chat_settings::table
-        .find(game_id)
-        .select(game_chat_settings::spectators_may_write)
-        .first(conn)
-        .optional()?
-        .unwrap_or(false))
 }

@@ -7,7 +7,10 @@ use utoipa::ToSchema;
 
 use super::jobs::{self, GameWork};
 use super::on_backend;
-use super::schema::{accounts, actions, events, game_invitations, games, rematches, seats};
+use super::schema::{
+    accounts, actions, events, game_invitations, game_settings, games, rematches, seats,
+};
+use super::settings::{settings_columns, GameSettings};
 use super::{Change, DbConnection, StoreError};
 use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;
@@ -84,6 +87,8 @@ pub struct Game {
     pub private: bool,
     /// Why a cancelled game never started.
     pub cancel_reason: Option<CancelReason>,
+    /// What it was created with beside its columns: chat, ratings.
+    pub settings: GameSettings,
 }
 
 /// Why a game was cancelled before it started.
@@ -130,10 +135,13 @@ fn corrupt(game: &str, column: &str, error: impl std::fmt::Display) -> StoreErro
     StoreError::Corrupt(format!("game {game}: column {column}: {error}"))
 }
 
-impl TryFrom<GameRow> for Game {
+/// A game's row and its settings (nullable: from a left join), as loaded together.
+type GameWithSettings = (GameRow, Option<(bool, bool)>);
+
+impl TryFrom<GameWithSettings> for Game {
     type Error = StoreError;
 
-    fn try_from(row: GameRow) -> Result<Game, StoreError> {
+    fn try_from((row, settings): GameWithSettings) -> Result<Game, StoreError> {
         let id = row.id;
         Ok(Game {
             rules_version: u32::try_from(row.rules_version)
@@ -168,6 +176,7 @@ impl TryFrom<GameRow> for Game {
             created_at: row.created_at,
             updated_at: row.updated_at,
             current_seq: row.current_seq,
+            settings: GameSettings::from_columns(settings),
             id,
         })
     }
@@ -387,8 +396,9 @@ pub fn insert_game(
 pub fn find_game(conn: &mut DbConnection, id: &str) -> Result<Option<Game>, StoreError> {
     games::table
         .find(id)
-        .select(GameRow::as_select())
-        .first(conn)
+        .left_join(game_settings::table)
+        .select((GameRow::as_select(), settings_columns!().nullable()))
+        .first::<GameWithSettings>(conn)
         .optional()?
         .map(Game::try_from)
         .transpose()
@@ -439,7 +449,8 @@ pub fn list_games(
                     .and(acting_seat.field(seats::bot).is_null()),
             )),
         )
-        .select(GameRow::as_select())
+        .left_join(game_settings::table)
+        .select((GameRow::as_select(), settings_columns!().nullable()))
         .into_boxed();
     query = query.filter(
         games::private
@@ -465,7 +476,7 @@ pub fn list_games(
     if let Some(kind) = &filter.kind {
         query = query.filter(games::kind.eq(kind.clone()));
     }
-    let rows: Vec<GameRow> = query
+    let rows: Vec<GameWithSettings> = query
         .then_order_by((games::updated_at.desc(), games::id.asc()))
         .limit(filter.limit)
         .offset(filter.offset)
@@ -652,23 +663,29 @@ pub fn find_game_with_seats(
 ) -> Result<Option<(Game, Vec<SeatWithName>)>, StoreError> {
     // Joined flat, not as `games ⟕ (seats ⟕ accounts)`: SQLite materialises a nested
     // join by scanning every seat of every game.
-    let rows: Vec<(GameRow, Option<SeatColumns>)> = on_backend!(conn, |c| games::table
-        .left_join(seats::table)
-        .left_join(accounts::table.on(seats::account_id.eq(accounts::id.nullable())))
-        .filter(games::id.eq(id))
-        .order(seats::seat.asc())
-        .select((GameRow::as_select(), seat_columns!().nullable()))
-        .load(c))?;
+    let rows: Vec<(GameRow, Option<(bool, bool)>, Option<SeatColumns>)> =
+        on_backend!(conn, |c| games::table
+            .left_join(game_settings::table)
+            .left_join(seats::table)
+            .left_join(accounts::table.on(seats::account_id.eq(accounts::id.nullable())))
+            .filter(games::id.eq(id))
+            .order(seats::seat.asc())
+            .select((
+                GameRow::as_select(),
+                settings_columns!().nullable(),
+                seat_columns!().nullable(),
+            ))
+            .load(c))?;
     let mut rows = rows.into_iter();
-    let Some((game, first_seat)) = rows.next() else {
+    let Some((game, settings, first_seat)) = rows.next() else {
         return Ok(None);
     };
     let seats = first_seat
         .into_iter()
-        .chain(rows.filter_map(|(_, seat)| seat))
+        .chain(rows.filter_map(|(_, _, seat)| seat))
         .map(|columns| seat_from_columns(id, columns))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Some((Game::try_from(game)?, seats)))
+    Ok(Some((Game::try_from((game, settings))?, seats)))
 }
 
 /// [`StoreError::Duplicate`] when the seat is taken or the account already sits there.
@@ -1024,6 +1041,17 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
         .execute(conn)?;
     }
     notify_seats(conn, append, new_seq)?;
+    if append.previous_status != GameStatus::Finished && append.status == GameStatus::Finished {
+        if let Some(standing) = &append.outcome {
+            super::ratings::rate_finished_game(
+                conn,
+                &append.game_id,
+                &append.kind,
+                standing,
+                append.now,
+            )?;
+        }
+    }
     if let Some(action) = &append.action {
         let insert = diesel::insert_into(actions::table).values(action);
         on_backend!(&mut *conn, |c| insert.execute(c)).map_err(StoreError::from_insert)?;

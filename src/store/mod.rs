@@ -8,7 +8,9 @@ mod games;
 pub mod jobs;
 pub mod notifications;
 pub mod personal_tokens;
+pub mod ratings;
 pub mod schema;
+pub mod settings;
 
 use std::cell::RefCell;
 use std::path::Path;

@@ -192,11 +192,60 @@ diesel::table! {
 }
 
 diesel::table! {
-    game_chat_settings (game_id) {
+    game_settings (game_id) {
         game_id -> Text,
         spectators_may_write -> Bool,
+        rated -> Bool,
+        rating_order -> Nullable<BigInt>,
     }
 }
+
+diesel::joinable!(game_settings -> games (game_id));
+diesel::allow_tables_to_appear_in_same_query!(game_settings, games);
+diesel::allow_tables_to_appear_in_same_query!(game_settings, seats);
+diesel::allow_tables_to_appear_in_same_query!(game_settings, accounts);
+diesel::allow_tables_to_appear_in_same_query!(game_settings, game_invitations);
+
+diesel::table! {
+    rating_counter (id) {
+        id -> Integer,
+        last -> BigInt,
+    }
+}
+
+diesel::table! {
+    ratings (account_id, kind) {
+        account_id -> Text,
+        kind -> Text,
+        rating -> Double,
+        uncertainty -> Double,
+        conservative -> Double,
+        games -> Integer,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    rating_changes (game_id, account_id) {
+        game_id -> Text,
+        account_id -> Text,
+        kind -> Text,
+        seat -> Integer,
+        place -> Integer,
+        rating_before -> Double,
+        uncertainty_before -> Double,
+        rating_after -> Double,
+        uncertainty_after -> Double,
+        rating_order -> BigInt,
+        created_at -> BigInt,
+    }
+}
+
+diesel::joinable!(ratings -> accounts (account_id));
+diesel::joinable!(rating_changes -> accounts (account_id));
+diesel::allow_tables_to_appear_in_same_query!(ratings, accounts);
+diesel::allow_tables_to_appear_in_same_query!(rating_changes, accounts);
+diesel::allow_tables_to_appear_in_same_query!(rating_changes, games);
 
 diesel::joinable!(chat_messages -> accounts (account_id));
 diesel::allow_tables_to_appear_in_same_query!(chat_messages, accounts);

@@ -71,7 +71,7 @@ function gameItem(game, action) {
   link.className = 'game-link';
   link.dataset.gameId = game.id;
   const players = game.seats.map((seat) => (seat.account ? seat.account.name : 'open')).join(', ');
-  link.textContent = `${game.kind} ${game.id}: ${players} (${game.status})`;
+  link.textContent = `${game.kind} ${game.id}: ${players} (${game.status}${game.rated ? ', rated' : ''})`;
   item.append(link);
   if (game.your_turn) item.className = 'your-turn';
   if (action) item.append(' ', ...[action].flat());
@@ -479,6 +479,7 @@ window.addEventListener('DOMContentLoaded', () => {
         kind: $('new-kind').value,
         seats: Number($('new-seats').value),
         options: chosenOptions(),
+        rated: $('new-rated').checked,
         ...(invite.length ? { private: true, invite } : {}),
       });
       location.href = `/games/${created.id}`;

@@ -137,6 +137,7 @@ async fn invitations_chat_abandoning_and_rematches(app: &TestApp) {
             private: true,
             invite: vec!["bob".to_owned()],
             spectator_chat: false,
+            rated: true,
         })
         .await
         .unwrap();
@@ -165,6 +166,10 @@ async fn invitations_chat_abandoning_and_rematches(app: &TestApp) {
     let export = created.export().await.unwrap();
     assert!(export.complete && export.seed.is_some());
     assert_eq!(export.chat, Some(vec![tombstone]));
+
+    // Abandoned: no result, so nobody's rating moved.
+    assert!(bob.ratings("alice").await.unwrap().ratings.is_empty());
+    assert!(bob.leaderboard("tikal", 10, 0).await.unwrap().players.is_empty());
 
     let rematch = game.rematch().await.unwrap();
     assert_eq!(created.rematch().await.unwrap().id(), rematch.id());

@@ -24,6 +24,7 @@ mod lobby;
 mod openapi;
 mod personal_tokens;
 mod play_errors;
+mod ratings;
 mod readme;
 mod sign_in_limits;
 mod tikal;

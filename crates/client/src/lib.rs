@@ -181,6 +181,7 @@ impl Client {
             private: false,
             invite: Vec::new(),
             spectator_chat: false,
+            rated: true,
         })
         .await
     }
@@ -243,6 +244,36 @@ impl Client {
         self.call(
             Method::DELETE,
             &format!("/v1/me/personal-tokens/{id}"),
+            &[],
+            None::<&()>,
+            &[],
+        )
+        .await
+    }
+
+    /// A page of kind `kind`'s leaderboard, best first.
+    pub async fn leaderboard(
+        &self,
+        kind: &str,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Leaderboard, Error> {
+        let query = [("limit", limit.to_string()), ("offset", offset.to_string())];
+        self.call(
+            Method::GET,
+            &format!("/v1/leaderboards/{kind}"),
+            &query,
+            None::<&()>,
+            &[],
+        )
+        .await
+    }
+
+    /// The ratings of the account called `name` and their latest changes.
+    pub async fn ratings(&self, name: &str) -> Result<AccountRatings, Error> {
+        self.call(
+            Method::GET,
+            &format!("/v1/accounts/{name}/ratings"),
             &[],
             None::<&()>,
             &[],

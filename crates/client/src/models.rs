@@ -192,6 +192,8 @@ pub struct GameSummary<G: Game> {
     pub time_control: TimeControl,
     pub private: bool,
     pub cancel_reason: Option<CancelReason>,
+    pub rated: bool,
+    pub spectator_chat: bool,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -342,6 +344,8 @@ pub struct CreateGame<G: Game> {
     /// Spectators may write in the game's chat too (players always may).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub spectator_chat: bool,
+    /// Whether the game counts for ratings (the server's default: yes).
+    pub rated: bool,
 }
 
 /// The body of `POST /v1/games/{id}/actions`.
@@ -358,6 +362,58 @@ pub struct ActionFilter {
     pub action_type: Option<String>,
     pub space: Option<String>,
     pub tile: Option<String>,
+}
+
+/// A rating in one kind (Weng-Lin).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rating {
+    pub kind: String,
+    pub rating: f64,
+    pub uncertainty: f64,
+    /// `rating` minus three times `uncertainty`: what leaderboards rank by.
+    pub conservative: f64,
+    pub games: u32,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeaderboardEntry {
+    pub rank: u32,
+    pub account: AccountRef,
+    pub rating: Rating,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Leaderboard {
+    pub kind: String,
+    pub players: Vec<LeaderboardEntry>,
+}
+
+/// What one rated game did to one player's rating.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatingChange {
+    pub game_id: String,
+    pub kind: String,
+    pub seat: u8,
+    pub place: u8,
+    pub rating_before: f64,
+    pub uncertainty_before: f64,
+    pub rating_after: f64,
+    pub uncertainty_after: f64,
+    pub at: String,
+}
+
+/// An account's ratings per kind and their latest changes, newest first.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountRatings {
+    pub name: String,
+    pub ratings: Vec<Rating>,
+    pub history: Vec<RatingChange>,
 }
 
 /// An invitation to a private game waiting for the caller's answer.

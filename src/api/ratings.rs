@@ -1,0 +1,183 @@
+//! Ratings per game kind: leaderboards and each account's ratings with their history.
+
+use actix_web::{route, web, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::blocking;
+use super::games::check_kind_filter;
+use super::models::AccountRef;
+use crate::auth::AuthUser;
+use crate::error::{ApiError, Problem};
+use crate::service::format_time;
+use crate::service::ratings;
+use crate::store::ratings::StoredRating;
+use crate::store::Db;
+
+/// A rating in one kind (Weng-Lin: players start at 25 with an uncertainty of 25/3).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RatingOut {
+    #[schema(example = "tikal")]
+    pub kind: String,
+    /// The estimate of the player's skill.
+    #[schema(example = 27.9)]
+    pub rating: f64,
+    /// How unsure the estimate still is; it shrinks with every rated game.
+    #[schema(example = 7.1)]
+    pub uncertainty: f64,
+    /// `rating` minus three times `uncertainty`: what the player almost surely has at
+    /// least, and what leaderboards rank by.
+    #[schema(example = 6.6)]
+    pub conservative: f64,
+    /// Rated games counted.
+    pub games: u32,
+    /// RFC 3339: when a rated game last changed it.
+    pub updated_at: String,
+}
+
+impl RatingOut {
+    fn of(stored: &StoredRating) -> RatingOut {
+        RatingOut {
+            kind: stored.kind.clone(),
+            rating: stored.rating.rating,
+            uncertainty: stored.rating.uncertainty,
+            conservative: stored.rating.conservative(),
+            games: u32::try_from(stored.games).unwrap_or(0),
+            updated_at: format_time(stored.updated_at),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LeaderboardEntry {
+    /// 1 for the best; counted over the whole board, not the page.
+    pub rank: u32,
+    pub account: AccountRef,
+    pub rating: RatingOut,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Leaderboard {
+    pub kind: String,
+    pub players: Vec<LeaderboardEntry>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LeaderboardQuery {
+    /// At most this many players (1 to 200, default 50).
+    #[param(minimum = 1, maximum = 200, example = 20)]
+    pub limit: Option<i64>,
+    /// Skip this many players.
+    #[param(minimum = 0, example = 0)]
+    pub offset: Option<i64>,
+}
+
+/// The kind's rated players, best first by their conservative rating (ties: more games,
+/// then name). Only persons are rated, in rated games two or more persons played to the end.
+#[utoipa::path(get, path = "/v1/leaderboards/{kind}", tag = "accounts",
+    params(("kind" = String, Path, description = "A kind from `GET /v1/game-kinds`", example = "tikal"), LeaderboardQuery),
+    responses(
+        (status = 200, body = Leaderboard),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_kind`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[route("/v1/leaderboards/{kind}", method = "GET", method = "HEAD")]
+pub async fn get_leaderboard(
+    db: web::Data<Db>,
+    _user: AuthUser,
+    path: web::Path<String>,
+    query: web::Query<LeaderboardQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let kind = path.into_inner();
+    check_kind_filter(Some(&kind))?;
+    let limit = query.limit.unwrap_or(50);
+    let offset = query.offset.unwrap_or(0);
+    if !(1..=200).contains(&limit) || offset < 0 {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "`limit` is 1 to 200 and `offset` at least 0",
+        ));
+    }
+    let board_kind = kind.clone();
+    let players = blocking(move || ratings::leaderboard(&db, &board_kind, limit, offset)).await?;
+    let players = players
+        .iter()
+        .zip(offset + 1..)
+        .map(|(stored, rank)| LeaderboardEntry {
+            rank: u32::try_from(rank).unwrap_or(u32::MAX),
+            account: AccountRef {
+                id: stored.account_id.clone(),
+                name: stored.name.clone(),
+            },
+            rating: RatingOut::of(stored),
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(Leaderboard { kind, players }))
+}
+
+/// What one rated game did to one player's rating.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RatingChangeOut {
+    pub game_id: String,
+    #[schema(example = "tikal")]
+    pub kind: String,
+    pub seat: u8,
+    /// The player's place in the game's final standing (forfeited seats share the last).
+    pub place: u8,
+    pub rating_before: f64,
+    pub uncertainty_before: f64,
+    pub rating_after: f64,
+    pub uncertainty_after: f64,
+    /// RFC 3339: when the game finished.
+    pub at: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct AccountRatings {
+    pub name: String,
+    /// One per kind the account played a rated game of.
+    pub ratings: Vec<RatingOut>,
+    /// The latest rated games' changes, newest first (at most 100).
+    pub history: Vec<RatingChangeOut>,
+}
+
+/// A player's ratings per kind and their history.
+#[utoipa::path(get, path = "/v1/accounts/{name}/ratings", tag = "accounts",
+    params(("name" = String, Path, description = "Account name (any case)", example = "alice")),
+    responses(
+        (status = 200, body = AccountRatings),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`account_not_found`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[route("/v1/accounts/{name}/ratings", method = "GET", method = "HEAD")]
+pub async fn get_account_ratings(
+    db: web::Data<Db>,
+    _user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let name = path.into_inner();
+    let found = blocking(move || ratings::of_account(&db, &name)).await?;
+    Ok(HttpResponse::Ok().json(AccountRatings {
+        name: found.name,
+        ratings: found.ratings.iter().map(RatingOut::of).collect(),
+        history: found
+            .changes
+            .into_iter()
+            .map(|change| RatingChangeOut {
+                game_id: change.game_id,
+                kind: change.kind,
+                seat: u8::try_from(change.seat).unwrap_or(0),
+                place: u8::try_from(change.place).unwrap_or(0),
+                rating_before: change.rating_before,
+                uncertainty_before: change.uncertainty_before,
+                rating_after: change.rating_after,
+                uncertainty_after: change.uncertainty_after,
+                at: format_time(change.created_at),
+            })
+            .collect(),
+    }))
+}

@@ -419,6 +419,7 @@ pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
     ("invalid_time_control", &[422], "the time control is out of its bounds"),
     ("invalid_bots", &[422], "bots need seats of their own, and a seat must be left for the creator"),
     ("invalid_invitations", &[422], "invitations are for private games"),
+    ("invalid_reminders", &[422], "at most 3 different reminder times, each 5 minutes to 7 days before the deadline"),
     ("invalid_chat_message", &[422], "a chat message is 1 to 1,000 characters without control characters besides line ends and tabs"),
     ("seq_out_of_range", &[409], "`at` is past the game's log"),
     ("idempotency_key_reused", &[422], "the `Idempotency-Key` was used with another body"),

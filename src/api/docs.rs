@@ -61,6 +61,8 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::live::stream_events,
         super::live::stream_notifications,
         super::webhooks::list_notifications,
+        super::reminders::get_reminders,
+        super::reminders::set_reminders,
         super::webhooks::create_webhook,
         super::webhooks::list_webhooks,
         super::webhooks::delete_webhook,

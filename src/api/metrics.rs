@@ -30,6 +30,7 @@ pub struct Metrics {
     db_statements: IntCounter,
     open_followers: IntGauge,
     pub timeouts_recorded: IntCounter,
+    pub reminders_sent: IntCounter,
     pub games_expired: IntCounter,
     /// By `outcome`: `appended`, or `discarded` when the game moved on while the bot thought.
     pub bot_moves: IntCounterVec,
@@ -80,6 +81,10 @@ impl Metrics {
                 "timeouts_recorded_total",
                 "Appends of timed-out seats made by this instance",
             )?,
+            reminders_sent: IntCounter::new(
+                "reminders_sent_total",
+                "Reminders before deadlines this instance sent",
+            )?,
             games_expired: IntCounter::new(
                 "games_expired_total",
                 "Open games this instance cancelled as expired",
@@ -110,6 +115,7 @@ impl Metrics {
             &metrics.fold_cache_misses,
             &metrics.db_statements,
             &metrics.timeouts_recorded,
+            &metrics.reminders_sent,
             &metrics.games_expired,
         ] {
             metrics.registry.register(Box::new(counter.clone()))?;

@@ -19,6 +19,7 @@ pub mod personal_tokens;
 pub mod play;
 pub mod rate_limit;
 pub mod ratings;
+pub mod reminders;
 pub mod transcript;
 pub mod transport;
 pub mod webhooks;
@@ -86,6 +87,8 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(live::stream_events)
         .service(live::stream_notifications)
         .service(webhooks::list_notifications)
+        .service(reminders::get_reminders)
+        .service(reminders::set_reminders)
         .service(webhooks::create_webhook)
         .service(webhooks::list_webhooks)
         .service(webhooks::delete_webhook)

@@ -46,6 +46,9 @@ pub struct NotificationOut {
     /// For `chat_message` and `mention`: the message's id in the game's chat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_id: Option<i64>,
+    /// For `reminder`: the deadline it reminds of (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<String>,
     /// RFC 3339.
     pub created_at: String,
 }
@@ -58,7 +61,8 @@ pub struct NotificationOut {
 /// `abandon_vote` when another player votes to abandon a game you play, `game_abandoned`
 /// when every player agreed and the game ended without a result, `mention` when a message
 /// in the chat of a game you play names you (`@name`), `chat_message` for every other
-/// message another person writes there.
+/// message another person writes there, `reminder` the chosen times before each of your
+/// deadlines (`GET /v1/me/reminders`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NotificationKind {
@@ -73,6 +77,7 @@ pub enum NotificationKind {
     GameAbandoned,
     ChatMessage,
     Mention,
+    Reminder,
 }
 
 impl NotificationOut {
@@ -93,6 +98,8 @@ impl NotificationOut {
             rematch_of: Option<String>,
             #[serde(default)]
             message_id: Option<i64>,
+            #[serde(default)]
+            deadline: Option<String>,
         }
         let stored: Stored = serde_json::from_str(&notification.payload).map_err(|error| {
             ApiError::Internal(format!(
@@ -112,6 +119,7 @@ impl NotificationOut {
             by: stored.by,
             rematch_of: stored.rematch_of,
             message_id: stored.message_id,
+            deadline: stored.deadline,
             created_at: format_time(notification.created_at),
         })
     }

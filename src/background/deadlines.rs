@@ -1,4 +1,4 @@
-//! Timeouts and open-game expiry: cheap appends that must happen on time, so they have a
+//! Timeouts, reminders and open-game expiry: cheap writes that must happen on time, so they have a
 //! task of their own that no bot move or webhook post can hold up. Each pass takes every
 //! due job, deadlines first.
 
@@ -27,6 +27,7 @@ impl Workers {
         let now = self.clock.now_millis();
         let margins = [
             (JobKind::Deadline, TIMEOUT_GRACE_MS),
+            (JobKind::Reminder, 0),
             (JobKind::Expiry, open_game_ms),
         ];
         for (kind, margin) in margins {
@@ -47,6 +48,11 @@ impl Workers {
                                     self.metrics.timeouts_recorded.inc();
                                 }
                             })
+                    }
+                    JobKind::Reminder => {
+                        referee::send_reminders(&self.db, &job, &self.instance, now).map(|sent| {
+                            self.metrics.reminders_sent.inc_by(u64::from(sent));
+                        })
                     }
                     _ => referee::expire_open_game(&self.db, &job, &self.instance, now).map(
                         |expired| {

@@ -283,6 +283,82 @@ pub fn enforce_deadline(
     })
 }
 
+/// Sends, at `now`, every reminder of the claimed game that is due and not sent yet (each
+/// person whose clock runs, at each time before its deadline the person asked for), and
+/// gives the job back due at the next one; ends it when none is left. Returns how many it
+/// sent. A reminder is sent once whatever instance finds it (the database records each).
+pub fn send_reminders(db: &Db, job: &ClaimedJob, owner: &str, now: i64) -> Result<u32, ApiError> {
+    db.write(|conn| {
+        let game = LoadedGame::load(conn, &job.game_id)?;
+        let mut sent = 0;
+        let mut next: Option<i64> = None;
+        if game.game.status == GameStatus::Running {
+            for taken in game.seats.iter().filter(|taken| taken.is_person_in_play()) {
+                let (Some(deadline), Some(account_id)) =
+                    (taken.clock.deadline_ms, taken.account_id.as_deref())
+                else {
+                    continue;
+                };
+                for minutes in store::reminders::reminder_minutes(conn, account_id)? {
+                    let due_at = deadline - i64::from(minutes) * 60_000;
+                    if due_at > now {
+                        next = Some(next.map_or(due_at, |earliest| earliest.min(due_at)));
+                        continue;
+                    }
+                    if now >= deadline
+                        || !store::reminders::mark_sent(
+                            conn,
+                            &game.game.id,
+                            i32::from(taken.seat),
+                            deadline,
+                            minutes,
+                        )?
+                    {
+                        continue;
+                    }
+                    notify_reminder(conn, &game, taken.seat, account_id, deadline, now)?;
+                    sent += 1;
+                }
+            }
+        }
+        match next {
+            Some(due_at) => jobs::reschedule(conn, JobKind::Reminder, job, owner, due_at)?,
+            None => jobs::finish(conn, JobKind::Reminder, job, owner)?,
+        }
+        Ok(sent)
+    })
+}
+
+/// A `reminder` notification: the seat must act by `deadline`.
+fn notify_reminder(
+    conn: &mut DbConnection,
+    game: &LoadedGame,
+    seat: Seat,
+    account_id: &str,
+    deadline: i64,
+    now: i64,
+) -> Result<(), ApiError> {
+    let payload = json!({
+        "type": "reminder",
+        "game_id": game.game.id,
+        "game_kind": game.game.kind,
+        "seq": game.game.current_seq,
+        "seat": seat,
+        "to_act": game.game.to_act,
+        "deadline": crate::service::format_time(deadline),
+    });
+    let notification = store::notifications::NewNotification {
+        account_id: account_id.to_owned(),
+        game_id: game.game.id.clone(),
+        kind: "reminder".to_owned(),
+        seq: game.game.current_seq,
+        payload: payload.to_string(),
+        created_at: now,
+    };
+    store::notifications::notify(conn, &notification, store::notifications::delivery_id)?;
+    Ok(())
+}
+
 /// How a bot chooses its action: its strategy, the game's rules, the state, its seat and
 /// the random stream of its move.
 pub type BotThinking<'a> =

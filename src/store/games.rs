@@ -1065,6 +1065,7 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
             running: append.status == GameStatus::Running,
             before: append.work_before,
             after: append.work_after,
+            clocks_changed: !append.seat_updates.is_empty(),
             now: append.now,
         },
     )?;

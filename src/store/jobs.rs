@@ -25,6 +25,9 @@ pub enum JobKind {
     Bot,
     /// An open game waits for players; `due_at` is when it was created.
     Expiry,
+    /// A seat's clock runs and its player wants reminders; `due_at` is when the next one is
+    /// due (or when a deadline changed, to work that out).
+    Reminder,
 }
 
 impl JobKind {
@@ -33,6 +36,7 @@ impl JobKind {
             JobKind::Deadline => "deadline",
             JobKind::Bot => "bot",
             JobKind::Expiry => "expiry",
+            JobKind::Reminder => "reminder",
         }
     }
 }
@@ -181,6 +185,26 @@ pub fn postpone(
     Ok(())
 }
 
+/// Gives a held job back due again at `due_at`, unless the game has given it new work since
+/// it was claimed (its `due_at` moved): then it only gives it back.
+pub fn reschedule(
+    conn: &mut DbConnection,
+    kind: JobKind,
+    claimed: &ClaimedJob,
+    owner: &str,
+    due_at: i64,
+) -> Result<(), StoreError> {
+    diesel::update(
+        jobs::table
+            .find((kind.as_str(), &claimed.game_id))
+            .filter(jobs::lease_owner.eq(owner))
+            .filter(jobs::due_at.eq(claimed.due_at)),
+    )
+    .set(jobs::due_at.eq(due_at))
+    .execute(conn)?;
+    release(conn, kind, &claimed.game_id, owner)
+}
+
 /// Removes a held job that turned out to have nothing to do, unless the game has given it
 /// new work since it was claimed (its `due_at` moved).
 pub fn finish(
@@ -294,6 +318,8 @@ pub struct AfterAppend<'a> {
     pub running: bool,
     pub before: GameWork,
     pub after: GameWork,
+    /// A seat's clock started or stopped: its reminders are worked out again.
+    pub clocks_changed: bool,
     pub now: i64,
 }
 
@@ -321,6 +347,16 @@ pub fn follow_append(conn: &mut DbConnection, append: &AfterAppend<'_>) -> Resul
             )?,
             None => remove(conn, JobKind::Deadline, append.game_id)?,
         }
+    }
+    if append.clocks_changed && append.after.deadline.is_some() {
+        put(
+            conn,
+            JobKind::Reminder,
+            append.game_id,
+            append.account_id,
+            append.now,
+            false,
+        )?;
     }
     match append.after.bot {
         Some(interactive) => {

@@ -9,6 +9,7 @@ pub mod jobs;
 pub mod notifications;
 pub mod personal_tokens;
 pub mod ratings;
+pub mod reminders;
 pub mod schema;
 pub mod settings;
 

@@ -249,3 +249,19 @@ diesel::allow_tables_to_appear_in_same_query!(rating_changes, games);
 
 diesel::joinable!(chat_messages -> accounts (account_id));
 diesel::allow_tables_to_appear_in_same_query!(chat_messages, accounts);
+
+diesel::table! {
+    account_settings (account_id) {
+        account_id -> Text,
+        reminder_minutes -> Text,
+    }
+}
+
+diesel::table! {
+    reminders_sent (game_id, seat, deadline, minutes) {
+        game_id -> Text,
+        seat -> Integer,
+        deadline -> BigInt,
+        minutes -> Integer,
+    }
+}

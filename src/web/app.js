@@ -175,6 +175,8 @@ async function showLobby() {
       return gameItem(invitation.game, [`${from} ${invitation.invited_by.name}`, ' ', accept, ' ', decline]);
     }),
   );
+  const reminders = await api('GET', '/v1/me/reminders');
+  $('reminder-minutes').value = reminders.before_minutes.join(', ');
   const mine = await api('GET', '/v1/games?mine=true&limit=100');
   $('games').replaceChildren(...mine.games.map((game) => gameItem(game)));
   const open = await api('GET', '/v1/games?status=open&limit=50');
@@ -488,6 +490,18 @@ window.addEventListener('DOMContentLoaded', () => {
     }
   });
   $('new-kind').addEventListener('change', () => showOptions().catch(showError));
+  $('reminders-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const before_minutes = $('reminder-minutes').value.split(',')
+      .map((text) => text.trim()).filter(Boolean).map(Number);
+    try {
+      const saved = await api('PUT', '/v1/me/reminders', { before_minutes });
+      $('reminder-minutes').value = saved.before_minutes.join(', ');
+      showError(null);
+    } catch (problem) {
+      showError(problem);
+    }
+  });
   $('join').addEventListener('click', () => joinGame(game.id));
   $('abandon').addEventListener('click', () => voteToAbandon());
   $('chat-form').addEventListener('submit', (event) => {

@@ -533,6 +533,25 @@ async fn invitations_chat_votes_and_rematches_in_a_real_browser() {
     browser
         .wait_for("the lobby", shown, json!(["#new-kind option"]))
         .await;
+    // Her reminders, from the lobby.
+    browser
+        .run(
+            "document.getElementById('reminder-minutes').value = '30, 720'; return true;",
+            json!([]),
+        )
+        .await;
+    browser.click("#reminders-form button[type='submit']").await;
+    browser
+        .wait_for(
+            "the saved reminders",
+            "return document.getElementById('reminder-minutes').value === '720, 30'",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        app.get(&alice, "/v1/me/reminders").await.json(),
+        json!({"before_minutes": [720, 30]})
+    );
     browser.type_into("#new-invite", "bob").await;
     browser.click("#new-game-form button[type='submit']").await;
     let id = browser

@@ -141,6 +141,8 @@ async fn invitations_chat_abandoning_and_rematches(app: &TestApp) {
         })
         .await
         .unwrap();
+    assert_eq!(bob.reminders().await.unwrap(), [1440, 60]);
+    assert_eq!(bob.set_reminders(&[60, 720]).await.unwrap(), [720, 60]);
     let invitations = bob.invitations().await.unwrap();
     assert_eq!(invitations.len(), 1);
     assert_eq!(invitations[0].invited_by.name, "alice");
@@ -169,7 +171,12 @@ async fn invitations_chat_abandoning_and_rematches(app: &TestApp) {
 
     // Abandoned: no result, so nobody's rating moved.
     assert!(bob.ratings("alice").await.unwrap().ratings.is_empty());
-    assert!(bob.leaderboard("tikal", 10, 0).await.unwrap().players.is_empty());
+    assert!(bob
+        .leaderboard("tikal", 10, 0)
+        .await
+        .unwrap()
+        .players
+        .is_empty());
 
     let rematch = game.rematch().await.unwrap();
     assert_eq!(created.rematch().await.unwrap().id(), rematch.id());

@@ -26,6 +26,7 @@ mod personal_tokens;
 mod play_errors;
 mod ratings;
 mod readme;
+mod reminders;
 mod sign_in_limits;
 mod tikal;
 mod transport;

@@ -281,6 +281,26 @@ impl Client {
         .await
     }
 
+    /// Minutes before each of the caller's deadlines at which it is reminded, longest first.
+    pub async fn reminders(&self) -> Result<Vec<u32>, Error> {
+        let reminders: Reminders = self
+            .call(Method::GET, "/v1/me/reminders", &[], None::<&()>, &[])
+            .await?;
+        Ok(reminders.before_minutes)
+    }
+
+    /// Chooses when the caller is reminded before its deadlines (at most 3 times, each 5
+    /// minutes to 7 days; empty for none); the times as stored.
+    pub async fn set_reminders(&self, before_minutes: &[u32]) -> Result<Vec<u32>, Error> {
+        let body = Reminders {
+            before_minutes: before_minutes.to_vec(),
+        };
+        let reminders: Reminders = self
+            .call(Method::PUT, "/v1/me/reminders", &[], Some(&body), &[])
+            .await?;
+        Ok(reminders.before_minutes)
+    }
+
     /// The caller's invitations waiting for an answer, newest first. Accept one by joining
     /// its game ([`GameHandle::join`]), or decline it ([`GameHandle::decline`]).
     pub async fn invitations(&self) -> Result<Vec<Invitation>, Error> {

@@ -364,6 +364,13 @@ pub struct ActionFilter {
     pub tile: Option<String>,
 }
 
+/// When an account is reminded before its deadlines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Reminders {
+    pub before_minutes: Vec<u32>,
+}
+
 /// A rating in one kind (Weng-Lin).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,0 +1,2 @@
+DROP TABLE reminders_sent;
+DROP TABLE account_settings;

@@ -61,6 +61,7 @@ fn fill(db: &Db) {
                 time_control: Default::default(),
                 private: false,
                 cancel_reason: None,
+                settings: Default::default(),
             };
             let seat = |seat: i32, who: usize| SeatRow {
                 game_id: id.clone(),

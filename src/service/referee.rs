@@ -52,6 +52,18 @@ fn append_forfeits(
     }
 }
 
+/// Refuses what only a running game takes: 409 `game_not_started` (saying `if_open`) or
+/// `game_finished`.
+fn require_running(game: &LoadedGame, if_open: &str) -> Result<(), ApiError> {
+    match game.game.status {
+        GameStatus::Running => Ok(()),
+        GameStatus::Open => Err(ApiError::conflict("game_not_started", if_open)),
+        GameStatus::Finished | GameStatus::Cancelled | GameStatus::Abandoned => {
+            Err(ApiError::conflict("game_finished", "the game is over"))
+        }
+    }
+}
+
 /// The caller resigns their seat: in a two-player game the other seat wins at once; with
 /// more players a bot plays the seat on and it ranks last. A resignation that would leave
 /// a game to the bots alone is refused (409 `bot_games_quota`) while the caller already
@@ -69,18 +81,10 @@ pub fn resign(
         let seat = game.seat_row_of(user).ok_or_else(|| {
             ApiError::forbidden("not_a_player", "only a seated player can resign")
         })?;
-        match game.game.status {
-            GameStatus::Running => {}
-            GameStatus::Open => {
-                return Err(ApiError::conflict(
-                    "game_not_started",
-                    "an open game is left, not resigned: POST /v1/games/{id}/leave",
-                ))
-            }
-            GameStatus::Finished | GameStatus::Cancelled | GameStatus::Abandoned => {
-                return Err(ApiError::conflict("game_finished", "the game is over"))
-            }
-        }
+        require_running(
+            &game,
+            "an open game is left, not resigned: POST /v1/games/{id}/leave",
+        )?;
         if seat.forfeit.is_some() {
             return Err(ApiError::conflict(
                 "seat_forfeited",
@@ -133,18 +137,7 @@ pub fn vote_to_abandon(
         let seat = game.seat_row_of(user).ok_or_else(|| {
             ApiError::forbidden("not_a_player", "only a seated player can vote to abandon")
         })?;
-        match game.game.status {
-            GameStatus::Running => {}
-            GameStatus::Open => {
-                return Err(ApiError::conflict(
-                    "game_not_started",
-                    "an open game is cancelled or left, not abandoned",
-                ))
-            }
-            GameStatus::Finished | GameStatus::Cancelled | GameStatus::Abandoned => {
-                return Err(ApiError::conflict("game_finished", "the game is over"))
-            }
-        }
+        require_running(&game, "an open game is cancelled or left, not abandoned")?;
         if !seat.is_person_in_play() {
             return Err(ApiError::conflict(
                 "seat_forfeited",

@@ -10,7 +10,7 @@ use super::on_backend;
 use super::schema::{
     accounts, actions, events, game_invitations, game_settings, games, rematches, seats,
 };
-use super::settings::{settings_columns, GameSettings};
+use super::settings::{settings_columns, GameSettings, SettingsColumns};
 use super::{Change, DbConnection, StoreError};
 use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;
@@ -136,7 +136,7 @@ fn corrupt(game: &str, column: &str, error: impl std::fmt::Display) -> StoreErro
 }
 
 /// A game's row and its settings (nullable: from a left join), as loaded together.
-type GameWithSettings = (GameRow, Option<(bool, bool)>);
+type GameWithSettings = (GameRow, SettingsColumns);
 
 impl TryFrom<GameWithSettings> for Game {
     type Error = StoreError;
@@ -663,7 +663,7 @@ pub fn find_game_with_seats(
 ) -> Result<Option<(Game, Vec<SeatWithName>)>, StoreError> {
     // Joined flat, not as `games ⟕ (seats ⟕ accounts)`: SQLite materialises a nested
     // join by scanning every seat of every game.
-    let rows: Vec<(GameRow, Option<(bool, bool)>, Option<SeatColumns>)> =
+    let rows: Vec<(GameRow, SettingsColumns, Option<SeatColumns>)> =
         on_backend!(conn, |c| games::table
             .left_join(game_settings::table)
             .left_join(seats::table)

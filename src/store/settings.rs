@@ -14,9 +14,12 @@ pub struct GameSettings {
     pub rated: bool,
 }
 
+/// [`GameSettings`] as a left join reads them: none when the game has no row.
+pub type SettingsColumns = Option<(bool, bool)>;
+
 impl GameSettings {
     /// The settings as read with a left join: none stored means the defaults.
-    pub fn from_columns(columns: Option<(bool, bool)>) -> GameSettings {
+    pub fn from_columns(columns: SettingsColumns) -> GameSettings {
         columns.map_or_else(GameSettings::default, |(spectators_may_write, rated)| {
             GameSettings {
                 spectators_may_write,

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::on_both_backends;
-use crate::util::{Player, TestApp};
+use crate::util::{of_type, Player, TestApp};
 
 on_both_backends!(
     players_chat_and_mentions_notify,
@@ -32,23 +32,6 @@ async fn chat(app: &TestApp, player: &Player, id: &str, after: i64) -> Value {
         .json()
 }
 
-async fn notifications(app: &TestApp, player: &Player) -> Vec<Value> {
-    app.get(player, "/v1/me/notifications")
-        .await
-        .expect_status(200)
-        .json()["notifications"]
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
-fn of_type<'a>(notifications: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    notifications
-        .iter()
-        .filter(|notification| notification["type"] == kind)
-        .collect()
-}
-
 async fn players_chat_and_mentions_notify(app: &TestApp) {
     let alice = app.register("alice").await;
     let bob = app.register("bob").await;
@@ -63,18 +46,18 @@ async fn players_chat_and_mentions_notify(app: &TestApp) {
     assert_eq!(first["author"]["name"], "alice");
     assert_eq!(first["mentions"], json!(["bob"]));
     assert!(first["deleted_at"].is_null());
-    let heard = notifications(app, &bob).await;
+    let heard = app.notifications_after(&bob, 0, 0).await;
     let mentions = of_type(&heard, "mention");
     assert_eq!(mentions.len(), 1, "{heard:?}");
     assert_eq!(mentions[0]["by"], "alice");
     assert_eq!(mentions[0]["message_id"], first["id"]);
     assert_eq!(mentions[0]["seat"], 1);
     let second = say(app, &bob, &id, "thanks,\nyou too").await;
-    let heard = notifications(app, &alice).await;
+    let heard = app.notifications_after(&alice, 0, 0).await;
     let messages = of_type(&heard, "chat_message");
     assert_eq!(messages.len(), 1, "{heard:?}");
     assert_eq!(messages[0]["message_id"], second["id"]);
-    assert!(of_type(&notifications(app, &bob).await, "chat_message").is_empty());
+    assert!(of_type(&app.notifications_after(&bob, 0, 0).await, "chat_message").is_empty());
 
     // A spectator reads the chat but does not write in it.
     let log = chat(app, &carol, &id, 0).await;
@@ -218,11 +201,11 @@ async fn spectators_write_where_the_game_lets_them(app: &TestApp) {
     assert!(written["seat"].is_null());
     assert_eq!(written["mentions"], json!(["alice"]));
     assert_eq!(
-        of_type(&notifications(app, &alice).await, "mention").len(),
+        of_type(&app.notifications_after(&alice, 0, 0).await, "mention").len(),
         1
     );
     assert_eq!(
-        of_type(&notifications(app, &bob).await, "chat_message").len(),
+        of_type(&app.notifications_after(&bob, 0, 0).await, "chat_message").len(),
         1
     );
     // A rematch keeps the setting.

@@ -154,7 +154,7 @@ async fn invitations_chat_abandoning_and_rematches(app: &TestApp) {
     let said = created.say("hello @bob").await.unwrap();
     assert_eq!(said.mentions, ["bob"]);
     let log = game.chat(0, None).await.unwrap();
-    assert_eq!(log.messages, [said.clone()]);
+    assert_eq!(log.messages, std::slice::from_ref(&said));
     let tombstone = created.delete_chat_message(said.id).await.unwrap();
     assert_eq!(tombstone.text, None);
     let waited = game.chat(said.id, Some(1)).await.unwrap();

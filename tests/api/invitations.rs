@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 use turnpost::games::replay::GameRecord;
 
 use crate::on_both_backends;
-use crate::util::{Player, TestApp};
+use crate::util::{of_type, Player, TestApp};
 
 on_both_backends!(
     invitations_are_notified_listed_declined_and_accepted,
@@ -12,24 +12,6 @@ on_both_backends!(
     every_player_agrees_to_abandon,
     a_forfeit_leaves_the_votes_of_the_others_enough,
 );
-
-/// The caller's notifications after `after`.
-async fn notifications_after(app: &TestApp, player: &Player, after: i64) -> Vec<Value> {
-    app.get(player, &format!("/v1/me/notifications?after={after}"))
-        .await
-        .expect_status(200)
-        .json()["notifications"]
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
-async fn last_notification_id(app: &TestApp, player: &Player) -> i64 {
-    notifications_after(app, player, 0)
-        .await
-        .last()
-        .map_or(0, |last| last["id"].as_i64().unwrap())
-}
 
 async fn invitations(app: &TestApp, player: &Player) -> Vec<Value> {
     app.get(player, "/v1/me/invitations")
@@ -59,13 +41,6 @@ async fn vote(app: &TestApp, player: &Player, id: &str, agree: bool) -> Value {
     .json()
 }
 
-fn of_type<'a>(notifications: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    notifications
-        .iter()
-        .filter(|notification| notification["type"] == kind)
-        .collect()
-}
-
 async fn invitations_are_notified_listed_declined_and_accepted(app: &TestApp) {
     let alice = app.register("alice").await;
     let bob = app.register("bob").await;
@@ -84,7 +59,7 @@ async fn invitations_are_notified_listed_declined_and_accepted(app: &TestApp) {
 
     // Each invitee hears of it and finds it listed, with who invited them.
     for invitee in [&bob, &carol] {
-        let heard = notifications_after(app, invitee, 0).await;
+        let heard = app.notifications_after(invitee, 0, 0).await;
         assert_eq!(heard.len(), 1, "{heard:?}");
         assert_eq!(heard[0]["type"], "invitation");
         assert_eq!(heard[0]["game_id"], id.as_str());
@@ -100,11 +75,11 @@ async fn invitations_are_notified_listed_declined_and_accepted(app: &TestApp) {
     assert!(invitations(app, &dave).await.is_empty());
 
     // Carol declines: Alice hears of it, Carol no longer sees nor joins the game.
-    let alice_seen = last_notification_id(app, &alice).await;
+    let alice_seen = app.last_notification_id(&alice).await;
     app.post(&carol, &format!("/v1/games/{id}/decline"), &json!({}))
         .await
         .expect_status(200);
-    let heard = notifications_after(app, &alice, alice_seen).await;
+    let heard = app.notifications_after(&alice, alice_seen, 0).await;
     assert_eq!(heard.len(), 1, "{heard:?}");
     assert_eq!(heard[0]["type"], "invitation_declined");
     assert_eq!(heard[0]["by"], "carol");
@@ -127,11 +102,11 @@ async fn invitations_are_notified_listed_declined_and_accepted(app: &TestApp) {
         .expect_problem(403, "not_invited");
 
     // Bob accepts by taking a seat: Alice hears of it, and the invitation is answered.
-    let alice_seen = last_notification_id(app, &alice).await;
+    let alice_seen = app.last_notification_id(&alice).await;
     app.post(&bob, &format!("/v1/games/{id}/seats"), &json!({}))
         .await
         .expect_status(200);
-    let heard = notifications_after(app, &alice, alice_seen).await;
+    let heard = app.notifications_after(&alice, alice_seen, 0).await;
     assert_eq!(of_type(&heard, "invitation_accepted").len(), 1, "{heard:?}");
     assert_eq!(of_type(&heard, "invitation_accepted")[0]["by"], "bob");
     assert!(invitations(app, &bob).await.is_empty());
@@ -208,7 +183,7 @@ async fn a_rematch_invites_the_same_table(app: &TestApp) {
         .await
         .expect_problem(403, "not_a_player");
 
-    let alice_seen = last_notification_id(app, &alice).await;
+    let alice_seen = app.last_notification_id(&alice).await;
     let asked = app
         .post(&bob, &format!("/v1/games/{id}/rematch"), &json!({}))
         .await
@@ -237,7 +212,7 @@ async fn a_rematch_invites_the_same_table(app: &TestApp) {
     assert!(rematch["seats"][2]["account"].is_null(), "Alice is invited");
 
     // Alice is invited to it, and asking again gets the same game.
-    let heard = notifications_after(app, &alice, alice_seen).await;
+    let heard = app.notifications_after(&alice, alice_seen, 0).await;
     let invited = of_type(&heard, "invitation");
     assert_eq!(invited.len(), 1, "{heard:?}");
     assert_eq!(invited[0]["game_id"], rematch_id.as_str());
@@ -286,8 +261,8 @@ async fn every_player_agrees_to_abandon(app: &TestApp) {
         .await
         .expect_problem(403, "not_a_player");
     let seen: Vec<i64> = [
-        last_notification_id(app, &bob).await,
-        last_notification_id(app, &carol).await,
+        app.last_notification_id(&bob).await,
+        app.last_notification_id(&carol).await,
     ]
     .to_vec();
 
@@ -304,7 +279,7 @@ async fn every_player_agrees_to_abandon(app: &TestApp) {
         .json();
     assert_eq!(first["status"], "running");
     for (player, seen) in [&bob, &carol].into_iter().zip(&seen) {
-        let heard = notifications_after(app, player, *seen).await;
+        let heard = app.notifications_after(player, *seen, 0).await;
         let votes = of_type(&heard, "abandon_vote");
         assert_eq!(votes.len(), 1, "{heard:?}");
         assert_eq!(votes[0]["by"], "alice");
@@ -339,7 +314,7 @@ async fn every_player_agrees_to_abandon(app: &TestApp) {
     assert!(after_move > before_move);
 
     // Carol's vote is the last: the game ends without a result.
-    let alice_seen = last_notification_id(app, &alice).await;
+    let alice_seen = app.last_notification_id(&alice).await;
     let ended = vote(app, &carol, &id, true).await;
     assert_eq!(ended["status"], "abandoned");
     assert!(ended["outcome"].is_null());
@@ -348,7 +323,7 @@ async fn every_player_agrees_to_abandon(app: &TestApp) {
     for seat in ended["seats"].as_array().unwrap() {
         assert!(seat["deadline"].is_null(), "every clock stops: {seat}");
     }
-    let heard = notifications_after(app, &alice, alice_seen).await;
+    let heard = app.notifications_after(&alice, alice_seen, 0).await;
     assert_eq!(of_type(&heard, "game_abandoned").len(), 1, "{heard:?}");
     assert_eq!(of_type(&heard, "your_turn").len(), 0, "{heard:?}");
 

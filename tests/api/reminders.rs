@@ -11,19 +11,6 @@ const DAY_MS: i64 = 24 * 60 * MINUTE_MS;
 /// Far from the system clock, so nothing passes by accident.
 const START_MS: i64 = 1_800_000_000_000;
 
-async fn notifications_after(app: &TestApp, player: &Player, after: i64, wait: u32) -> Vec<Value> {
-    app.get(
-        player,
-        &format!("/v1/me/notifications?after={after}&wait={wait}"),
-    )
-    .await
-    .expect_status(200)
-    .json()["notifications"]
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
 /// The reminders `player` got after notification `after`, waiting up to `wait` seconds for
 /// the first (other notifications do not end the wait).
 async fn reminders_after(app: &TestApp, player: &Player, after: i64, wait: u64) -> Vec<Value> {
@@ -34,7 +21,9 @@ async fn reminders_after(app: &TestApp, player: &Player, after: i64, wait: u64) 
         let left = until
             .saturating_duration_since(std::time::Instant::now())
             .as_secs();
-        let page = notifications_after(app, player, cursor, left.min(60) as u32).await;
+        let page = app
+            .notifications_after(player, cursor, left.min(60) as u32)
+            .await;
         if let Some(last) = page.last() {
             cursor = last["id"].as_i64().unwrap();
         }
@@ -47,13 +36,6 @@ async fn reminders_after(app: &TestApp, player: &Player, after: i64, wait: u64) 
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-}
-
-async fn last_id(app: &TestApp, player: &Player) -> i64 {
-    notifications_after(app, player, 0, 0)
-        .await
-        .last()
-        .map_or(0, |last| last["id"].as_i64().unwrap())
 }
 
 /// Moves the manual clock on to `millis`.
@@ -113,7 +95,7 @@ async fn players_are_reminded_before_their_deadlines(backend: Backend) {
     assert_eq!(game["seats"][0]["deadline"], deadline_text.as_str());
 
     // A day before Alice's deadline: her first reminder, once.
-    let seen = last_id(&app, &alice).await;
+    let seen = app.last_notification_id(&alice).await;
     move_to(&clock, deadline - DAY_MS - MINUTE_MS);
     assert!(
         reminders_after(&app, &alice, seen, 2).await.is_empty(),

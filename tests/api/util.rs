@@ -255,6 +255,29 @@ impl TestApp {
         Response::read(reqwest::Method::POST, response).await
     }
 
+    /// `player`'s notifications after id `after`, oldest first; when there is none yet,
+    /// waiting up to `wait` seconds for one.
+    pub async fn notifications_after(&self, player: &Player, after: i64, wait: u32) -> Vec<Value> {
+        self.get(
+            player,
+            &format!("/v1/me/notifications?after={after}&wait={wait}"),
+        )
+        .await
+        .expect_status(200)
+        .json()["notifications"]
+            .as_array()
+            .expect("a list of notifications")
+            .clone()
+    }
+
+    /// The id of `player`'s newest notification (0 when none).
+    pub async fn last_notification_id(&self, player: &Player) -> i64 {
+        self.notifications_after(player, 0, 0)
+            .await
+            .last()
+            .map_or(0, |last| last["id"].as_i64().expect("an id"))
+    }
+
     /// Creates an account (password `s3cret-pass`) and signs it in.
     pub async fn register(&self, name: &str) -> Player {
         let credentials = json!({"name": name, "password": "s3cret-pass"});
@@ -500,6 +523,14 @@ impl TestApp {
             .json();
         answer["seq"].as_i64().expect("the new seq")
     }
+}
+
+/// The notifications of type `kind` among `notifications`.
+pub fn of_type<'a>(notifications: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    notifications
+        .iter()
+        .filter(|notification| notification["type"] == kind)
+        .collect()
 }
 
 /// An account written straight into `db` (no password to hash), as the services see it.

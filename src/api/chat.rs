@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use actix_web::{delete, route, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
@@ -109,46 +108,23 @@ pub async fn read_chat(
     let id = game_id(path)?;
     let query = query.into_inner();
     let after = super::live::cursor_after(query.after)?;
-    let read = |db: web::Data<Db>, id: String| async move {
-        blocking(move || chat::messages(&db, &id, after)).await
-    };
-    let mut page = match query.wait.filter(|seconds| *seconds > 0) {
-        None => read(db.clone(), id.clone()).await?,
-        Some(wait) if wait > super::live::MAX_WAIT_SECONDS => {
+    if let Some(wait) = query.wait.filter(|seconds| *seconds > 0) {
+        if wait > super::live::MAX_WAIT_SECONDS {
             return Err(ApiError::bad_request(
                 "invalid_query",
                 "`wait` is at most 60 seconds",
-            ))
+            ));
         }
-        Some(wait) => {
-            let _slot = super::live::admit(&request, &user)?;
-            let deadline = Instant::now() + Duration::from_secs(wait);
-            // Subscribed before the read, so a message between the two still wakes it.
-            let mut chat = hub.follow_chat(&id);
-            loop {
-                let page = read(db.clone(), id.clone()).await?;
-                if !page.messages.is_empty() {
-                    break page;
-                }
-                tokio::select! {
-                    changed = chat.changed() => {
-                        if changed.is_err() {
-                            break page;
-                        }
-                    }
-                    _ = tokio::time::sleep_until(deadline) => break page,
-                }
-            }
-        }
-    };
+        let _slot = super::live::admit(&request, &user)?;
+        super::live::wait_for_chat(&db, &hub, &user, &id, after, Duration::from_secs(wait))
+            .await?;
+    }
+    let game_id = id.clone();
+    let page = blocking(move || chat::messages(&db, &id, after)).await?;
     Ok(HttpResponse::Ok().json(ChatLog {
-        game_id: id,
+        game_id,
         spectators_may_write: page.spectators_may_write,
-        messages: page
-            .messages
-            .drain(..)
-            .map(|m| ChatMessageOut::of(&m))
-            .collect(),
+        messages: page.messages.iter().map(ChatMessageOut::of).collect(),
     }))
 }
 

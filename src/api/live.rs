@@ -166,6 +166,43 @@ pub async fn wait_past(
     }
 }
 
+/// Waits until game `id`'s chat has a message after `after` or `wait` has passed. The
+/// database is read once now; then the hub says when a message was written anywhere.
+pub async fn wait_for_chat(
+    db: &web::Data<Db>,
+    hub: &Hub,
+    user: &AuthUser,
+    id: &str,
+    after: i64,
+    wait: Duration,
+) -> Result<(), ApiError> {
+    let deadline = Instant::now() + wait;
+    // Subscribed before the read, so a message between the two still wakes the wait.
+    let mut chat = hub.follow_chat(id);
+    let mut account = hub.follow_account(&user.account_id);
+    let mut token_revocations_seen = account.borrow().personal_tokens_revoked;
+    let (reader, game) = (db.clone(), id.to_owned());
+    let newest = blocking(move || crate::service::chat::newest_message(&reader, &game)).await?;
+    if newest > after {
+        return Ok(());
+    }
+    loop {
+        tokio::select! {
+            written = chat.changed() => {
+                if written.is_err() || *chat.borrow_and_update() > after {
+                    return Ok(());
+                }
+            }
+            _ = account.changed() => {
+                if token_revoked_since(db, &account, user, &mut token_revocations_seen).await {
+                    return Err(token_revoked());
+                }
+            }
+            _ = tokio::time::sleep_until(deadline) => return Ok(()),
+        }
+    }
+}
+
 /// Waits until the caller has a notification after `after` or `wait` has passed.
 pub async fn wait_for_notification(
     db: &web::Data<Db>,

@@ -34,6 +34,14 @@ pub fn messages(db: &Db, game_id: &str, after: i64) -> Result<ChatPage, ApiError
     })
 }
 
+/// The id of the game's newest message (0 when it has none).
+pub fn newest_message(db: &Db, game_id: &str) -> Result<i64, ApiError> {
+    Ok(db
+        .read_without_transaction(|conn| chat::last_message_ids(conn, &[game_id.to_owned()]))?
+        .first()
+        .map_or(0, |(_, id)| *id))
+}
+
 /// The text as stored: trimmed, line ends as `\n`; refused when empty, too long, or holding
 /// control characters other than line ends and tabs.
 fn checked_text(text: &str) -> Result<String, ApiError> {

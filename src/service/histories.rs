@@ -31,7 +31,10 @@ fn account_not_found(name: &str) -> ApiError {
 }
 
 /// The account called `name` (any case); a name no account could have is not looked up.
-fn find_account(conn: &mut store::DbConnection, name: &str) -> Result<store::Account, ApiError> {
+pub(super) fn find_account(
+    conn: &mut store::DbConnection,
+    name: &str,
+) -> Result<store::Account, ApiError> {
     if !super::accounts::is_valid_name(name) {
         return Err(account_not_found(name));
     }

@@ -250,14 +250,19 @@ pub(super) fn insert_new_game(
         .invite
         .iter()
         .map(|name| {
+            let not_found = || {
+                ApiError::not_found(
+                    "account_not_found",
+                    format!("there is no account named {name:?} to invite"),
+                )
+            };
+            // A name no account could have (a NUL byte among them) is not looked up.
+            if !super::accounts::is_valid_name(name) {
+                return Err(not_found());
+            }
             store::find_account_by_name(conn, name)?
                 .map(|account| account.id)
-                .ok_or_else(|| {
-                    ApiError::not_found(
-                        "account_not_found",
-                        format!("there is no account named {name:?} to invite"),
-                    )
-                })
+                .ok_or_else(not_found)
         })
         .filter(|invitee| {
             invitee

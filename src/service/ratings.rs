@@ -2,7 +2,7 @@
 
 use crate::error::ApiError;
 use crate::store::ratings::{self, RatingChange, StoredRating};
-use crate::store::{self, Db};
+use crate::store::Db;
 
 /// The most rating changes one answer lists.
 pub const MOST_CHANGES: i64 = 100;
@@ -27,12 +27,7 @@ pub struct AccountRatings {
 /// The ratings of the account called `name` (any case).
 pub fn of_account(db: &Db, name: &str) -> Result<AccountRatings, ApiError> {
     db.read(|conn| {
-        let account = store::find_account_by_name(conn, name)?.ok_or_else(|| {
-            ApiError::not_found(
-                "account_not_found",
-                format!("there is no account named {name:?}"),
-            )
-        })?;
+        let account = super::histories::find_account(conn, name)?;
         Ok(AccountRatings {
             ratings: ratings::ratings_of(conn, &account.id)?,
             changes: ratings::changes_of(conn, &account.id, MOST_CHANGES)?,

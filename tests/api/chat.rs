@@ -183,6 +183,26 @@ async fn players_chat_and_mentions_notify(app: &TestApp) {
     let (woke, third) = tokio::join!(waiting, writing);
     assert_eq!(woke["messages"][0]["id"], third["id"]);
     assert!(started.elapsed() < Duration::from_secs(15));
+
+    // Signing out everywhere ends a waiting long poll.
+    let after = third["id"].as_i64().unwrap();
+    let waiting = async {
+        app.get(&carol, &format!("/v1/games/{id}/chat?after={after}&wait=20"))
+            .await
+    };
+    let signing_out = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        app.request(
+            reqwest::Method::DELETE,
+            "/v1/me/tokens",
+            Some(&carol.token),
+            None,
+            &[],
+        )
+        .await
+    };
+    let (answer, _) = tokio::join!(waiting, signing_out);
+    answer.expect_problem(401, "token_revoked");
 }
 
 async fn spectators_write_where_the_game_lets_them(app: &TestApp) {

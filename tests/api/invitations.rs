@@ -134,6 +134,15 @@ async fn invitations_are_notified_listed_declined_and_accepted(app: &TestApp) {
     app.post(&dave, &format!("/v1/games/{started}/decline"), &json!({}))
         .await
         .expect_problem(409, "game_not_open");
+    for unknown in ["nobody", "bad\u{0}name", ""] {
+        app.post(
+            &alice,
+            "/v1/games",
+            &json!({"kind": "tikal", "seats": 2, "private": true, "invite": [unknown]}),
+        )
+        .await
+        .expect_problem(404, "account_not_found");
+    }
     app.post(&dave, "/v1/games/nosuchgame/decline", &json!({}))
         .await
         .expect_problem(404, "game_not_found");

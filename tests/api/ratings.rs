@@ -149,9 +149,11 @@ async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
     assert_eq!(history[1]["game_id"], tikal["id"]);
     assert_eq!(history[1]["rating_before"], 25.0);
     assert_eq!(history[1]["rating_after"], rating);
-    app.get(&bob, "/v1/accounts/nobody/ratings")
-        .await
-        .expect_problem(404, "account_not_found");
+    for missing in ["nobody", "bad%00name", "%F0%9F%8E%B2"] {
+        app.get(&bob, &format!("/v1/accounts/{missing}/ratings"))
+            .await
+            .expect_problem(404, "account_not_found");
+    }
     app.get(&bob, "/v1/leaderboards/chess")
         .await
         .expect_problem(422, "unknown_game_kind");

@@ -116,8 +116,7 @@ pub async fn read_chat(
             ));
         }
         let _slot = super::live::admit(&request, &user)?;
-        super::live::wait_for_chat(&db, &hub, &user, &id, after, Duration::from_secs(wait))
-            .await?;
+        super::live::wait_for_chat(&db, &hub, &user, &id, after, Duration::from_secs(wait)).await?;
     }
     let game_id = id.clone();
     let page = blocking(move || chat::messages(&db, &id, after)).await?;

@@ -105,9 +105,9 @@ pub async fn get_leaderboard(
     let players = blocking(move || ratings::leaderboard(&db, &board_kind, limit, offset)).await?;
     let players = players
         .iter()
-        .zip(offset + 1..)
-        .map(|(stored, rank)| LeaderboardEntry {
-            rank: u32::try_from(rank).unwrap_or(u32::MAX),
+        .zip(0_i64..)
+        .map(|(stored, index)| LeaderboardEntry {
+            rank: u32::try_from(offset.saturating_add(index).saturating_add(1)).unwrap_or(u32::MAX),
             account: AccountRef {
                 id: stored.account_id.clone(),
                 name: stored.name.clone(),

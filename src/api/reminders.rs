@@ -2,6 +2,8 @@
 
 use actix_web::{route, web, HttpResponse};
 use serde::{Deserialize, Serialize};
+use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
+use utoipa::openapi::RefOr;
 use utoipa::ToSchema;
 
 use super::blocking;
@@ -21,11 +23,29 @@ const MOST_REMINDERS: usize = 3;
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reminders {
-    /// Minutes before each deadline, longest first: at most 3 different times, each 5
-    /// minutes to 7 days (10,080); `[]` for none. Default: a day and an hour.
+    /// Minutes before each deadline, longest first: at most 3 times (a time given twice
+    /// counts once); `[]` for none. Default: a day and an hour.
     #[schema(example = json!([1440, 60]), max_items = 3)]
-    pub before_minutes: Vec<u32>,
+    pub before_minutes: Vec<MinutesBefore>,
 }
+
+/// Minutes before a deadline: 5 to 10,080 (a week).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct MinutesBefore(pub u32);
+
+impl utoipa::PartialSchema for MinutesBefore {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int32)))
+            .minimum(Some(LEAST_MINUTES))
+            .maximum(Some(MOST_MINUTES))
+            .description(Some("Minutes before a deadline: 5 to 10,080 (a week)."))
+            .into()
+    }
+}
+
+impl ToSchema for MinutesBefore {}
 
 /// When you are reminded before your deadlines: a `reminder` notification (in the feed, the
 /// stream and your webhooks) at each of these times before each deadline of a timed game in
@@ -37,11 +57,13 @@ pub struct Reminders {
     ))]
 #[route("/v1/me/reminders", method = "GET", method = "HEAD")]
 pub async fn get_reminders(db: web::Data<Db>, user: AuthUser) -> Result<HttpResponse, ApiError> {
-    let before_minutes = blocking(move || {
+    let minutes = blocking(move || {
         Ok::<_, ApiError>(db.read(|conn| reminders::reminder_minutes(conn, &user.account_id))?)
     })
     .await?;
-    Ok(HttpResponse::Ok().json(Reminders { before_minutes }))
+    Ok(HttpResponse::Ok().json(Reminders {
+        before_minutes: minutes.into_iter().map(MinutesBefore).collect(),
+    }))
 }
 
 /// Choose when you are reminded before your deadlines; deadlines already running get the
@@ -59,10 +81,11 @@ pub async fn set_reminders(
     user: AuthUser,
     body: super::transport::Json<Reminders>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut minutes = body.into_inner().before_minutes;
+    let asked = body.into_inner().before_minutes;
+    let mut minutes: Vec<u32> = asked.iter().map(|minutes| minutes.0).collect();
     minutes.sort_unstable_by(|a, b| b.cmp(a));
     minutes.dedup();
-    if minutes.len() > MOST_REMINDERS
+    if asked.len() > MOST_REMINDERS
         || minutes
             .iter()
             .any(|m| !(LEAST_MINUTES..=MOST_MINUTES).contains(m))
@@ -83,6 +106,6 @@ pub async fn set_reminders(
     })
     .await?;
     Ok(HttpResponse::Ok().json(Reminders {
-        before_minutes: minutes,
+        before_minutes: minutes.into_iter().map(MinutesBefore).collect(),
     }))
 }

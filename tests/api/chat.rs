@@ -187,8 +187,11 @@ async fn players_chat_and_mentions_notify(app: &TestApp) {
     // Signing out everywhere ends a waiting long poll.
     let after = third["id"].as_i64().unwrap();
     let waiting = async {
-        app.get(&carol, &format!("/v1/games/{id}/chat?after={after}&wait=20"))
-            .await
+        app.get(
+            &carol,
+            &format!("/v1/games/{id}/chat?after={after}&wait=20"),
+        )
+        .await
     };
     let signing_out = async {
         tokio::time::sleep(Duration::from_millis(300)).await;

@@ -166,6 +166,12 @@ async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
         .expect_status(200)
         .json();
     assert_eq!(second_page["players"][0]["rank"], 2);
+    let far = app
+        .get(&bob, "/v1/leaderboards/tikal?offset=9223372036854775807")
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(far["players"], json!([]));
     assert_eq!(second_page["players"][0]["account"]["name"], "bob");
 
     // The ratings are the finished rated games' alone: spoil them, and the rebuild

@@ -58,7 +58,12 @@ async fn players_are_reminded_before_their_deadlines(backend: Backend) {
             .json(),
         json!({"before_minutes": [1440, 60]})
     );
-    for refused in [json!([4]), json!([10081]), json!([10, 20, 30, 40])] {
+    for refused in [
+        json!([4]),
+        json!([10081]),
+        json!([10, 20, 30, 40]),
+        json!([30, 30, 30, 30]),
+    ] {
         app.request(
             reqwest::Method::PUT,
             "/v1/me/reminders",

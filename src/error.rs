@@ -376,6 +376,7 @@ pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
     ("token_not_found", &[404], "no personal token of the caller's has that id"),
     ("webhook_not_found", &[404], "no webhook of the caller's has that id"),
     ("no_rematch", &[404], "nobody asked for a rematch of the game yet"),
+    ("game_kind_not_found", &[404], "no game kind has that name (see `GET /v1/game-kinds`)"),
     ("message_not_found", &[404], "the game's chat has no message with that id"),
     ("route_not_found", &[404], "no operation has that path"),
     ("method_not_allowed", &[405], "the path has no operation for that method (see `Allow`)"),

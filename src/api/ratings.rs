@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
-use super::games::check_kind_filter;
 use super::models::AccountRef;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
@@ -82,7 +81,7 @@ pub struct LeaderboardQuery {
     responses(
         (status = 200, body = Leaderboard),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`unknown_game_kind`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_kind_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/leaderboards/{kind}", method = "GET", method = "HEAD")]
 pub async fn get_leaderboard(
@@ -92,7 +91,12 @@ pub async fn get_leaderboard(
     query: web::Query<LeaderboardQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let kind = path.into_inner();
-    check_kind_filter(Some(&kind))?;
+    if crate::games::find_game_rules(&kind).is_none() {
+        return Err(ApiError::not_found(
+            "game_kind_not_found",
+            "no game kind has that name; see GET /v1/game-kinds",
+        ));
+    }
     let limit = query.limit.unwrap_or(50);
     let offset = query.offset.unwrap_or(0);
     if !(1..=200).contains(&limit) || offset < 0 {

@@ -154,9 +154,11 @@ async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
             .await
             .expect_problem(404, "account_not_found");
     }
-    app.get(&bob, "/v1/leaderboards/chess")
-        .await
-        .expect_problem(422, "unknown_game_kind");
+    for unknown in ["chess", "%C2%99%14aJ"] {
+        app.get(&bob, &format!("/v1/leaderboards/{unknown}"))
+            .await
+            .expect_problem(404, "game_kind_not_found");
+    }
     app.get(&bob, "/v1/leaderboards/tikal?limit=0")
         .await
         .expect_problem(400, "invalid_query");

@@ -15,10 +15,14 @@ use crate::error::ApiError;
 use crate::games::bot_rng_for;
 use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;
-use crate::games::server_events::{too_few_remain, Forfeit, ForfeitReason, ServerEvent};
+use crate::games::server_events::{
+    too_few_remain, Forfeit, ForfeitReason, ServerEvent, TimeControl,
+};
 use crate::games::{GameRules, Table};
 use crate::store::jobs::{self, Claim, ClaimedJob, JobKind};
 use crate::store::{self, ActionRow, CancelReason, Db, DbConnection, StoreError};
+
+const DAY_MS: i64 = 24 * 3600 * 1000;
 
 /// How long after a deadline the timeout is recorded: a move sent just before the deadline
 /// has this long to commit first.
@@ -277,9 +281,10 @@ pub fn enforce_deadline(
 }
 
 /// Sends, at `now`, every reminder of the claimed game that is due and not sent yet (each
-/// person whose clock runs, at each time before its deadline the person asked for), and
-/// gives the job back due at the next one; ends it when none is left. Returns how many it
-/// sent. A reminder is sent once whatever instance finds it (the database records each).
+/// person whose clock runs, at each time before its deadline the person asked for, when the
+/// clock gave the seat more time than that), and gives the job back due at the next one;
+/// ends it when none is left. Returns how many it sent. A reminder is sent once whatever
+/// instance finds it (the database records each).
 pub fn send_reminders(db: &Db, job: &ClaimedJob, owner: &str, now: i64) -> Result<u32, ApiError> {
     db.write(|conn| {
         let game = LoadedGame::load(conn, &job.game_id)?;
@@ -292,8 +297,19 @@ pub fn send_reminders(db: &Db, job: &ClaimedJob, owner: &str, now: i64) -> Resul
                 else {
                     continue;
                 };
+                // The time the clock gave: a reminder that would come when the clock started,
+                // or before, says nothing the turn itself did not.
+                let given_ms = match game.game.time_control {
+                    TimeControl::DaysPerMove { days } => i64::from(days) * DAY_MS,
+                    TimeControl::TimeBank { .. } => taken.clock.bank_ms,
+                    TimeControl::None => 0,
+                };
                 for minutes in store::reminders::reminder_minutes(conn, account_id)? {
-                    let due_at = deadline - i64::from(minutes) * 60_000;
+                    let lead_ms = i64::from(minutes) * 60_000;
+                    if lead_ms >= given_ms {
+                        continue;
+                    }
+                    let due_at = deadline - lead_ms;
                     if due_at > now {
                         next = Some(next.map_or(due_at, |earliest| earliest.min(due_at)));
                         continue;

@@ -150,6 +150,39 @@ async fn players_are_reminded_before_their_deadlines(backend: Backend) {
         turnpost::service::format_time(bobs_deadline).as_str()
     );
     assert_eq!(reminders_after(&app, &alice, 0, 0).await.len(), 2);
+
+    // With one day per move, a reminder a day ahead would come as the turn starts: only the
+    // hour's comes. A one-minute bank gets none.
+    let seen = app.last_notification_id(&alice).await;
+    let one_day = app
+        .new_game_with(
+            json!({"kind": "tikal", "time_control": {"type": "days_per_move", "days": 1}}),
+            &[alice.clone(), bob.clone()],
+        )
+        .await;
+    let short_bank = app
+        .new_game_with(
+            json!({"kind": "tikal", "time_control": {"type": "time_bank",
+                   "initial_seconds": 60, "increment_seconds": 0, "maximum_seconds": 60}}),
+            &[alice.clone(), bob.clone()],
+        )
+        .await;
+    let started = clock.now_millis();
+    assert!(
+        reminders_after(&app, &alice, seen, 2).await.is_empty(),
+        "no reminder as the turns start"
+    );
+    move_to(&clock, started + DAY_MS - 60 * MINUTE_MS + 1);
+    let hours = reminders_after(&app, &alice, seen, 20).await;
+    assert_eq!(hours.len(), 1, "{hours:?}");
+    assert_eq!(hours[0]["game_id"], one_day.as_str());
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let all: Vec<Value> = reminders_after(&app, &alice, seen, 0).await;
+    assert!(
+        all.iter()
+            .all(|reminder| reminder["game_id"] != short_bank.as_str()),
+        "{all:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,7 +2,7 @@
 //! mentions of a player notify them, and every other player hears of each message. An
 //! author deletes their own message; a tombstone stays.
 
-use super::invitations::{notify_account, Notice};
+use super::notices::{notify_account, Notice};
 use super::LoadedGame;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
@@ -150,9 +150,9 @@ pub fn post(
             let notice = Notice {
                 kind,
                 seat: Some(*player_seat),
-                by: user,
-                rematch_of: None,
+                by: Some(user),
                 message_id: Some(id),
+                ..Notice::default()
             };
             notify_account(conn, account_id, &game.game, &notice, now)?;
         }

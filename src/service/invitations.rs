@@ -2,72 +2,15 @@
 //! taking a seat, declined) and rematches: a finished game played again by the same seats.
 
 use super::lobby::{self, Creation, NewGame};
+use super::notices::{notify_account, Notice};
 use super::{random_id, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::Seat;
-use crate::store::notifications::{self, NewNotification};
 use crate::store::{self, Db, DbConnection, Game, PendingInvitation};
 
 /// The most pending invitations one answer lists.
 pub const MOST_LISTED: i64 = 100;
-
-/// What a notification about one account's act says beside its game.
-pub(super) struct Notice<'a> {
-    pub kind: &'a str,
-    /// The notified account's seat, if it has one.
-    pub seat: Option<Seat>,
-    /// The account whose act it reports.
-    pub by: &'a AuthUser,
-    /// The game a new game plays again.
-    pub rematch_of: Option<&'a str>,
-    /// The chat message it is about.
-    pub message_id: Option<i64>,
-}
-
-/// A notification about `game` to an account, written in the caller's transaction.
-pub(super) fn notify_account(
-    conn: &mut DbConnection,
-    account_id: &str,
-    game: &Game,
-    notice: &Notice<'_>,
-    now: i64,
-) -> Result<(), ApiError> {
-    let Notice {
-        kind,
-        seat,
-        by,
-        rematch_of,
-        message_id,
-    } = *notice;
-    let mut payload = serde_json::json!({
-        "type": kind,
-        "game_id": game.id,
-        "game_kind": game.kind,
-        "seq": game.current_seq,
-        "to_act": game.to_act,
-        "by": by.name,
-    });
-    if let Some(seat) = seat {
-        payload["seat"] = seat.into();
-    }
-    if let Some(rematch_of) = rematch_of {
-        payload["rematch_of"] = rematch_of.into();
-    }
-    if let Some(message_id) = message_id {
-        payload["message_id"] = message_id.into();
-    }
-    let notification = NewNotification {
-        account_id: account_id.to_owned(),
-        game_id: game.id.clone(),
-        kind: kind.to_owned(),
-        seq: game.current_seq,
-        payload: payload.to_string(),
-        created_at: now,
-    };
-    notifications::notify(conn, &notification, notifications::delivery_id)?;
-    Ok(())
-}
 
 /// Tells each newly invited account of its invitation.
 pub(super) fn notify_invited(
@@ -80,10 +23,9 @@ pub(super) fn notify_invited(
 ) -> Result<(), ApiError> {
     let notice = Notice {
         kind: "invitation",
-        seat: None,
-        by: creator,
+        by: Some(creator),
         rematch_of,
-        message_id: None,
+        ..Notice::default()
     };
     for account_id in invited {
         notify_account(conn, account_id, game, &notice, now)?;
@@ -101,9 +43,8 @@ pub(super) fn notify_accepted(
     let notice = Notice {
         kind: "invitation_accepted",
         seat: creator_seat(game),
-        by: invitee,
-        rematch_of: None,
-        message_id: None,
+        by: Some(invitee),
+        ..Notice::default()
     };
     notify_account(conn, &game.game.created_by, &game.game, &notice, now)
 }
@@ -176,9 +117,8 @@ pub fn decline(db: &Db, game_id: &str, user: &AuthUser, now: i64) -> Result<Load
         let notice = Notice {
             kind: "invitation_declined",
             seat: creator_seat(&game),
-            by: user,
-            rematch_of: None,
-            message_id: None,
+            by: Some(user),
+            ..Notice::default()
         };
         notify_account(conn, &game.game.created_by, &game.game, &notice, now)?;
         LoadedGame::load(conn, game_id)
@@ -212,10 +152,7 @@ pub fn rematch(
                 "only a player who sat at the table can ask for a rematch",
             )
         })?;
-        if !matches!(
-            old.game.status,
-            GameStatus::Finished | GameStatus::Abandoned
-        ) {
+        if !old.game.status.is_over() {
             return Err(ApiError::conflict(
                 "game_not_over",
                 format!(

@@ -9,6 +9,7 @@ pub mod fold_cache;
 pub mod histories;
 pub mod invitations;
 pub mod lobby;
+pub mod notices;
 pub mod personal_tokens;
 pub mod play;
 pub mod ratings;

@@ -7,7 +7,7 @@ use rand::RngCore;
 use serde_json::{json, Value};
 
 use super::fold_cache::{Fold, FoldCache};
-use super::invitations::{notify_account, Notice};
+use super::notices::{notify_account, Notice};
 use super::play::decide;
 use super::{GameStatus, LoadedGame};
 use crate::auth::AuthUser;
@@ -15,14 +15,10 @@ use crate::error::ApiError;
 use crate::games::bot_rng_for;
 use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;
-use crate::games::server_events::{
-    too_few_remain, Forfeit, ForfeitReason, ServerEvent, TimeControl,
-};
+use crate::games::server_events::{too_few_remain, Forfeit, ForfeitReason, ServerEvent};
 use crate::games::{GameRules, Table};
 use crate::store::jobs::{self, Claim, ClaimedJob, JobKind};
 use crate::store::{self, ActionRow, CancelReason, Db, DbConnection, StoreError};
-
-const DAY_MS: i64 = 24 * 3600 * 1000;
 
 /// How long after a deadline the timeout is recorded: a move sent just before the deadline
 /// has this long to commit first.
@@ -201,9 +197,8 @@ pub fn vote_to_abandon(
                 let notice = Notice {
                     kind: "abandon_vote",
                     seat: Some(other.seat),
-                    by: user,
-                    rematch_of: None,
-                    message_id: None,
+                    by: Some(user),
+                    ..Notice::default()
                 };
                 notify_account(conn, account_id, &after.game, &notice, now)?;
             }
@@ -299,11 +294,7 @@ pub fn send_reminders(db: &Db, job: &ClaimedJob, owner: &str, now: i64) -> Resul
                 };
                 // The time the clock gave: a reminder that would come when the clock started,
                 // or before, says nothing the turn itself did not.
-                let given_ms = match game.game.time_control {
-                    TimeControl::DaysPerMove { days } => i64::from(days) * DAY_MS,
-                    TimeControl::TimeBank { .. } => taken.clock.bank_ms,
-                    TimeControl::None => 0,
-                };
+                let given_ms = game.game.time_control.time_given_ms(taken.clock);
                 for minutes in store::reminders::reminder_minutes(conn, account_id)? {
                     let lead_ms = i64::from(minutes) * 60_000;
                     if lead_ms >= given_ms {
@@ -325,7 +316,13 @@ pub fn send_reminders(db: &Db, job: &ClaimedJob, owner: &str, now: i64) -> Resul
                     {
                         continue;
                     }
-                    notify_reminder(conn, &game, taken.seat, account_id, deadline, now)?;
+                    let notice = Notice {
+                        kind: "reminder",
+                        seat: Some(taken.seat),
+                        deadline: Some(deadline),
+                        ..Notice::default()
+                    };
+                    notify_account(conn, account_id, &game.game, &notice, now)?;
                     sent += 1;
                 }
             }
@@ -336,36 +333,6 @@ pub fn send_reminders(db: &Db, job: &ClaimedJob, owner: &str, now: i64) -> Resul
         }
         Ok(sent)
     })
-}
-
-/// A `reminder` notification: the seat must act by `deadline`.
-fn notify_reminder(
-    conn: &mut DbConnection,
-    game: &LoadedGame,
-    seat: Seat,
-    account_id: &str,
-    deadline: i64,
-    now: i64,
-) -> Result<(), ApiError> {
-    let payload = json!({
-        "type": "reminder",
-        "game_id": game.game.id,
-        "game_kind": game.game.kind,
-        "seq": game.game.current_seq,
-        "seat": seat,
-        "to_act": game.game.to_act,
-        "deadline": crate::service::format_time(deadline),
-    });
-    let notification = store::notifications::NewNotification {
-        account_id: account_id.to_owned(),
-        game_id: game.game.id.clone(),
-        kind: "reminder".to_owned(),
-        seq: game.game.current_seq,
-        payload: payload.to_string(),
-        created_at: now,
-    };
-    store::notifications::notify(conn, &notification, store::notifications::delivery_id)?;
-    Ok(())
 }
 
 /// How a bot chooses its action: its strategy, the game's rules, the state, its seat and

@@ -139,6 +139,17 @@ impl TimeControl {
         !matches!(self, TimeControl::None)
     }
 
+    /// The time a running clock gave its seat when it last started: the days of a move, or
+    /// the bank it started with (which, while other seats act, [`Self::advance`] keeps as
+    /// the time left); 0 without a time control.
+    pub fn time_given_ms(&self, clock: SeatClock) -> i64 {
+        match *self {
+            TimeControl::None => 0,
+            TimeControl::DaysPerMove { days } => i64::from(days) * DAY_MS,
+            TimeControl::TimeBank { .. } => clock.bank_ms,
+        }
+    }
+
     /// A seat's bank when the game starts (0 without a bank).
     pub fn initial_bank_ms(&self) -> i64 {
         match *self {

@@ -68,7 +68,10 @@ pub struct Invitation {
 /// have not declined and do not sit in yet. Newest first, at most [`MOST_LISTED`].
 pub fn pending(db: &Db, user: &AuthUser) -> Result<Vec<Invitation>, ApiError> {
     db.read(|conn| {
-        store::pending_invitations(conn, &user.account_id, MOST_LISTED)?
+        let pending = store::pending_invitations(conn, &user.account_id, MOST_LISTED)?;
+        let ids: Vec<String> = pending.iter().map(|found| found.game.id.clone()).collect();
+        let originals = store::rematched_games(conn, &ids)?;
+        pending
             .into_iter()
             .map(
                 |PendingInvitation {
@@ -76,7 +79,10 @@ pub fn pending(db: &Db, user: &AuthUser) -> Result<Vec<Invitation>, ApiError> {
                      seats,
                      invited_at,
                  }| {
-                    let rematch_of = store::rematched_game(conn, &game.id)?;
+                    let rematch_of = originals
+                        .iter()
+                        .find(|(rematch, _)| *rematch == game.id)
+                        .map(|(_, original)| original.clone());
                     Ok(Invitation {
                         game: LoadedGame::with_seats(game, seats)?,
                         invited_at,

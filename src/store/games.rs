@@ -810,27 +810,43 @@ pub fn pending_invitations(
     let seated = seats::table
         .filter(seats::account_id.eq(account_id.to_owned()))
         .select(seats::game_id);
-    let rows: Vec<(String, i64)> = game_invitations::table
-        .inner_join(games::table)
+    let rows: Vec<(GameRow, SettingsColumns, i64)> = game_invitations::table
+        .inner_join(games::table.left_join(game_settings::table))
         .filter(game_invitations::account_id.eq(account_id))
         .filter(game_invitations::declined_at.is_null())
         .filter(games::status.eq(GameStatus::Open.as_str()))
         .filter(games::id.ne_all(seated))
         .order((game_invitations::invited_at.desc(), games::id.asc()))
         .limit(limit)
-        .select((games::id, game_invitations::invited_at))
+        .select((
+            GameRow::as_select(),
+            settings_columns!().nullable(),
+            game_invitations::invited_at,
+        ))
         .load(conn)?;
-    let mut pending = Vec::with_capacity(rows.len());
-    for (game_id, invited_at) in rows {
-        if let Some((game, seats)) = find_game_with_seats(conn, &game_id)? {
-            pending.push(PendingInvitation {
-                game,
+    let ids: Vec<String> = rows.iter().map(|(game, _, _)| game.id.clone()).collect();
+    let mut seats_by_game = seats_of(conn, ids)?;
+    rows.into_iter()
+        .map(|(game, settings, invited_at)| {
+            let seats = seats_by_game.remove(&game.id).unwrap_or_default();
+            Ok(PendingInvitation {
+                game: Game::try_from((game, settings))?,
                 seats,
                 invited_at,
-            });
-        }
-    }
-    Ok(pending)
+            })
+        })
+        .collect()
+}
+
+/// The games these games play again, as (rematch, original) pairs, for those that do.
+pub fn rematched_games(
+    conn: &mut DbConnection,
+    rematch_ids: &[String],
+) -> Result<Vec<(String, String)>, StoreError> {
+    Ok(rematches::table
+        .filter(rematches::rematch_id.eq_any(rematch_ids))
+        .select((rematches::rematch_id, rematches::game_id))
+        .load(conn)?)
 }
 
 /// Records whether `seat`'s vote to abandon its game stands (with the vote's event).
@@ -868,18 +884,6 @@ pub fn rematch_of(conn: &mut DbConnection, game_id: &str) -> Result<Option<Strin
     Ok(rematches::table
         .find(game_id)
         .select(rematches::rematch_id)
-        .first(conn)
-        .optional()?)
-}
-
-/// The game that `rematch_id` plays again, if it is a rematch.
-pub fn rematched_game(
-    conn: &mut DbConnection,
-    rematch_id: &str,
-) -> Result<Option<String>, StoreError> {
-    Ok(rematches::table
-        .filter(rematches::rematch_id.eq(rematch_id))
-        .select(rematches::game_id)
         .first(conn)
         .optional()?)
 }

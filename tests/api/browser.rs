@@ -533,7 +533,14 @@ async fn invitations_chat_votes_and_rematches_in_a_real_browser() {
     browser
         .wait_for("the lobby", shown, json!(["#new-kind option"]))
         .await;
-    // Her reminders, from the lobby.
+    // Her reminders, from the lobby, once it has shown the ones she has.
+    browser
+        .wait_for(
+            "the reminders shown",
+            "return document.getElementById('reminder-minutes').value === '1440, 60'",
+            json!([]),
+        )
+        .await;
     browser
         .run(
             "document.getElementById('reminder-minutes').value = '30, 720'; return true;",

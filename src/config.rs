@@ -330,6 +330,43 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_FOLLOW_RECHECK_SECONDS", default_value_t = 10)]
     pub follow_recheck_seconds: u64,
 
+    /// The SMTP server mail goes through: `smtp://host:25` (plain), `smtp://host:587?tls=required`
+    /// (STARTTLS), `smtps://host:465`, with `user:password@` before the host when it wants
+    /// them. Without it the server sends no mail and refuses mail addresses.
+    #[arg(long, env = "TURNPOST_SMTP_URL")]
+    pub smtp_url: Option<String>,
+
+    /// The sender of every mail.
+    #[arg(
+        long,
+        env = "TURNPOST_MAIL_FROM",
+        default_value = "turnpost <turnpost@localhost>"
+    )]
+    pub mail_from: String,
+
+    /// The address people reach this server at, for the links in mails (default:
+    /// `http://` and `--bind`).
+    #[arg(long, env = "TURNPOST_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// Seconds between two mails to one account: what comes between waits and goes in the
+    /// next mail together.
+    #[arg(long, env = "TURNPOST_MAIL_SPACING_SECONDS", default_value_t = 60)]
+    pub mail_spacing_seconds: u64,
+
+    /// Mails this instance sends at once (each to another account).
+    #[arg(long, env = "TURNPOST_MAIL_CONCURRENCY", default_value_t = 4)]
+    pub mail_concurrency: usize,
+
+    /// How often idle mail workers look for due mail without being woken, in milliseconds;
+    /// 0: this instance sends no mail.
+    #[arg(long, env = "TURNPOST_MAIL_POLL_MS", default_value_t = 1000)]
+    pub mail_poll_ms: u64,
+
+    /// Seconds the SMTP server has for each step of sending one mail.
+    #[arg(long, env = "TURNPOST_MAIL_TIMEOUT_SECONDS", default_value_t = 30)]
+    pub mail_timeout_seconds: u64,
+
     /// Test builds only (see `crate::seeds`): derive every game's seed from this text, so
     /// a scripted run deals the same games every time. Hidden, with no environment variable;
     /// release builds refuse it.
@@ -411,6 +448,13 @@ impl Config {
             max_streams: None,
             stream_lifetime_seconds: 3_600,
             follow_recheck_seconds: 10,
+            smtp_url: None,
+            mail_from: "turnpost <turnpost@localhost>".into(),
+            public_url: None,
+            mail_spacing_seconds: 60,
+            mail_concurrency: 4,
+            mail_poll_ms: 1000,
+            mail_timeout_seconds: 30,
             insecure_test_seeds: None,
             clock: crate::clock::Clock::system(),
             webhook_host_lookup: None,
@@ -450,6 +494,31 @@ impl Config {
                     per_account: self.webhooks_in_flight_per_account.max(1),
                 }
             }),
+            mail: match (&self.smtp_url, self.mail_poll_ms) {
+                (Some(smtp_url), poll) if poll > 0 => Some(crate::background::mail::MailSettings {
+                    smtp_url: smtp_url.clone(),
+                    from: self.mail_from.clone(),
+                    links: self.mail_links(),
+                    poll: Duration::from_millis(poll),
+                    timeout: Duration::from_secs(self.mail_timeout_seconds.max(1)),
+                    concurrency: self.mail_concurrency.max(1),
+                    spacing_ms: i64::try_from(self.mail_spacing_seconds.saturating_mul(1_000))
+                        .unwrap_or(i64::MAX),
+                }),
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether accounts may give mail addresses, and where mails' links point.
+    pub fn mail_links(&self) -> crate::service::email::MailLinks {
+        let base = self
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.bind));
+        crate::service::email::MailLinks {
+            base: base.trim_end_matches('/').to_owned(),
+            mail_configured: self.smtp_url.is_some(),
         }
     }
 

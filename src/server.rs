@@ -139,6 +139,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     });
     let clock = web::Data::new(config.clock.clone());
     let seeds = web::Data::new(config.seeds());
+    let mail_links = web::Data::new(config.mail_links());
     if seeds.is_insecure() {
         tracing::warn!(
             "--insecure-test-seeds: every new game's seed is foreseeable; for tests only, never \
@@ -192,6 +193,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .app_data(shared_frames.clone())
                 .app_data(clock.clone())
                 .app_data(seeds.clone())
+                .app_data(mail_links.clone())
                 .app_data(outbound.clone())
                 .app_data(metrics.clone())
                 .wrap(from_fn(guard_request_body))

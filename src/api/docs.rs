@@ -63,6 +63,11 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::webhooks::list_notifications,
         super::reminders::get_reminders,
         super::reminders::set_reminders,
+        super::email::get_email,
+        super::email::set_email,
+        super::email::resend_confirmation,
+        super::email::confirm_email,
+        super::email::unsubscribe_email,
         super::webhooks::create_webhook,
         super::webhooks::list_webhooks,
         super::webhooks::delete_webhook,
@@ -87,7 +92,7 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         (name = "accounts", description = "Accounts, bearer tokens and personal tokens"),
         (name = "games", description = "Game kinds, the lobby and seats"),
         (name = "play", description = "Views, legal actions, acting, the log and exports"),
-        (name = "notifications", description = "What concerns you across your games: a feed, a live stream and webhooks"),
+        (name = "notifications", description = "What concerns you across your games: a feed, a live stream, webhooks, reminders and mail"),
         (name = "health", description = "Probes"),
     )
 )]

@@ -36,6 +36,8 @@ pub struct Metrics {
     pub bot_moves: IntCounterVec,
     /// By `outcome`: `delivered` or `failed`.
     pub webhook_attempts: IntCounterVec,
+    /// By `outcome`: `sent`, `failed` (tried again later) or `given_up`.
+    pub mails: IntCounterVec,
 }
 
 impl Metrics {
@@ -103,6 +105,13 @@ impl Metrics {
                 ),
                 &["outcome"],
             )?,
+            mails: IntCounterVec::new(
+                Opts::new(
+                    "mails_total",
+                    "Mails this instance tried to send, by outcome",
+                ),
+                &["outcome"],
+            )?,
             requests,
             registry,
         };
@@ -129,7 +138,11 @@ impl Metrics {
         ] {
             metrics.registry.register(Box::new(collector.clone()))?;
         }
-        for counters in [&metrics.bot_moves, &metrics.webhook_attempts] {
+        for counters in [
+            &metrics.bot_moves,
+            &metrics.webhook_attempts,
+            &metrics.mails,
+        ] {
             metrics.registry.register(Box::new(counters.clone()))?;
         }
         // Both outcomes show from the start, so a sum over instances never misses a series.
@@ -138,6 +151,9 @@ impl Metrics {
         }
         for outcome in ["delivered", "failed"] {
             metrics.webhook_attempts.with_label_values(&[outcome]);
+        }
+        for outcome in ["sent", "failed", "given_up"] {
+            metrics.mails.with_label_values(&[outcome]);
         }
         Ok(metrics)
     }

@@ -6,6 +6,7 @@ pub mod board;
 pub mod chat;
 pub mod contract;
 pub mod docs;
+pub mod email;
 pub mod games;
 pub mod guessing;
 pub mod health;
@@ -89,6 +90,13 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(webhooks::list_notifications)
         .service(reminders::get_reminders)
         .service(reminders::set_reminders)
+        .service(email::get_email)
+        .service(email::set_email)
+        .service(email::resend_confirmation)
+        .service(email::confirm_email)
+        .service(email::unsubscribe_email)
+        .service(crate::web::email_links::confirm_page)
+        .service(crate::web::email_links::unsubscribe_page)
         .service(webhooks::create_webhook)
         .service(webhooks::list_webhooks)
         .service(webhooks::delete_webhook)

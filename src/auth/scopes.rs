@@ -123,6 +123,9 @@ impl fmt::Display for Scopes {
 const REQUIRED: &[(&str, &str, Scope)] = &[
     // The account and its credentials.
     ("POST", "/v1/me/password", Scope::AccountManage),
+    ("GET", "/v1/me/email", Scope::AccountManage),
+    ("PUT", "/v1/me/email", Scope::AccountManage),
+    ("POST", "/v1/me/email/confirmation", Scope::AccountManage),
     ("DELETE", "/v1/me/tokens", Scope::AccountManage),
     ("POST", "/v1/me/personal-tokens", Scope::AccountManage),
     ("GET", "/v1/me/personal-tokens", Scope::AccountManage),

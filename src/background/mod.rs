@@ -9,6 +9,9 @@
 //! - [`deliveries`]: a bounded pool of concurrent webhook posts, at most one in flight per
 //!   webhook, webhooks and accounts taking turns.
 //!
+//! - [`mail`]: a bounded pool of SMTP sends, one account's mail at a time, accounts taking
+//!   turns and each mailed at most once per spacing.
+//!
 //! A job's lease lapses when its instance dies, and another instance takes it over. The
 //! workers wait on this instance's [`Hub`], which any instance's commit wakes, and look
 //! again every poll interval whatever happens.
@@ -16,6 +19,7 @@
 pub mod bots;
 pub mod deadlines;
 pub mod deliveries;
+pub mod mail;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,6 +42,8 @@ pub struct BackgroundSettings {
     pub bots: bots::BotSettings,
     /// `None`: this instance does not deliver webhooks.
     pub deliveries: Option<deliveries::DeliverySettings>,
+    /// `None`: this instance sends no mail.
+    pub mail: Option<mail::MailSettings>,
 }
 
 /// What the workers share.
@@ -62,6 +68,9 @@ impl Workers {
         bots::start(&self, &settings.bots);
         if let Some(delivery) = settings.deliveries {
             actix_web::rt::spawn(deliveries::run(self.clone(), delivery));
+        }
+        if let Some(mail) = settings.mail {
+            actix_web::rt::spawn(mail::run(self.clone(), mail));
         }
     }
 }

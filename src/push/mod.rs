@@ -53,6 +53,8 @@ pub struct Hub {
     pub bot_due: Notify,
     /// A webhook delivery is due: the delivery pool looks for one.
     pub delivery_due: Notify,
+    /// A mail is due: the mail workers look for one.
+    pub mail_due: Notify,
     /// Told of every account that revoked its tokens, on any instance.
     on_revoked: OnceLock<RevocationListener>,
     /// Told of every personal token revoked on its own, on any instance.
@@ -113,6 +115,7 @@ impl Hub {
                 }
                 Change::BotDue => self.bot_due.notify_waiters(),
                 Change::DeliveryDue => self.delivery_due.notify_waiters(),
+                Change::MailDue => self.mail_due.notify_waiters(),
             }
         }
     }

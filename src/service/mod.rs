@@ -5,6 +5,7 @@
 
 pub mod accounts;
 pub mod chat;
+pub mod email;
 pub mod fold_cache;
 pub mod histories;
 pub mod invitations;
@@ -345,7 +346,7 @@ impl LoadedGame {
                 Some(Listener {
                     seat: update.seat,
                     account_id: taken.account_id.clone()?,
-                    has_webhooks: taken.has_webhooks,
+                    channels: taken.channels,
                 })
             })
             .collect();
@@ -416,7 +417,7 @@ impl LoadedGame {
                 Some(Listener {
                     seat: taken.seat,
                     account_id: taken.account_id.clone()?,
-                    has_webhooks: taken.has_webhooks,
+                    channels: taken.channels,
                 })
             })
             .collect();

@@ -29,6 +29,8 @@ pub enum Change {
     BotDue,
     /// A webhook delivery is due now.
     DeliveryDue,
+    /// A mail is due now.
+    MailDue,
 }
 
 /// The channel every instance listens on.
@@ -75,6 +77,7 @@ impl Change {
             } => format!("p {account_id} {token_id}"),
             Change::BotDue => "b".to_owned(),
             Change::DeliveryDue => "d".to_owned(),
+            Change::MailDue => "m".to_owned(),
         }
     }
 
@@ -103,6 +106,7 @@ impl Change {
             },
             ("b", None, None) => Change::BotDue,
             ("d", None, None) => Change::DeliveryDue,
+            ("m", None, None) => Change::MailDue,
             _ => return None,
         };
         words.next().is_none().then_some(change)
@@ -161,6 +165,7 @@ mod tests {
             },
             Change::BotDue,
             Change::DeliveryDue,
+            Change::MailDue,
         ];
         let payloads = payloads(&changes);
         assert_eq!(payloads.len(), 1);

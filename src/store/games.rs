@@ -229,8 +229,8 @@ pub struct SeatWithName {
     /// over keeps the account that left it.
     pub account_id: Option<String>,
     pub account_name: Option<String>,
-    /// Whether the account had a webhook when the seat was read.
-    pub has_webhooks: bool,
+    /// Where the account's notifications went when the seat was read.
+    pub channels: super::notifications::Channels,
     /// The bot that plays the seat, if one does.
     pub bot: Option<BotStrategy>,
     pub forfeit: Option<ForfeitReason>,
@@ -576,6 +576,7 @@ type SeatColumns = (
     Option<String>,
     Option<String>,
     Option<i32>,
+    Option<i32>,
     Option<String>,
     Option<String>,
     Option<i64>,
@@ -591,6 +592,7 @@ macro_rules! seat_columns {
             seats::account_id,
             accounts::name.nullable(),
             accounts::webhook_count.nullable(),
+            accounts::mail_topics.nullable(),
             seats::bot,
             seats::forfeit,
             seats::deadline,
@@ -606,6 +608,7 @@ fn seat_from_columns(game_id: &str, columns: SeatColumns) -> Result<SeatWithName
         account_id,
         account_name,
         webhook_count,
+        mail_topics,
         bot,
         forfeit,
         deadline,
@@ -625,7 +628,10 @@ fn seat_from_columns(game_id: &str, columns: SeatColumns) -> Result<SeatWithName
         seat,
         account_id,
         account_name,
-        has_webhooks: webhook_count.is_some_and(|count| count > 0),
+        channels: super::notifications::Channels {
+            webhooks: webhook_count.is_some_and(|count| count > 0),
+            mail_topics: mail_topics.unwrap_or(0),
+        },
         bot,
         forfeit,
         clock: SeatClock {
@@ -1085,8 +1091,8 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
 pub struct Listener {
     pub seat: Seat,
     pub account_id: String,
-    /// Whether the account had a webhook when its seat was read.
-    pub has_webhooks: bool,
+    /// Where the account's notifications went when its seat was read.
+    pub channels: super::notifications::Channels,
 }
 
 /// Tells the seated accounts what the append means for them (see [`seat_notifications`]).
@@ -1096,7 +1102,7 @@ fn notify_seats(conn: &mut DbConnection, append: &Append, seq: i64) -> Result<()
             conn,
             &notification,
             super::notifications::delivery_id,
-            Some(listener.has_webhooks),
+            Some(listener.channels),
         )?;
     }
     Ok(())

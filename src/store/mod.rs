@@ -4,6 +4,7 @@
 mod accounts;
 pub mod changes;
 pub mod chat;
+pub mod email;
 mod games;
 pub mod jobs;
 pub mod notifications;

@@ -98,7 +98,17 @@ pub fn delivery_id() -> String {
     format!("msg_{random}")
 }
 
-/// Stores `notification` and queues it for every webhook of its account.
+/// Where an account's notifications go beside its feed, as read with the account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Channels {
+    /// The account has a webhook.
+    pub webhooks: bool,
+    /// The topics mailed to its confirmed address (see [`super::email::MailTopic`]).
+    pub mail_topics: i32,
+}
+
+/// Stores `notification`, queues it for every webhook of its account, and for its mail
+/// when the account has its topic mailed.
 pub fn notify(
     conn: &mut DbConnection,
     notification: &NewNotification,
@@ -107,14 +117,14 @@ pub fn notify(
     notify_knowing(conn, notification, delivery_id, None)
 }
 
-/// [`notify`], told by `has_webhooks` whether the account has any webhook when the caller
-/// read that with what it acts on (`None`: look them up). A webhook registered after that
-/// read gets the notifications that come after it.
+/// [`notify`], told by `channels` where the account's notifications go when the caller
+/// read that with what it acts on (`None`: look them up). A webhook registered or an
+/// address confirmed after that read gets the notifications that come after it.
 pub fn notify_knowing(
     conn: &mut DbConnection,
     notification: &NewNotification,
     delivery_id: impl Fn() -> String,
-    has_webhooks: Option<bool>,
+    channels: Option<Channels>,
 ) -> Result<i64, StoreError> {
     let insert = diesel::insert_into(notifications::table)
         .values(notification)
@@ -124,7 +134,13 @@ pub fn notify_knowing(
         account_id: notification.account_id.clone(),
         id,
     });
-    if has_webhooks == Some(false) {
+    super::email::queue_notification(
+        conn,
+        notification,
+        id,
+        channels.map(|channels| channels.mail_topics),
+    )?;
+    if channels.is_some_and(|channels| !channels.webhooks) {
         return Ok(id);
     }
     let hooks: Vec<String> = webhooks::table

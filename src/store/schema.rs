@@ -9,6 +9,7 @@ diesel::table! {
         created_at -> BigInt,
         token_generation -> Integer,
         webhook_count -> Integer,
+        mail_topics -> Integer,
     }
 }
 
@@ -265,3 +266,41 @@ diesel::table! {
         minutes -> Integer,
     }
 }
+
+diesel::table! {
+    email_addresses (account_id) {
+        account_id -> Text,
+        address -> Text,
+        confirmed_at -> Nullable<BigInt>,
+        confirmation_hash -> Nullable<Text>,
+        confirmation_expires_at -> Nullable<BigInt>,
+        topics -> Integer,
+        digest -> Bool,
+        digest_hour -> Integer,
+        unsubscribe_token -> Text,
+        busy_until -> Nullable<BigInt>,
+        last_mailed_at -> Nullable<BigInt>,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    mail_outbox (id) {
+        id -> BigInt,
+        account_id -> Text,
+        address -> Text,
+        kind -> Text,
+        notification_id -> Nullable<BigInt>,
+        payload -> Text,
+        due_at -> BigInt,
+        created_at -> BigInt,
+        attempts -> Integer,
+        sent_at -> Nullable<BigInt>,
+        failed_at -> Nullable<BigInt>,
+        last_error -> Nullable<Text>,
+        message_id -> Nullable<Text>,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(email_addresses, accounts);
+diesel::allow_tables_to_appear_in_same_query!(email_addresses, mail_outbox);

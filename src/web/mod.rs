@@ -1,6 +1,8 @@
 //! The web page: plain HTML, CSS and JavaScript compiled into the binary, using only the
 //! public API (sign in, list games, watch a board, step through the history, play).
 
+pub mod email_links;
+
 use actix_web::{route, HttpResponse};
 
 const PAGE: &str = include_str!("index.html");

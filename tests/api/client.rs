@@ -16,7 +16,7 @@ use crate::on_both_backends;
 use crate::util::TestApp;
 
 /// A client whose every answer is checked against the committed spec.
-fn checked_client(app: &TestApp) -> Client {
+pub(crate) fn checked_client(app: &TestApp) -> Client {
     Client::new(&app.base).with_inspector(Arc::new(|method, path, status, content_type, body| {
         crate::contract::check(method, path, status, content_type, body)
     }))

@@ -301,6 +301,61 @@ impl Client {
         Ok(reminders.before_minutes)
     }
 
+    /// The caller's mail address and what is mailed to it.
+    pub async fn email(&self) -> Result<EmailSettings, Error> {
+        self.call(Method::GET, "/v1/me/email", &[], None::<&()>, &[])
+            .await
+    }
+
+    /// Sets the caller's mail address and choices. A new address is mailed a confirmation
+    /// link and nothing else until [`Client::confirm_email`] is called with its token.
+    pub async fn set_email(&self, settings: &EmailSettingsUpdate) -> Result<EmailSettings, Error> {
+        self.call(Method::PUT, "/v1/me/email", &[], Some(settings), &[])
+            .await
+    }
+
+    /// Mails a new confirmation link to the caller's unconfirmed address.
+    pub async fn resend_email_confirmation(&self) -> Result<EmailSettings, Error> {
+        self.call(
+            Method::POST,
+            "/v1/me/email/confirmation",
+            &[],
+            None::<&()>,
+            &[],
+        )
+        .await
+    }
+
+    /// Confirms an address with the token of its confirmation link (no sign-in needed);
+    /// the address confirmed.
+    pub async fn confirm_email(&self, token: &str) -> Result<String, Error> {
+        let followed: MailLinkFollowed = self
+            .call(
+                Method::POST,
+                "/v1/email/confirm",
+                &[],
+                Some(&MailToken { token }),
+                &[],
+            )
+            .await?;
+        Ok(followed.address)
+    }
+
+    /// Stops every mail but confirmations to the address of an unsubscribe link's token
+    /// (no sign-in needed); the address.
+    pub async fn unsubscribe_email(&self, token: &str) -> Result<String, Error> {
+        let followed: MailLinkFollowed = self
+            .call(
+                Method::POST,
+                "/v1/email/unsubscribe",
+                &[],
+                Some(&MailToken { token }),
+                &[],
+            )
+            .await?;
+        Ok(followed.address)
+    }
+
     /// The caller's invitations waiting for an answer, newest first. Accept one by joining
     /// its game ([`GameHandle::join`]), or decline it ([`GameHandle::decline`]).
     pub async fn invitations(&self) -> Result<Vec<Invitation>, Error> {

@@ -371,6 +371,53 @@ pub(crate) struct Reminders {
     pub before_minutes: Vec<u32>,
 }
 
+/// What may be mailed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EmailTopic {
+    YourTurn,
+    Reminder,
+    /// A game finished or abandoned.
+    GameOver,
+    Invitation,
+    Mention,
+}
+
+/// An account's mail address and what is mailed to it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmailSettings {
+    pub address: Option<String>,
+    /// Nothing but the confirmation is mailed before the link in it was followed.
+    pub confirmed: bool,
+    pub topics: Vec<EmailTopic>,
+    /// Mailed once a day at `digest_hour` (UTC) instead of as it comes.
+    pub digest: bool,
+    pub digest_hour: u8,
+    /// Whether the server sends mail at all.
+    pub mail_available: bool,
+}
+
+/// A new address (`None` removes it) or new choices.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EmailSettingsUpdate {
+    pub address: Option<String>,
+    pub topics: Vec<EmailTopic>,
+    pub digest: bool,
+    pub digest_hour: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct MailToken<'a> {
+    pub token: &'a str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MailLinkFollowed {
+    pub address: String,
+}
+
 /// A rating in one kind (Weng-Lin).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

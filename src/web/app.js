@@ -151,6 +151,27 @@ function chosenOptions() {
   return options;
 }
 
+/** Shows the account's mail settings in the lobby's form. */
+function showEmail(settings) {
+  $('email-address').value = settings.address || '';
+  $('email-address').disabled = !settings.mail_available && !settings.address;
+  for (const box of document.querySelectorAll('input[name="email-topic"]')) {
+    box.checked = settings.address ? settings.topics.includes(box.value) : true;
+  }
+  $('email-digest').checked = settings.digest;
+  $('email-digest-hour').value = settings.digest_hour;
+  let status = '';
+  if (!settings.mail_available) {
+    status = 'This server sends no mail.';
+  } else if (settings.address && !settings.confirmed) {
+    status = `Follow the link mailed to ${settings.address} to confirm it.`;
+  } else if (settings.address) {
+    status = `Confirmed: ${settings.address}.`;
+  }
+  $('email-status').textContent = status;
+  $('email-resend').hidden = !(settings.mail_available && settings.address && !settings.confirmed);
+}
+
 async function showLobby() {
   show('lobby-page');
   const select = $('new-kind');
@@ -177,6 +198,7 @@ async function showLobby() {
   );
   const reminders = await api('GET', '/v1/me/reminders');
   $('reminder-minutes').value = reminders.before_minutes.join(', ');
+  showEmail(await api('GET', '/v1/me/email'));
   const mine = await api('GET', '/v1/games?mine=true&limit=100');
   $('games').replaceChildren(...mine.games.map((game) => gameItem(game)));
   const open = await api('GET', '/v1/games?status=open&limit=50');
@@ -497,6 +519,31 @@ window.addEventListener('DOMContentLoaded', () => {
     try {
       const saved = await api('PUT', '/v1/me/reminders', { before_minutes });
       $('reminder-minutes').value = saved.before_minutes.join(', ');
+      showError(null);
+    } catch (problem) {
+      showError(problem);
+    }
+  });
+  $('email-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const address = $('email-address').value.trim();
+    const topics = [...document.querySelectorAll('input[name="email-topic"]:checked')]
+      .map((box) => box.value);
+    try {
+      showEmail(await api('PUT', '/v1/me/email', {
+        address: address || null,
+        topics,
+        digest: $('email-digest').checked,
+        digest_hour: Number($('email-digest-hour').value),
+      }));
+      showError(null);
+    } catch (problem) {
+      showError(problem);
+    }
+  });
+  $('email-resend').addEventListener('click', async () => {
+    try {
+      showEmail(await api('POST', '/v1/me/email/confirmation'));
       showError(null);
     } catch (problem) {
       showError(problem);

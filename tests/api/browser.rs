@@ -685,3 +685,75 @@ async fn invitations_chat_votes_and_rematches_in_a_real_browser() {
         json!([])
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_gives_a_mail_address_and_confirms_it_in_a_real_browser() {
+    let sink = crate::smtp_sink::SmtpSink::start();
+    let url = sink.url();
+    let app = TestApp::start_with(Backend::Sqlite, move |config| {
+        config.smtp_url = Some(url);
+        config.mail_poll_ms = 50;
+    })
+    .await;
+    let ada = app.register("ada").await;
+    let browser = Browser::start().await;
+    browser.sign_in(&app.base, "ada", "40-sign-in.png").await;
+    browser
+        .wait_for(
+            "the mail form",
+            "return document.getElementById('email-address').disabled === false \
+             && document.querySelectorAll('input[name=\"email-topic\"]:checked').length === 5",
+            json!([]),
+        )
+        .await;
+    browser.type_into("#email-address", "ada@example.org").await;
+    // Everything but mentions, in a daily digest at 18:00.
+    browser
+        .run(
+            "document.querySelector('input[value=\"mention\"]').checked = false; \
+             document.getElementById('email-digest').checked = true; \
+             document.getElementById('email-digest-hour').value = '18'; return true;",
+            json!([]),
+        )
+        .await;
+    browser.click("#email-form button[type='submit']").await;
+    browser
+        .wait_for(
+            "the request to confirm",
+            "return document.getElementById('email-status').textContent \
+             .includes('Follow the link mailed to ada@example.org')",
+            json!([]),
+        )
+        .await;
+    browser.screenshot("41-mail-to-confirm.png").await;
+    let mails = sink.wait_for("ada@example.org", 1).await;
+    // The link names the public address (here the default from --bind, not the test's
+    // port): open it on the test server.
+    let link = mails[0].link("http://").expect("a confirmation link");
+    let path = &link[link.find("/email/confirm").expect("the confirmation path")..];
+    browser.goto(&format!("{}{path}", app.base)).await;
+    browser.click("form button[type='submit']").await;
+    browser
+        .wait_for(
+            "the confirmation",
+            "return document.querySelector('h1').textContent === 'Mail address confirmed'",
+            json!([]),
+        )
+        .await;
+    browser.screenshot("42-mail-confirmed.png").await;
+    assert_eq!(
+        app.get(&ada, "/v1/me/email").await.json(),
+        json!({"address": "ada@example.org", "confirmed": true,
+               "topics": ["your_turn", "reminder", "game_over", "invitation"],
+               "digest": true, "digest_hour": 18, "mail_available": true})
+    );
+    browser.goto(&format!("{}/", app.base)).await;
+    browser
+        .wait_for(
+            "the confirmed address in the lobby",
+            "return document.getElementById('email-status').textContent \
+             === 'Confirmed: ada@example.org.'",
+            json!([]),
+        )
+        .await;
+}

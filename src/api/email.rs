@@ -79,8 +79,14 @@ pub struct EmailSettings {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EmailSettingsUpdate {
-    /// `null` removes the address and everything waiting to be mailed to it.
-    #[schema(example = "ada@example.org", max_length = 254)]
+    /// `null` removes the address and everything waiting to be mailed to it. Up to three
+    /// dot-separated words of letters, digits and `_%+-` before the `@` (64 characters at
+    /// most), a domain of two or more labels after it.
+    #[schema(
+        example = "ada@example.org",
+        max_length = 254,
+        pattern = "^([A-Za-z0-9_%+-]{1,64}|[A-Za-z0-9_%+-]{1,31}[.][A-Za-z0-9_%+-]{1,32}|[A-Za-z0-9_%+-]{1,20}[.][A-Za-z0-9_%+-]{1,20}[.][A-Za-z0-9_%+-]{1,22})@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?([.][A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$"
+    )]
     pub address: Option<String>,
     /// Default: all five.
     #[serde(default = "all_topics")]
@@ -107,7 +113,10 @@ fn default_digest_hour() -> u8 {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MailToken {
-    #[schema(example = "k3v9x2m4q8r7t6y5k3v9x2m4q8r7t6y5", max_length = 64)]
+    #[schema(
+        example = "k3v9x2m4q8r7t6y5k3v9x2m4q8r7t6y5",
+        pattern = "^[A-Za-z0-9]{1,64}$"
+    )]
     pub token: String,
 }
 
@@ -278,4 +287,18 @@ pub async fn unsubscribe_email(
     Ok(HttpResponse::Ok().json(MailLinkFollowed {
         address: address.address,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_spec_states_the_address_pattern_the_server_checks() {
+        let schema =
+            serde_json::to_value(<super::EmailSettingsUpdate as utoipa::PartialSchema>::schema())
+                .unwrap();
+        assert_eq!(
+            schema["properties"]["address"]["pattern"],
+            crate::service::email::ADDRESS_PATTERN
+        );
+    }
 }

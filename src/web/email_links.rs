@@ -8,7 +8,9 @@ use actix_web::{route, web, HttpResponse};
 use serde::Deserialize;
 
 use crate::clock::Clock;
+use crate::error::ApiError;
 use crate::service::email as mail;
+use crate::store::email::EmailAddress;
 use crate::store::Db;
 
 #[derive(Debug, Deserialize)]
@@ -66,9 +68,20 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The page of a confirmation link: a button that confirms.
-#[route("/email/confirm", method = "GET", method = "HEAD", method = "POST")]
-pub async fn confirm_page(
+/// What one kind of link does: its page's button, and what its post does.
+struct LinkAction {
+    path: &'static str,
+    label: &'static str,
+    asks: &'static str,
+    done_title: &'static str,
+    /// The page's words once done, given the address (escaped).
+    done: fn(&str) -> String,
+    follow: fn(&Db, &str, i64) -> Result<EmailAddress, ApiError>,
+}
+
+/// A link's page: for a GET, a button that posts to it; for the post, the action.
+async fn link_page(
+    action: LinkAction,
     request: actix_web::HttpRequest,
     db: web::Data<Db>,
     clock: web::Data<Clock>,
@@ -78,25 +91,37 @@ pub async fn confirm_page(
         return invalid_link();
     };
     if request.method() != actix_web::http::Method::POST {
-        return button(
-            "/email/confirm",
-            &token,
-            "Confirm your mail address",
-            "Confirm that turnpost may mail you here.",
-        );
+        return button(action.path, &token, action.label, action.asks);
     }
     let now = clock.now_millis();
-    match web::block(move || mail::confirm(&db, &token, now)).await {
+    let follow = action.follow;
+    match web::block(move || follow(&db, &token, now)).await {
         Ok(Ok(address)) => page(
             StatusCode::OK,
-            "Mail address confirmed",
-            &format!(
-                "<p>turnpost mails {} what you chose.</p>",
-                escape(&address.address)
-            ),
+            action.done_title,
+            &(action.done)(&escape(&address.address)),
         ),
         _ => invalid_link(),
     }
+}
+
+/// The page of a confirmation link: a button that confirms.
+#[route("/email/confirm", method = "GET", method = "HEAD", method = "POST")]
+pub async fn confirm_page(
+    request: actix_web::HttpRequest,
+    db: web::Data<Db>,
+    clock: web::Data<Clock>,
+    query: Option<web::Query<LinkQuery>>,
+) -> HttpResponse {
+    let action = LinkAction {
+        path: "/email/confirm",
+        label: "Confirm your mail address",
+        asks: "Confirm that turnpost may mail you here.",
+        done_title: "Mail address confirmed",
+        done: |address| format!("<p>turnpost mails {address} what you chose.</p>"),
+        follow: mail::confirm,
+    };
+    link_page(action, request, db, clock, query).await
 }
 
 /// The page of an unsubscribe link: a button that unsubscribes; what mail programs post.
@@ -107,28 +132,18 @@ pub async fn unsubscribe_page(
     clock: web::Data<Clock>,
     query: Option<web::Query<LinkQuery>>,
 ) -> HttpResponse {
-    let Some(token) = token_of(query) else {
-        return invalid_link();
+    let action = LinkAction {
+        path: "/email/unsubscribe",
+        label: "Unsubscribe",
+        asks: "Stop every mail from turnpost to this address.",
+        done_title: "Unsubscribed",
+        done: |address| {
+            format!(
+                "<p>turnpost mails nothing more to {address}. Choose again in your account's \
+                 settings.</p>"
+            )
+        },
+        follow: mail::unsubscribe,
     };
-    if request.method() != actix_web::http::Method::POST {
-        return button(
-            "/email/unsubscribe",
-            &token,
-            "Unsubscribe",
-            "Stop every mail from turnpost to this address.",
-        );
-    }
-    let now = clock.now_millis();
-    match web::block(move || mail::unsubscribe(&db, &token, now)).await {
-        Ok(Ok(address)) => page(
-            StatusCode::OK,
-            "Unsubscribed",
-            &format!(
-                "<p>turnpost mails nothing more to {}. Choose again in your account's \
-                 settings.</p>",
-                escape(&address.address)
-            ),
-        ),
-        _ => invalid_link(),
-    }
+    link_page(action, request, db, clock, query).await
 }

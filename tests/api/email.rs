@@ -43,6 +43,19 @@ async fn set_email(app: &TestApp, player: &Player, settings: &Value) -> crate::u
     .await
 }
 
+/// Posts `token` to a link operation (`/v1/email/confirm` or `/v1/email/unsubscribe`), as
+/// the page a mail's link opens does.
+async fn follow(app: &TestApp, operation: &str, token: &str) -> crate::util::Response {
+    app.request(
+        reqwest::Method::POST,
+        operation,
+        None,
+        Some(&json!({ "token": token })),
+        &[],
+    )
+    .await
+}
+
 /// The token of the confirmation link in `mail`.
 fn confirmation_token(mail: &ArrivedMail) -> String {
     let link = mail
@@ -64,15 +77,9 @@ async fn confirmed_address(
     set_email(app, player, &settings).await.expect_status(200);
     let mails = sink.wait_for(&address, before + 1).await;
     let token = confirmation_token(&mails[before]);
-    app.request(
-        reqwest::Method::POST,
-        "/v1/email/confirm",
-        None,
-        Some(&json!({ "token": token })),
-        &[],
-    )
-    .await
-    .expect_status(200);
+    follow(app, "/v1/email/confirm", &token)
+        .await
+        .expect_status(200);
     address
 }
 
@@ -177,15 +184,9 @@ async fn an_address_is_confirmed_chosen_and_unsubscribed_in_one_click(backend: B
         .expect_status(200)
         .json();
     assert_eq!(confirmed, json!({"address": "ada@example.org"}));
-    app.request(
-        reqwest::Method::POST,
-        "/v1/email/confirm",
-        None,
-        Some(&json!({ "token": token })),
-        &[],
-    )
-    .await
-    .expect_problem(404, "confirmation_not_found");
+    follow(&app, "/v1/email/confirm", &token)
+        .await
+        .expect_problem(404, "confirmation_not_found");
     assert_eq!(
         app.get(&ada, "/v1/me/email").await.json()["confirmed"],
         true
@@ -260,16 +261,10 @@ async fn an_address_is_confirmed_chosen_and_unsubscribed_in_one_click(backend: B
     assert_eq!(sink.mails_to("ada@example.org").len(), before);
     let token = unsubscribe.rsplit_once("token=").unwrap().1;
     assert_eq!(
-        app.request(
-            reqwest::Method::POST,
-            "/v1/email/unsubscribe",
-            None,
-            Some(&json!({ "token": token })),
-            &[],
-        )
-        .await
-        .expect_status(200)
-        .json(),
+        follow(&app, "/v1/email/unsubscribe", token)
+            .await
+            .expect_status(200)
+            .json(),
         json!({"address": "ada@example.org"})
     );
 
@@ -277,15 +272,9 @@ async fn an_address_is_confirmed_chosen_and_unsubscribed_in_one_click(backend: B
     set_email(&app, &ada, &json!({ "address": null }))
         .await
         .expect_status(200);
-    app.request(
-        reqwest::Method::POST,
-        "/v1/email/unsubscribe",
-        None,
-        Some(&json!({ "token": token })),
-        &[],
-    )
-    .await
-    .expect_problem(404, "unsubscribe_not_found");
+    follow(&app, "/v1/email/unsubscribe", token)
+        .await
+        .expect_problem(404, "unsubscribe_not_found");
     sink.assert_each_mail_once();
 }
 
@@ -560,25 +549,13 @@ async fn confirmation_mails_are_limited_and_need_a_mail_server(backend: Backend)
         .iter()
         .find(|mail| confirmation_token(mail) != old_token)
         .unwrap_or_else(|| panic!("a new link: {mails:#?}"));
-    app.request(
-        reqwest::Method::POST,
-        "/v1/email/confirm",
-        None,
-        Some(&json!({ "token": old_token })),
-        &[],
-    )
-    .await
-    .expect_problem(404, "confirmation_not_found");
+    follow(&app, "/v1/email/confirm", &old_token)
+        .await
+        .expect_problem(404, "confirmation_not_found");
     let token = confirmation_token(new_mail);
-    app.request(
-        reqwest::Method::POST,
-        "/v1/email/confirm",
-        None,
-        Some(&json!({ "token": token })),
-        &[],
-    )
-    .await
-    .expect_status(200);
+    follow(&app, "/v1/email/confirm", &token)
+        .await
+        .expect_status(200);
     app.post(&ada, "/v1/me/email/confirmation", &json!({}))
         .await
         .expect_problem(409, "email_already_confirmed");
@@ -598,28 +575,7 @@ async fn confirmation_mails_are_limited_and_need_a_mail_server(backend: Backend)
         .expect_problem(409, "mail_not_configured");
 }
 
-macro_rules! on_both_backends_with_mail {
-    ($($scenario:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $scenario() {
-                    super::$scenario($crate::util::Backend::Sqlite).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $scenario() {
-                    super::$scenario($crate::util::Backend::Postgres).await;
-                }
-            )*
-        }
-    };
-}
-
-on_both_backends_with_mail!(
+crate::with_each_backend!(
     an_address_is_confirmed_chosen_and_unsubscribed_in_one_click,
     a_digest_carries_a_day_in_one_mail,
     mail_waits_out_a_down_smtp_server_and_arrives_once,

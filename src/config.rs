@@ -330,6 +330,11 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_FOLLOW_RECHECK_SECONDS", default_value_t = 10)]
     pub follow_recheck_seconds: u64,
 
+    /// Vacation days each account has per calendar year (UTC): its clocks stand still in
+    /// every game while it is away.
+    #[arg(long, env = "TURNPOST_VACATION_DAYS_PER_YEAR", default_value_t = 30)]
+    pub vacation_days_per_year: u32,
+
     /// The SMTP server mail goes through: `smtp://host:25` (plain), `smtp://host:587?tls=required`
     /// (STARTTLS), `smtps://host:465`, with `user:password@` before the host when it wants
     /// them. Without it the server sends no mail and refuses mail addresses.
@@ -448,6 +453,7 @@ impl Config {
             max_streams: None,
             stream_lifetime_seconds: 3_600,
             follow_recheck_seconds: 10,
+            vacation_days_per_year: 30,
             smtp_url: None,
             mail_from: "turnpost <turnpost@localhost>".into(),
             public_url: None,
@@ -476,6 +482,7 @@ impl Config {
                 .then(|| Duration::from_millis(self.referee_poll_ms)),
             open_game_ms: i64::try_from(self.open_game_hours.saturating_mul(3_600_000))
                 .unwrap_or(i64::MAX),
+            vacation: self.vacation_allowance(),
             bots: crate::background::bots::BotSettings {
                 workers: if self.referee_poll_ms > 0 {
                     self.bot_workers.unwrap_or_else(Config::cores)
@@ -507,6 +514,12 @@ impl Config {
                 }),
                 _ => None,
             },
+        }
+    }
+
+    pub fn vacation_allowance(&self) -> crate::service::vacations::Allowance {
+        crate::service::vacations::Allowance {
+            days_per_year: i64::from(self.vacation_days_per_year),
         }
     }
 

@@ -140,6 +140,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     let clock = web::Data::new(config.clock.clone());
     let seeds = web::Data::new(config.seeds());
     let mail_links = web::Data::new(config.mail_links());
+    let vacation_allowance = web::Data::new(config.vacation_allowance());
     if seeds.is_insecure() {
         tracing::warn!(
             "--insecure-test-seeds: every new game's seed is foreseeable; for tests only, never \
@@ -194,6 +195,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .app_data(clock.clone())
                 .app_data(seeds.clone())
                 .app_data(mail_links.clone())
+                .app_data(vacation_allowance.clone())
                 .app_data(outbound.clone())
                 .app_data(metrics.clone())
                 .wrap(from_fn(guard_request_body))

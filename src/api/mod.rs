@@ -23,6 +23,7 @@ pub mod ratings;
 pub mod reminders;
 pub mod transcript;
 pub mod transport;
+pub mod vacations;
 pub mod webhooks;
 
 use actix_web::body::MessageBody;
@@ -90,6 +91,10 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(webhooks::list_notifications)
         .service(reminders::get_reminders)
         .service(reminders::set_reminders)
+        .service(vacations::get_vacation)
+        .service(vacations::start_vacation)
+        .service(vacations::end_vacation)
+        .service(vacations::set_automatic_vacation)
         .service(email::get_email)
         .service(email::set_email)
         .service(email::resend_confirmation)

@@ -43,6 +43,9 @@ pub struct SeatInfo {
     /// The player here voted to abandon the game (`POST /v1/games/{id}/abandon`) and has
     /// not taken the vote back.
     pub abandon_vote: bool,
+    /// RFC 3339: the player here is on vacation until then, and the seat's clock stands
+    /// still (`POST /v1/me/vacation`); `null` otherwise.
+    pub vacation_until: Option<String>,
 }
 
 /// Scores and places once a game is finished.
@@ -136,6 +139,9 @@ impl GameSummary {
                         .filter(|taken| timed_bank && taken.bot.is_none())
                         .map(|taken| taken.clock.bank_ms),
                     abandon_vote: taken.is_some_and(|taken| taken.abandon_vote),
+                    vacation_until: taken
+                        .and_then(|taken| taken.vacation_until)
+                        .map(format_time),
                 }
             })
             .collect();

@@ -151,6 +151,7 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("GET", "/v1/me/stream", Scope::GamesRead),
     ("GET", "/v1/me/invitations", Scope::GamesRead),
     ("GET", "/v1/me/reminders", Scope::GamesRead),
+    ("GET", "/v1/me/vacation", Scope::GamesRead),
     ("GET", "/v1/games/{id}/rematch", Scope::GamesRead),
     ("GET", "/v1/games/{id}/chat", Scope::GamesRead),
     ("GET", "/v1/leaderboards/{kind}", Scope::GamesRead),
@@ -166,6 +167,9 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("POST", "/v1/games/{id}/abandon", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/chat", Scope::GamesPlay),
     ("PUT", "/v1/me/reminders", Scope::GamesPlay),
+    ("POST", "/v1/me/vacation", Scope::GamesPlay),
+    ("DELETE", "/v1/me/vacation", Scope::GamesPlay),
+    ("PUT", "/v1/me/vacation/automatic", Scope::GamesPlay),
     (
         "DELETE",
         "/v1/games/{id}/chat/{message_id}",

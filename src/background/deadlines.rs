@@ -1,4 +1,4 @@
-//! Timeouts, reminders and open-game expiry: cheap writes that must happen on time, so they have a
+//! Timeouts, reminders, open-game expiry and vacations' ends: cheap writes that must happen on time, so they have a
 //! task of their own that no bot move or webhook post can hold up. Each pass takes every
 //! due job, deadlines first.
 
@@ -6,24 +6,26 @@ use std::time::Duration;
 
 use super::{blocking, lease_ms, Workers};
 use crate::service::referee::{self, TIMEOUT_GRACE_MS};
+use crate::service::vacations::{self, Allowance};
 use crate::store::jobs::{Claim, JobKind};
 
 /// A job whose work failed (the database was away) is tried again this much later.
 const RETRY_FAILED: Duration = Duration::from_secs(5);
 
 /// Runs forever: a pass over the due jobs, then a pause of `poll`.
-pub async fn run(workers: Workers, poll: Duration, open_game_ms: i64) {
+pub async fn run(workers: Workers, poll: Duration, open_game_ms: i64, allowance: Allowance) {
     loop {
         let pass = workers.clone();
-        blocking(move || pass.enforce_due(open_game_ms)).await;
+        blocking(move || pass.enforce_due(open_game_ms, allowance)).await;
         tokio::time::sleep(poll).await;
     }
 }
 
 impl Workers {
-    /// Records every timeout whose grace has passed and expires every open game that
-    /// waited `open_game_ms`.
-    pub fn enforce_due(&self, open_game_ms: i64) {
+    /// Records every timeout whose grace has passed (or starts a day of vacation instead,
+    /// see `referee::enforce_deadline`), sends due reminders, expires every open game that
+    /// waited `open_game_ms`, and brings games in step with their players' vacations.
+    pub fn enforce_due(&self, open_game_ms: i64, allowance: Allowance) {
         let now = self.clock.now_millis();
         let margins = [
             (JobKind::Deadline, TIMEOUT_GRACE_MS),
@@ -41,14 +43,19 @@ impl Workers {
             };
             while let Some(job) = self.claim(&claim) {
                 let done = match kind {
-                    JobKind::Deadline => {
-                        referee::enforce_deadline(&self.db, &self.cache, &job, &self.instance, now)
-                            .map(|appended| {
-                                if appended.is_some() {
-                                    self.metrics.timeouts_recorded.inc();
-                                }
-                            })
-                    }
+                    JobKind::Deadline => referee::enforce_deadline(
+                        &self.db,
+                        &self.cache,
+                        allowance,
+                        &job,
+                        &self.instance,
+                        now,
+                    )
+                    .map(|appended| {
+                        if appended.is_some() {
+                            self.metrics.timeouts_recorded.inc();
+                        }
+                    }),
                     JobKind::Reminder => {
                         referee::send_reminders(&self.db, &job, &self.instance, now).map(|sent| {
                             self.metrics.reminders_sent.inc_by(u64::from(sent));
@@ -71,6 +78,7 @@ impl Workers {
                 }
             }
         }
+        vacations::bring_in_step(&self.db, &self.cache, None, now);
     }
 
     /// The next due job of `claim.kind`, if any; asks with a read first, so an idle pass

@@ -39,6 +39,8 @@ pub struct BackgroundSettings {
     pub deadline_poll: Option<Duration>,
     /// How long an open game waits for its players.
     pub open_game_ms: i64,
+    /// Vacation days per account and year (automatic vacation days come from them).
+    pub vacation: crate::service::vacations::Allowance,
     pub bots: bots::BotSettings,
     /// `None`: this instance does not deliver webhooks.
     pub deliveries: Option<deliveries::DeliverySettings>,
@@ -63,7 +65,12 @@ impl Workers {
     /// runtime: they end with the server.
     pub fn start(self, settings: BackgroundSettings) {
         if let Some(poll) = settings.deadline_poll {
-            actix_web::rt::spawn(deadlines::run(self.clone(), poll, settings.open_game_ms));
+            actix_web::rt::spawn(deadlines::run(
+                self.clone(),
+                poll,
+                settings.open_game_ms,
+                settings.vacation,
+            ));
         }
         bots::start(&self, &settings.bots);
         if let Some(delivery) = settings.deliveries {

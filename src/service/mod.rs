@@ -15,6 +15,7 @@ pub mod personal_tokens;
 pub mod play;
 pub mod ratings;
 pub mod referee;
+pub mod vacations;
 pub mod webhooks;
 
 use std::sync::Arc;
@@ -226,6 +227,7 @@ impl LoadedGame {
                 clock: taken.clock,
                 bot: taken.bot,
                 forfeit: taken.forfeit,
+                vacation_until: taken.vacation_until,
             })
             .collect();
         let mut ended_by_forfeit = None;
@@ -288,17 +290,35 @@ impl LoadedGame {
             };
             if update.bot.is_some() || outcome.is_some() {
                 // Bots and finished games have no clock; a clock that ran stops silently
-                // (the forfeit or the end says why).
+                // (the forfeit or the end says why), and so does a vacation.
                 update.clock = SeatClock {
                     deadline_ms: None,
                     ..before
                 };
+                update.vacation_until = None;
                 continue;
+            }
+            // The seat follows its player's vacation: the log says when it starts, moves
+            // or ends, before the clock event it causes.
+            let away_until = self
+                .seat_row(update.seat)
+                .and_then(|taken| taken.account_vacation_until)
+                .filter(|until| *until > now);
+            if away_until != update.vacation_until {
+                server_events.push(match away_until {
+                    Some(until_ms) => ServerEvent::VacationStarted {
+                        seat: update.seat,
+                        until_ms,
+                    },
+                    None => ServerEvent::VacationEnded { seat: update.seat },
+                });
+                update.vacation_until = away_until;
             }
             let turn = ClockTurn {
                 was_acting: !starting && self.game.to_act.contains(&update.seat),
                 is_acting: to_act.contains(&update.seat),
                 acted: seat == Some(update.seat),
+                paused: away_until.is_some(),
             };
             let (clock, events) = control.advance(update.seat, before, turn, now);
             update.clock = clock;
@@ -318,6 +338,7 @@ impl LoadedGame {
                 taken.clock == update.clock
                     && taken.bot == update.bot
                     && taken.forfeit == update.forfeit
+                    && taken.vacation_until == update.vacation_until
             })
         };
         let status = if outcome.is_some() {
@@ -399,6 +420,7 @@ impl LoadedGame {
                     },
                     bot: taken.bot,
                     forfeit: taken.forfeit,
+                    vacation_until: taken.vacation_until,
                 })
                 .collect()
         } else {

@@ -238,40 +238,65 @@ pub fn postpone_job(
 
 /// Records, at `now`, the timeout of every seat of the claimed game whose deadline is at
 /// least [`TIMEOUT_GRACE_MS`] past, and gives the job back; a job with nothing late left
-/// (a move came in time) ends.
+/// (a move came in time) ends. A late seat whose player chose automatic vacation and has a
+/// day left starts a day of vacation instead: its clock stands still with the time it had
+/// (none), and the day's end brings the deadline back.
 pub fn enforce_deadline(
     db: &Db,
     cache: &FoldCache,
+    allowance: super::vacations::Allowance,
     job: &ClaimedJob,
     owner: &str,
     now: i64,
 ) -> Result<Option<Appended>, ApiError> {
     let late_by = now - TIMEOUT_GRACE_MS;
     db.write(|conn| {
-        let game = LoadedGame::load(conn, &job.game_id)?;
-        let running = game.game.status == GameStatus::Running;
-        let late: Vec<Forfeit> = game
-            .seats
-            .iter()
-            .filter(|taken| running && taken.bot.is_none() && taken.forfeit.is_none())
-            .filter(|taken| {
-                taken
-                    .clock
-                    .deadline_ms
-                    .is_some_and(|deadline| deadline <= late_by)
+        let mut game = LoadedGame::load(conn, &job.game_id)?;
+        let late_seats = |game: &LoadedGame| -> Vec<(Seat, Option<String>)> {
+            let running = game.game.status == GameStatus::Running;
+            game.seats
+                .iter()
+                .filter(|taken| running && taken.bot.is_none() && taken.forfeit.is_none())
+                .filter(|taken| {
+                    taken
+                        .clock
+                        .deadline_ms
+                        .is_some_and(|deadline| deadline <= late_by)
+                })
+                .map(|taken| (taken.seat, taken.account_id.clone()))
+                .collect()
+        };
+        let mut away = false;
+        for (_, account_id) in late_seats(&game) {
+            if let Some(account_id) = account_id {
+                away |= super::vacations::start_automatic_day(conn, allowance, &account_id, now)?;
+            }
+        }
+        if away {
+            // The seats now follow their players' vacations (this append stops their
+            // clocks); the player's other games follow at once too.
+            game = LoadedGame::load(conn, &job.game_id)?;
+        }
+        let late: Vec<Forfeit> = late_seats(&game)
+            .into_iter()
+            .filter(|(seat, _)| {
+                game.seat_row(*seat)
+                    .and_then(|taken| taken.account_vacation_until)
+                    .is_none_or(|until| until <= now)
             })
-            .map(|taken| Forfeit {
-                seat: taken.seat,
+            .map(|(seat, _)| Forfeit {
+                seat,
                 reason: ForfeitReason::TimedOut,
             })
             .collect();
-        if late.is_empty() {
+        if late.is_empty() && !away {
             jobs::finish(conn, JobKind::Deadline, job, owner)?;
             return Ok(None);
         }
         let appended = append_forfeits(conn, cache, &game, &late, now)?;
         jobs::release(conn, JobKind::Deadline, &job.game_id, owner)?;
-        Ok(appended)
+        // A day of vacation instead is no timeout.
+        Ok(appended.filter(|_| !late.is_empty()))
     })
 }
 

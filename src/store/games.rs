@@ -237,6 +237,11 @@ pub struct SeatWithName {
     pub clock: SeatClock,
     /// The seat's vote to abandon the game stands.
     pub abandon_vote: bool,
+    /// Until when the seat's clock stands still for its player's vacation, as the log says.
+    pub vacation_until: Option<i64>,
+    /// Until when the seat's player is on vacation, as the account says (the next append
+    /// brings the seat in line with it).
+    pub account_vacation_until: Option<i64>,
 }
 
 impl SeatWithName {
@@ -265,6 +270,8 @@ pub struct SeatUpdate {
     pub clock: SeatClock,
     pub bot: Option<BotStrategy>,
     pub forfeit: Option<ForfeitReason>,
+    /// Until when the seat's clock stands still for its player's vacation.
+    pub vacation_until: Option<i64>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable)]
@@ -582,6 +589,8 @@ type SeatColumns = (
     Option<i64>,
     i64,
     bool,
+    Option<i64>,
+    Option<i64>,
 );
 
 /// The columns of [`SeatColumns`] in a query that joins `seats` with `accounts`.
@@ -598,6 +607,8 @@ macro_rules! seat_columns {
             seats::deadline,
             seats::bank_ms,
             seats::abandon_vote,
+            seats::vacation_until,
+            accounts::vacation_until.nullable(),
         )
     };
 }
@@ -614,6 +625,8 @@ fn seat_from_columns(game_id: &str, columns: SeatColumns) -> Result<SeatWithName
         deadline,
         bank_ms,
         abandon_vote,
+        vacation_until,
+        account_vacation_until,
     ) = columns;
     let seat = Seat::try_from(seat).map_err(|error| corrupt(game_id, "seats.seat", error))?;
     let bot = bot
@@ -639,6 +652,8 @@ fn seat_from_columns(game_id: &str, columns: SeatColumns) -> Result<SeatWithName
             bank_ms,
         },
         abandon_vote,
+        vacation_until,
+        account_vacation_until,
     })
 }
 
@@ -1047,6 +1062,7 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
             seats::bank_ms.eq(update.clock.bank_ms),
             seats::bot.eq(update.bot.map(BotStrategy::as_str)),
             seats::forfeit.eq(update.forfeit.map(ForfeitReason::as_str)),
+            seats::vacation_until.eq(update.vacation_until),
         ))
         .execute(conn)?;
     }

@@ -13,6 +13,7 @@ pub mod ratings;
 pub mod reminders;
 pub mod schema;
 pub mod settings;
+pub mod vacations;
 
 use std::cell::RefCell;
 use std::path::Path;

@@ -10,6 +10,8 @@ diesel::table! {
         token_generation -> Integer,
         webhook_count -> Integer,
         mail_topics -> Integer,
+        vacation_until -> Nullable<BigInt>,
+        auto_vacation -> Bool,
     }
 }
 
@@ -46,6 +48,7 @@ diesel::table! {
         deadline -> Nullable<BigInt>,
         bank_ms -> BigInt,
         abandon_vote -> Bool,
+        vacation_until -> Nullable<BigInt>,
     }
 }
 
@@ -304,3 +307,14 @@ diesel::table! {
 
 diesel::allow_tables_to_appear_in_same_query!(email_addresses, accounts);
 diesel::allow_tables_to_appear_in_same_query!(email_addresses, mail_outbox);
+
+diesel::table! {
+    vacations (id) {
+        id -> BigInt,
+        account_id -> Text,
+        started_at -> BigInt,
+        ends_at -> BigInt,
+        ended_at -> Nullable<BigInt>,
+        automatic -> Bool,
+    }
+}

@@ -151,6 +151,19 @@ function chosenOptions() {
   return options;
 }
 
+/** Shows the account's vacation in the lobby's form. */
+function showVacation(vacation) {
+  const away = vacation.until !== null;
+  $('vacation-status').textContent = (away
+    ? `You are on vacation until ${new Date(vacation.until).toLocaleString()}: your clocks stand still. `
+    : '') + `${vacation.days_left} of ${vacation.days_per_year} vacation days left this year.`;
+  $('vacation-days').max = String(Math.min(60, vacation.days_left));
+  $('vacation-days-label').hidden = away;
+  $('vacation-start').hidden = away;
+  $('vacation-end').hidden = !away;
+  $('vacation-automatic').checked = vacation.automatic;
+}
+
 /** Shows the account's mail settings in the lobby's form. */
 function showEmail(settings) {
   $('email-address').value = settings.address || '';
@@ -199,6 +212,7 @@ async function showLobby() {
   const reminders = await api('GET', '/v1/me/reminders');
   $('reminder-minutes').value = reminders.before_minutes.join(', ');
   showEmail(await api('GET', '/v1/me/email'));
+  showVacation(await api('GET', '/v1/me/vacation'));
   const mine = await api('GET', '/v1/games?mine=true&limit=100');
   $('games').replaceChildren(...mine.games.map((game) => gameItem(game)));
   const open = await api('GET', '/v1/games?status=open&limit=50');
@@ -363,6 +377,11 @@ async function refreshGame(onlyIfChanged) {
   $('votes').textContent = summary.status === 'running' && voters.length
     ? `Voted to abandon the game: ${voters.join(', ')}`
     : '';
+  const away = summary.seats.filter((seat) => seat.vacation_until !== null)
+    .map((seat) => `${names[seat.seat]} until ${new Date(seat.vacation_until).toLocaleString()}`);
+  $('vacations').textContent = away.length
+    ? `On vacation (their clocks stand still): ${away.join(', ')}`
+    : '';
   const mySeat = summary.your_seat === null ? null : summary.seats[summary.your_seat];
   const inPlay = mySeat !== null && mySeat.bot === null && mySeat.forfeit === null;
   $('abandon').hidden = !(summary.status === 'running' && inPlay);
@@ -519,6 +538,32 @@ window.addEventListener('DOMContentLoaded', () => {
     try {
       const saved = await api('PUT', '/v1/me/reminders', { before_minutes });
       $('reminder-minutes').value = saved.before_minutes.join(', ');
+      showError(null);
+    } catch (problem) {
+      showError(problem);
+    }
+  });
+  $('vacation-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      showVacation(await api('POST', '/v1/me/vacation', { days: Number($('vacation-days').value) }));
+      showError(null);
+    } catch (problem) {
+      showError(problem);
+    }
+  });
+  $('vacation-end').addEventListener('click', async () => {
+    try {
+      showVacation(await api('DELETE', '/v1/me/vacation'));
+      showError(null);
+    } catch (problem) {
+      showError(problem);
+    }
+  });
+  $('vacation-automatic').addEventListener('change', async () => {
+    try {
+      showVacation(await api('PUT', '/v1/me/vacation/automatic',
+        { automatic: $('vacation-automatic').checked }));
       showError(null);
     } catch (problem) {
       showError(problem);

@@ -757,3 +757,80 @@ async fn a_player_gives_a_mail_address_and_confirms_it_in_a_real_browser() {
         )
         .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_goes_on_vacation_and_comes_back_in_a_real_browser() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let ada = app.register("ada").await;
+    let bo = app.register("bo").await;
+    let id = app
+        .new_game_with(
+            json!({"kind": "tikal", "time_control": {"type": "days_per_move", "days": 3}}),
+            &[ada.clone(), bo.clone()],
+        )
+        .await;
+    let browser = Browser::start().await;
+    browser.sign_in(&app.base, "ada", "50-sign-in.png").await;
+    let status_says = "return document.getElementById('vacation-status').textContent \
+                       .includes(arguments[0])";
+    browser
+        .wait_for(
+            "the vacation allowance",
+            status_says,
+            json!(["30 of 30 vacation days left this year."]),
+        )
+        .await;
+    browser
+        .run(
+            "document.getElementById('vacation-days').value = '4'; return true;",
+            json!([]),
+        )
+        .await;
+    browser.click("#vacation-start").await;
+    browser
+        .wait_for(
+            "the vacation",
+            status_says,
+            json!(["You are on vacation until"]),
+        )
+        .await;
+    browser
+        .wait_for("the days left", status_says, json!(["26 of 30"]))
+        .await;
+    browser.screenshot("51-on-vacation.png").await;
+    // Bo sees it on the game's page.
+    let game = app.get(&bo, &format!("/v1/games/{id}")).await.json();
+    assert!(game["seats"][0]["vacation_until"].is_string(), "{game}");
+    assert!(game["seats"][0]["deadline"].is_null(), "{game}");
+    browser.goto(&format!("{}/games/{id}", app.base)).await;
+    browser
+        .wait_for(
+            "the vacation on the game's page",
+            "return document.getElementById('vacations').textContent \
+             .startsWith('On vacation (their clocks stand still): ada until')",
+            json!([]),
+        )
+        .await;
+    browser.screenshot("52-vacation-in-a-game.png").await;
+    browser.goto(&format!("{}/", app.base)).await;
+    browser
+        .wait_for(
+            "the lobby",
+            status_says,
+            json!(["You are on vacation until"]),
+        )
+        .await;
+    browser.click("#vacation-end").await;
+    browser
+        .wait_for("the return", status_says, json!(["29 of 30"]))
+        .await;
+    let game = app.get(&bo, &format!("/v1/games/{id}")).await.json();
+    assert!(game["seats"][0]["vacation_until"].is_null(), "{game}");
+    assert!(game["seats"][0]["deadline"].is_string(), "{game}");
+    browser.click("#vacation-automatic").await;
+    let until = Instant::now() + Duration::from_secs(20);
+    while app.get(&ada, "/v1/me/vacation").await.json()["automatic"] != true {
+        assert!(Instant::now() < until, "the choice was not saved");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -13,22 +13,22 @@ use turnpost::service::referee::TIMEOUT_GRACE_MS;
 use crate::on_both_backends;
 use crate::util::{Backend, Player, TestApp};
 
-const DAY_MS: i64 = 24 * 3600 * 1000;
+pub(crate) const DAY_MS: i64 = 24 * 3600 * 1000;
 /// 2027-01-15T08:00:00Z: far from the system clock, so nothing passes by accident.
-const START_MS: i64 = 1_800_000_000_000;
+pub(crate) const START_MS: i64 = 1_800_000_000_000;
 
-async fn app_with_clock(backend: Backend) -> (TestApp, Clock) {
+pub(crate) async fn app_with_clock(backend: Backend) -> (TestApp, Clock) {
     let clock = Clock::manual(START_MS);
     let shared = clock.clone();
     let app = TestApp::start_with(backend, move |config| config.clock = shared).await;
     (app, clock)
 }
 
-fn rfc3339(millis: i64) -> String {
+pub(crate) fn rfc3339(millis: i64) -> String {
     turnpost::service::format_time(millis)
 }
 
-async fn summary(app: &TestApp, player: &Player, id: &str) -> Value {
+pub(crate) async fn summary(app: &TestApp, player: &Player, id: &str) -> Value {
     app.get(player, &format!("/v1/games/{id}"))
         .await
         .expect_status(200)
@@ -36,7 +36,12 @@ async fn summary(app: &TestApp, player: &Player, id: &str) -> Value {
 }
 
 /// Waits (long poll, no sleep) until the log has moved past `after`; returns the new events.
-async fn events_after(app: &TestApp, player: &Player, id: &str, after: i64) -> Vec<Value> {
+pub(crate) async fn events_after(
+    app: &TestApp,
+    player: &Player,
+    id: &str,
+    after: i64,
+) -> Vec<Value> {
     let page = app
         .get(
             player,
@@ -49,7 +54,12 @@ async fn events_after(app: &TestApp, player: &Player, id: &str, after: i64) -> V
 }
 
 /// Plays one random legal action for `player` if it must act; whether it did.
-async fn act_randomly(app: &TestApp, player: &Player, id: &str, rng: &mut ChaCha8Rng) -> bool {
+pub(crate) async fn act_randomly(
+    app: &TestApp,
+    player: &Player,
+    id: &str,
+    rng: &mut ChaCha8Rng,
+) -> bool {
     let legal = app
         .get(player, &format!("/v1/games/{id}/legal-actions"))
         .await

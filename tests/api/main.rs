@@ -33,5 +33,6 @@ mod smtp_sink;
 mod tikal;
 mod transport;
 mod util;
+mod vacations;
 mod webhook_addresses;
 mod webhooks;

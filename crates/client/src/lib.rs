@@ -301,6 +301,44 @@ impl Client {
         Ok(reminders.before_minutes)
     }
 
+    /// The caller's vacation, the days left this year, and whether deadlines start vacation
+    /// days by themselves.
+    pub async fn vacation(&self) -> Result<Vacation, Error> {
+        self.call(Method::GET, "/v1/me/vacation", &[], None::<&()>, &[])
+            .await
+    }
+
+    /// Goes on vacation now for `days` whole days: the caller's clocks stand still in every
+    /// game until then (or [`Client::end_vacation`]).
+    pub async fn start_vacation(&self, days: i64) -> Result<Vacation, Error> {
+        self.call(
+            Method::POST,
+            "/v1/me/vacation",
+            &[],
+            Some(&NewVacation { days }),
+            &[],
+        )
+        .await
+    }
+
+    /// Ends the caller's vacation now: the clocks run again with the time they had left.
+    pub async fn end_vacation(&self) -> Result<Vacation, Error> {
+        self.call(Method::DELETE, "/v1/me/vacation", &[], None::<&()>, &[])
+            .await
+    }
+
+    /// Chooses whether a deadline that would pass starts a day of vacation instead.
+    pub async fn set_automatic_vacation(&self, automatic: bool) -> Result<Vacation, Error> {
+        self.call(
+            Method::PUT,
+            "/v1/me/vacation/automatic",
+            &[],
+            Some(&AutomaticVacation { automatic }),
+            &[],
+        )
+        .await
+    }
+
     /// The caller's mail address and what is mailed to it.
     pub async fn email(&self) -> Result<EmailSettings, Error> {
         self.call(Method::GET, "/v1/me/email", &[], None::<&()>, &[])

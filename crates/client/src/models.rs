@@ -162,6 +162,8 @@ pub struct SeatInfo {
     pub time_bank_ms: Option<i64>,
     /// The player here voted to abandon the game.
     pub abandon_vote: bool,
+    /// RFC 3339: the player here is on vacation until then; the seat's clock stands still.
+    pub vacation_until: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -369,6 +371,29 @@ pub struct ActionFilter {
 #[serde(deny_unknown_fields)]
 pub(crate) struct Reminders {
     pub before_minutes: Vec<u32>,
+}
+
+/// An account's vacation and its allowance.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vacation {
+    /// RFC 3339: until when the account is on vacation.
+    pub until: Option<String>,
+    pub days_per_year: i64,
+    pub days_used: i64,
+    pub days_left: i64,
+    /// A deadline that would pass starts a day of vacation instead.
+    pub automatic: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct NewVacation {
+    pub days: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct AutomaticVacation {
+    pub automatic: bool,
 }
 
 /// What may be mailed.

@@ -171,7 +171,7 @@ pub struct SeatClock {
 }
 
 /// What changes a seat's clock at one append.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ClockTurn {
     /// It had to act before the append.
     pub was_acting: bool,
@@ -179,6 +179,8 @@ pub struct ClockTurn {
     pub is_acting: bool,
     /// The append is its own action.
     pub acted: bool,
+    /// Its player is on vacation: its clock stands still, keeping the time it has left.
+    pub paused: bool,
 }
 
 impl TimeControl {
@@ -212,12 +214,49 @@ impl TimeControl {
                     .min(i64::from(maximum_seconds) * 1000);
             }
         }
+        // A turn that begins now (or begins again after the seat's own action) has the
+        // whole of its time: a move's days, or the bank.
+        let fresh_turn = turn.is_acting && (turn.acted || !turn.was_acting);
+        let allowed = match *self {
+            TimeControl::DaysPerMove { days } if fresh_turn || !turn.was_acting => {
+                i64::from(days) * DAY_MS
+            }
+            TimeControl::DaysPerMove { .. } if running => bank,
+            // A days-per-move clock stopped by a vacation keeps its time left as its bank.
+            TimeControl::DaysPerMove { .. } if clock.bank_ms > 0 => clock.bank_ms,
+            TimeControl::DaysPerMove { days } => i64::from(days) * DAY_MS,
+            _ => bank,
+        };
         let mut events = Vec::new();
-        let deadline = if turn.is_acting && (turn.acted || !running) {
-            let allowed = match *self {
-                TimeControl::DaysPerMove { days } => i64::from(days) * DAY_MS,
-                _ => bank,
+        if turn.paused {
+            // On vacation: a running clock stops with what it has left, a turn that comes
+            // keeps its whole time for the vacation's end.
+            // Days per move keep the time left as the bank, at least 1 ms: a bank of 0
+            // means no time kept (a whole move's days when the turn resumes).
+            let kept = allowed.max(1);
+            if running {
+                events.push(ServerEvent::ClockStopped {
+                    seat,
+                    time_left_ms: match self {
+                        TimeControl::TimeBank { .. } => bank,
+                        _ => kept,
+                    },
+                });
+            }
+            let bank_ms = match self {
+                TimeControl::TimeBank { .. } => bank,
+                _ if turn.is_acting => kept,
+                _ => 0,
             };
+            return (
+                SeatClock {
+                    deadline_ms: None,
+                    bank_ms,
+                },
+                events,
+            );
+        }
+        let deadline = if turn.is_acting && (turn.acted || !running) {
             events.push(ServerEvent::ClockStarted {
                 seat,
                 deadline_ms: now + allowed,
@@ -322,13 +361,25 @@ pub enum ServerEvent {
     /// result.
     /// Example: `{"type": "game_abandoned"}`
     GameAbandoned {},
+    /// The player at `seat` is on vacation until `until_ms` (or until they end it): the
+    /// seat's clock stands still, keeping the time it has left.
+    /// Example: `{"type": "vacation_started", "seat": 1, "until_ms": 1764151200000}`
+    VacationStarted { seat: Seat, until_ms: i64 },
+    /// The vacation of the player at `seat` is over: its clock runs again on its turn.
+    /// Example: `{"type": "vacation_ended", "seat": 1}`
+    VacationEnded { seat: Seat },
 }
 
 impl ServerEvent {
-    /// Whether an event of type `event_type` only starts or stops a clock: what an action's
-    /// append writes after the engine's events (and nothing else does first).
+    /// Whether an event of type `event_type` only starts or stops a clock, or a vacation
+    /// that does: what an action's append writes after the engine's events (and nothing
+    /// else does first but an append that only follows a vacation, which may then be taken
+    /// for the end of the action's).
     pub fn is_clock_event(event_type: &str) -> bool {
-        matches!(event_type, "clock_started" | "clock_stopped")
+        matches!(
+            event_type,
+            "clock_started" | "clock_stopped" | "vacation_started" | "vacation_ended"
+        )
     }
 
     /// The `type` tag, as stored in the log's `event_type`.
@@ -343,6 +394,8 @@ impl ServerEvent {
             ServerEvent::AbandonVoted { .. } => "abandon_voted",
             ServerEvent::AbandonVoteWithdrawn { .. } => "abandon_vote_withdrawn",
             ServerEvent::GameAbandoned {} => "game_abandoned",
+            ServerEvent::VacationStarted { .. } => "vacation_started",
+            ServerEvent::VacationEnded { .. } => "vacation_ended",
         }
     }
 
@@ -383,6 +436,14 @@ impl ServerEvent {
             }
             ServerEvent::GameAbandoned {} => {
                 "Every player agreed: the game is abandoned without a result".to_owned()
+            }
+            ServerEvent::VacationStarted { seat, until_ms } => format!(
+                "{} is on vacation until {}: their clock stands still",
+                colour(*seat),
+                time(*until_ms)
+            ),
+            ServerEvent::VacationEnded { seat } => {
+                format!("{} is back from vacation", colour(*seat))
             }
         }
     }
@@ -489,6 +550,8 @@ pub struct ServerFold {
     pub abandon_votes: Vec<Seat>,
     /// Every seat a person played agreed to stop: the game ended without a result.
     pub abandoned: bool,
+    /// The seats whose players are on vacation, and until when.
+    pub vacations: Vec<(Seat, i64)>,
 }
 
 impl ServerFold {
@@ -544,6 +607,13 @@ impl ServerFold {
                 self.abandoned = true;
                 self.clocks.clear();
             }
+            ServerEvent::VacationStarted { seat, until_ms } => {
+                self.vacations.retain(|(taken, _)| taken != seat);
+                self.vacations.push((*seat, *until_ms));
+            }
+            ServerEvent::VacationEnded { seat } => {
+                self.vacations.retain(|(taken, _)| taken != seat)
+            }
         }
     }
 
@@ -586,7 +656,70 @@ mod tests {
             was_acting,
             is_acting,
             acted,
+            paused: false,
         }
+    }
+
+    fn paused(was_acting: bool, is_acting: bool, acted: bool) -> ClockTurn {
+        ClockTurn {
+            paused: true,
+            ..turn(was_acting, is_acting, acted)
+        }
+    }
+
+    #[test]
+    fn a_vacation_stops_a_running_move_clock_and_its_end_gives_back_the_time_left() {
+        let control = TimeControl::DaysPerMove { days: 3 };
+        let (started, _) = control.advance(1, SeatClock::default(), turn(false, true, false), 0);
+        // A day in, the vacation starts: two days are kept.
+        let (stopped, events) = control.advance(1, started, paused(true, true, false), DAY_MS);
+        assert_eq!(stopped.deadline_ms, None);
+        assert_eq!(stopped.bank_ms, 2 * DAY_MS);
+        assert_eq!(
+            events,
+            [ServerEvent::ClockStopped {
+                seat: 1,
+                time_left_ms: 2 * DAY_MS
+            }]
+        );
+        // Others act meanwhile: nothing changes.
+        let (still, events) = control.advance(1, stopped, paused(true, true, false), 5 * DAY_MS);
+        assert_eq!(still, stopped);
+        assert!(events.is_empty());
+        // Back ten days later: the two days run from then.
+        let (resumed, events) = control.advance(1, still, turn(true, true, false), 10 * DAY_MS);
+        assert_eq!(resumed.deadline_ms, Some(12 * DAY_MS));
+        assert_eq!(resumed.bank_ms, 0);
+        assert_eq!(
+            events,
+            [ServerEvent::ClockStarted {
+                seat: 1,
+                deadline_ms: 12 * DAY_MS,
+                time_left_ms: 2 * DAY_MS
+            }]
+        );
+    }
+
+    #[test]
+    fn a_turn_that_comes_during_a_vacation_keeps_its_whole_time_for_the_return() {
+        let control = TimeControl::DaysPerMove { days: 2 };
+        let (waiting, events) =
+            control.advance(0, SeatClock::default(), paused(false, true, false), 0);
+        assert_eq!(waiting.deadline_ms, None);
+        assert_eq!(waiting.bank_ms, 2 * DAY_MS);
+        assert!(events.is_empty());
+        let (resumed, _) = control.advance(0, waiting, turn(true, true, false), 7 * DAY_MS);
+        assert_eq!(resumed.deadline_ms, Some(9 * DAY_MS));
+        // A bank stands still on vacation too, and runs on from where it stopped.
+        let fresh = SeatClock {
+            deadline_ms: None,
+            bank_ms: BANK.initial_bank_ms(),
+        };
+        let (running, _) = BANK.advance(0, fresh, turn(false, true, false), 0);
+        let (stopped, _) = BANK.advance(0, running, paused(true, true, false), 600_000);
+        assert_eq!(stopped.bank_ms, 3_000_000);
+        let (again, _) = BANK.advance(0, stopped, turn(true, true, false), 9 * DAY_MS);
+        assert_eq!(again.deadline_ms, Some(9 * DAY_MS + 3_000_000));
     }
 
     #[test]

@@ -274,7 +274,8 @@ pub fn enforce_deadline(
         }
         if away {
             // The seats now follow their players' vacations (this append stops their
-            // clocks); the player's other games follow at once too.
+            // clocks); the players' other games follow later in the same pass
+            // (`vacations::bring_in_step`).
             game = LoadedGame::load(conn, &job.game_id)?;
         }
         let late: Vec<Forfeit> = late_seats(&game)

@@ -47,7 +47,17 @@ pub async fn get_board(
             Viewer::Seat(seat) => Some(seat),
             Viewer::Spectator | Viewer::Omniscient => None,
         },
-        last_text: board.last_events.last().map(|event| event.text.clone()),
+        // The caption says what happened last, not the clock that started after it.
+        last_text: board
+            .last_events
+            .iter()
+            .rev()
+            .find(|event| {
+                !(event.from_server
+                    && crate::games::server_events::ServerEvent::is_clock_event(&event.event_type))
+            })
+            .or(board.last_events.last())
+            .map(|event| event.text.clone()),
         last_events: board
             .last_events
             .into_iter()

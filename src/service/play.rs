@@ -928,10 +928,15 @@ pub fn board(
         let game = LoadedGame::load(conn, game_id)?;
         require_started(&game)?;
         let seq = seq_within(at, game.game.current_seq)?;
+        // The last action at `seq` with what the server wrote after it (its clock events,
+        // a timeout): an action's range ends with its own events, so a seq past them still
+        // belongs to it. Only before the first action is it the opening events.
         let first = store::load_actions(conn, &game.game.id)?
             .iter()
-            .find(|action| action.first_seq <= seq && seq <= action.last_seq)
-            .map_or(1, |action| action.first_seq)
+            .filter(|action| action.first_seq <= seq)
+            .map(|action| action.first_seq)
+            .max()
+            .unwrap_or(1)
             .min(seq.max(1));
         let mut table = game.table_at(conn, cache, first - 1)?;
         let events = store::load_events_between(conn, &game.game.id, first - 1, seq)?;

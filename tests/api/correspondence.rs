@@ -767,7 +767,81 @@ async fn two_instances_record_a_timeout_once() {
     }
 }
 
+/// In a timed game every action's append ends with clock events; the picture still shows
+/// that action (it fell back to the whole log once: every space highlighted, a clock's
+/// line as the caption).
+async fn the_board_shows_the_last_action_in_a_timed_game(app: &TestApp) {
+    let players = [app.register("alice").await, app.register("bob").await];
+    let id = app
+        .new_game_with(
+            json!({"kind": "tikal", "time_control": {"type": "days_per_move", "days": 1}}),
+            &players,
+        )
+        .await;
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut before_last = 0;
+    let mut posted = 0;
+    while posted < 12 {
+        let game = summary(app, &players[0], &id).await;
+        let seat = game["to_act"][0].as_u64().unwrap() as usize;
+        before_last = game["current_seq"].as_i64().unwrap();
+        if act_randomly(app, &players[seat], &id, &mut rng).await {
+            posted += 1;
+        }
+    }
+    let events = events_after(app, &players[0], &id, before_last).await;
+    assert_eq!(
+        events.last().unwrap()["source"],
+        "server",
+        "the append ends with a clock event: {events:?}"
+    );
+    let engine: Vec<&Value> = events.iter().filter(|e| e["source"] != "server").collect();
+    let mut named = std::collections::BTreeSet::new();
+    for event in &engine {
+        collect_strings(&event["payload"], &mut named);
+    }
+    let svg = app
+        .get(&players[0], &format!("/v1/games/{id}/board.svg"))
+        .await
+        .expect_status(200)
+        .text;
+    let marker = "class=\"space last-action\" data-space=\"";
+    let highlighted: Vec<&str> = svg
+        .match_indices(marker)
+        .map(|(at, _)| {
+            let rest = &svg[at + marker.len()..];
+            &rest[..rest.find('"').unwrap()]
+        })
+        .collect();
+    for space in &highlighted {
+        assert!(
+            named.contains(*space),
+            "{space} is not the last action's: {named:?}"
+        );
+    }
+    let after_label = &svg[svg.find(">Last action<").expect("a caption")..];
+    assert!(
+        !after_label.contains("clock runs"),
+        "the caption says what the action did, not the clock it started"
+    );
+}
+
+fn collect_strings(value: &Value, into: &mut std::collections::BTreeSet<String>) {
+    match value {
+        Value::String(text) => {
+            into.insert(text.clone());
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_strings(item, into)),
+        Value::Object(fields) => fields
+            .iter()
+            .filter(|(key, _)| key.as_str() != "type")
+            .for_each(|(_, field)| collect_strings(field, into)),
+        _ => {}
+    }
+}
+
 on_both_backends!(
+    the_board_shows_the_last_action_in_a_timed_game,
     a_two_player_resignation_ends_the_game,
     a_person_plays_a_whole_game_against_two_bots,
     my_turn_orders_by_nearest_deadline,

@@ -12,46 +12,6 @@ use crate::service::email::{self as mail, MailLinks, NewSettings};
 use crate::store::email::{EmailAddress, MailChoices, MailTopic};
 use crate::store::Db;
 
-/// What may be mailed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum EmailTopic {
-    /// `your_turn` notifications.
-    YourTurn,
-    /// `reminder` notifications before your deadlines.
-    Reminder,
-    /// `game_finished` and `game_abandoned`.
-    GameOver,
-    /// `invitation`: you are invited to a private game.
-    Invitation,
-    /// `mention`: a chat message names you.
-    Mention,
-}
-
-impl From<EmailTopic> for MailTopic {
-    fn from(topic: EmailTopic) -> MailTopic {
-        match topic {
-            EmailTopic::YourTurn => MailTopic::YourTurn,
-            EmailTopic::Reminder => MailTopic::Reminder,
-            EmailTopic::GameOver => MailTopic::GameOver,
-            EmailTopic::Invitation => MailTopic::Invitation,
-            EmailTopic::Mention => MailTopic::Mention,
-        }
-    }
-}
-
-impl From<MailTopic> for EmailTopic {
-    fn from(topic: MailTopic) -> EmailTopic {
-        match topic {
-            MailTopic::YourTurn => EmailTopic::YourTurn,
-            MailTopic::Reminder => EmailTopic::Reminder,
-            MailTopic::GameOver => EmailTopic::GameOver,
-            MailTopic::Invitation => EmailTopic::Invitation,
-            MailTopic::Mention => EmailTopic::Mention,
-        }
-    }
-}
-
 /// Your mail address and what is mailed to it.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct EmailSettings {
@@ -62,7 +22,7 @@ pub struct EmailSettings {
     pub confirmed: bool,
     /// What is mailed, once confirmed.
     #[schema(example = json!(["your_turn", "reminder", "invitation"]))]
-    pub topics: Vec<EmailTopic>,
+    pub topics: Vec<MailTopic>,
     /// The chosen notifications wait for one mail a day at `digest_hour` instead.
     pub digest: bool,
     /// The hour (UTC, 0-23) of the daily digest.
@@ -91,7 +51,7 @@ pub struct EmailSettingsUpdate {
     /// Default: all five.
     #[serde(default = "all_topics")]
     #[schema(example = json!(["your_turn", "reminder", "invitation"]))]
-    pub topics: Vec<EmailTopic>,
+    pub topics: Vec<MailTopic>,
     /// Default: false (each notification mailed as it comes, at most one mail a minute).
     #[serde(default)]
     pub digest: bool,
@@ -101,8 +61,8 @@ pub struct EmailSettingsUpdate {
     pub digest_hour: u8,
 }
 
-fn all_topics() -> Vec<EmailTopic> {
-    MailTopic::ALL.into_iter().map(EmailTopic::from).collect()
+fn all_topics() -> Vec<MailTopic> {
+    MailTopic::ALL.to_vec()
 }
 
 fn default_digest_hour() -> u8 {
@@ -131,10 +91,7 @@ fn settings_out(address: Option<EmailAddress>, links: &MailLinks) -> EmailSettin
     match address {
         Some(address) => EmailSettings {
             confirmed: address.confirmed_at.is_some(),
-            topics: MailTopic::from_bits(address.topics)
-                .into_iter()
-                .map(EmailTopic::from)
-                .collect(),
+            topics: MailTopic::from_bits(address.topics),
             digest: address.digest,
             digest_hour: u8::try_from(address.digest_hour).unwrap_or(7),
             address: Some(address.address),
@@ -203,7 +160,7 @@ pub async fn set_email(
         .as_deref()
         .map(mail::parse_address)
         .transpose()?;
-    let topics: Vec<MailTopic> = update.topics.into_iter().map(MailTopic::from).collect();
+    let topics = update.topics;
     let settings = NewSettings {
         address,
         choices: MailChoices {

@@ -363,7 +363,7 @@ fn describe(links: &MailLinks, item: &OutboxItem) -> (String, String) {
     let game_id = payload["game_id"].as_str().unwrap_or_default();
     let game = format!(
         "{} game {game_id}",
-        kind_name(payload["game_kind"].as_str().unwrap_or("a"))
+        kind_name(payload["game_kind"].as_str().unwrap_or_default())
     );
     let by = payload["by"].as_str().unwrap_or("someone");
     let (subject, text) = match item.kind.as_str() {
@@ -408,17 +408,9 @@ fn finished_text(game: &str, payload: &serde_json::Value) -> String {
     }
 }
 
-/// `eternal_palace` as `Eternal Palace`.
-fn kind_name(kind: &str) -> String {
-    kind.split('_')
-        .map(|word| {
-            let mut letters = word.chars();
-            letters.next().map_or_else(String::new, |first| {
-                first.to_uppercase().chain(letters).collect()
-            })
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+/// The game kind's name as its engine gives it (`Eternal Palace`).
+fn kind_name(kind: &str) -> &str {
+    crate::games::find_game_rules(kind).map_or(kind, |rules| rules.name())
 }
 
 #[cfg(test)]

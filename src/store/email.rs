@@ -9,16 +9,23 @@ use diesel::prelude::*;
 use super::schema::{accounts, email_addresses, mail_outbox};
 use super::{Change, DbConnection, StoreError};
 
-/// What an account may have mailed, each a bit of `topics`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What an account may have mailed, each a bit of `topics`; on the wire by its snake-case
+/// name (`EmailTopic` in the spec).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = EmailTopic, description = "What may be mailed.")]
 pub enum MailTopic {
     /// `your_turn` notifications.
     YourTurn,
+    /// `reminder` notifications before your deadlines.
     Reminder,
     /// `game_finished` and `game_abandoned`.
     GameOver,
-    /// `invitation` (not what became of one: that the creator sees in the game).
+    /// `invitation`: you are invited to a private game.
     Invitation,
+    /// `mention`: a chat message names you.
     Mention,
 }
 
@@ -30,22 +37,6 @@ impl MailTopic {
         MailTopic::Invitation,
         MailTopic::Mention,
     ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MailTopic::YourTurn => "your_turn",
-            MailTopic::Reminder => "reminder",
-            MailTopic::GameOver => "game_over",
-            MailTopic::Invitation => "invitation",
-            MailTopic::Mention => "mention",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<MailTopic> {
-        MailTopic::ALL
-            .into_iter()
-            .find(|topic| topic.as_str() == text)
-    }
 
     /// The bit this topic has in `topics` (stored: never renumber).
     pub fn bit(self) -> i32 {
@@ -626,15 +617,6 @@ pub fn record_mail(
     Ok(())
 }
 
-/// When the next item falls due, if any waits.
-pub fn next_due(conn: &mut DbConnection) -> Result<Option<i64>, StoreError> {
-    Ok(mail_outbox::table
-        .filter(mail_outbox::sent_at.is_null())
-        .filter(mail_outbox::failed_at.is_null())
-        .select(diesel::dsl::min(mail_outbox::due_at))
-        .first::<Option<i64>>(conn)?)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -654,9 +636,14 @@ mod tests {
     #[test]
     fn topics_round_trip_through_their_bits() {
         for topic in MailTopic::ALL {
-            assert_eq!(MailTopic::parse(topic.as_str()), Some(topic));
+            let named = serde_json::to_value(topic).unwrap();
+            assert_eq!(serde_json::from_value::<MailTopic>(named).unwrap(), topic);
             assert_eq!(MailTopic::from_bits(topic.bit()), [topic]);
         }
+        assert_eq!(
+            serde_json::to_value(MailTopic::GameOver).unwrap(),
+            "game_over"
+        );
         assert_eq!(
             MailTopic::from_bits(MailTopic::bits(&MailTopic::ALL)),
             MailTopic::ALL

@@ -14,22 +14,30 @@ use crate::util::{Backend, Player, TestApp};
 const START_MS: i64 = 1_800_000_000_000 - 1_800_000_000_000 % 86_400_000 + 10 * 3_600_000;
 const SECOND_MS: i64 = 1_000;
 
-/// A server mailing through `sink` on `clock`; mails to one account are `spacing_seconds`
-/// apart at least.
+/// The settings of a server mailing through `sink` on `clock`, looking for due mail every
+/// `poll_ms` (0: sending none), mails to one account `spacing_seconds` apart at least.
+fn mailing(
+    sink: &SmtpSink,
+    clock: &Clock,
+    poll_ms: u64,
+    spacing_seconds: u64,
+) -> impl FnOnce(&mut turnpost::config::Config) {
+    let (url, clock) = (sink.url(), clock.clone());
+    move |config| {
+        config.smtp_url = Some(url);
+        config.mail_poll_ms = poll_ms;
+        config.mail_spacing_seconds = spacing_seconds;
+        config.clock = clock;
+    }
+}
+
 async fn app_mailing_to(
     backend: Backend,
     sink: &SmtpSink,
     clock: &Clock,
     spacing_seconds: u64,
 ) -> TestApp {
-    let (url, clock) = (sink.url(), clock.clone());
-    TestApp::start_with(backend, move |config| {
-        config.smtp_url = Some(url);
-        config.mail_poll_ms = 50;
-        config.mail_spacing_seconds = spacing_seconds;
-        config.clock = clock;
-    })
-    .await
+    TestApp::start_with(backend, mailing(sink, clock, 50, spacing_seconds)).await
 }
 
 async fn set_email(app: &TestApp, player: &Player, settings: &Value) -> crate::util::Response {
@@ -405,15 +413,7 @@ async fn mail_claimed_by_an_instance_that_died_is_sent_once_its_lease_lapses(bac
     )
     .await;
     // An instance that sends nothing queues the invitation...
-    let url = sink.url();
-    let shared = clock.clone();
-    let app = app
-        .restart_with(move |config| {
-            config.smtp_url = Some(url);
-            config.mail_poll_ms = 0;
-            config.clock = shared;
-        })
-        .await;
+    let app = app.restart_with(mailing(&sink, &clock, 0, 0)).await;
     let game = invite(&app, &bo, "ada").await;
     // ...and a claim that was never recorded holds it for five minutes.
     let lease = START_MS + 5 * 60 * SECOND_MS;
@@ -421,16 +421,7 @@ async fn mail_claimed_by_an_instance_that_died_is_sent_once_its_lease_lapses(bac
         "UPDATE mail_outbox SET attempts = 1, due_at = {lease} WHERE sent_at IS NULL"
     ));
     app.execute_sql(&format!("UPDATE email_addresses SET busy_until = {lease}"));
-    let url = sink.url();
-    let shared = clock.clone();
-    let app = app
-        .restart_with(move |config| {
-            config.smtp_url = Some(url);
-            config.mail_poll_ms = 50;
-            config.mail_spacing_seconds = 0;
-            config.clock = shared;
-        })
-        .await;
+    let app = app.restart_with(mailing(&sink, &clock, 50, 0)).await;
     settle().await;
     assert_eq!(sink.mails_to(&address).len(), 1, "held by the dead claim");
     clock.advance(5 * 60 * SECOND_MS + 1);

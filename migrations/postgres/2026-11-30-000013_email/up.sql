@@ -45,6 +45,7 @@ CREATE TABLE mail_outbox (
     -- The Message-ID of the mail that carried it.
     message_id TEXT
 );
-CREATE INDEX mail_outbox_pending ON mail_outbox (account_id, due_at)
-    WHERE sent_at IS NULL AND failed_at IS NULL;
+-- Not partial: the claims look for an account's unsent items, the record of a sent mail
+-- for its old ones.
+CREATE INDEX mail_outbox_by_account ON mail_outbox (account_id, due_at);
 CREATE INDEX mail_outbox_address ON mail_outbox (address, created_at);

@@ -57,6 +57,7 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::play::get_view,
         super::play::get_legal_actions,
         super::play::post_action,
+        super::play::take_back,
         super::play::list_events,
         super::live::stream_events,
         super::live::stream_notifications,

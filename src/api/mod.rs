@@ -56,6 +56,7 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(play::get_view)
         .service(play::get_legal_actions)
         .service(play::post_action)
+        .service(play::take_back)
         .service(health::healthz)
         .service(health::readyz)
         .service(metrics::get_metrics)

@@ -199,6 +199,57 @@ pub async fn post_action(
     Ok(HttpResponse::Ok().json(ActionAccepted::from(accepted)))
 }
 
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"expected_seq": 43}))]
+pub struct PostTakeBack {
+    /// The game's `current_seq` as the caller saw it. If the game has moved on, nothing is
+    /// taken back: 409 `stale_seq`. A second take-back sent with the same seq is thus
+    /// refused rather than taking back one more action.
+    pub expected_seq: i64,
+}
+
+/// Take back your last action within your turn.
+///
+/// Appends an `actions_taken_back` event to the log (nothing is deleted): the events from
+/// its `from_seq` to its `to_seq` no longer count, and the game is as it was before the
+/// action. In a timed game a `clock_started` event puts your clock back as it was before
+/// the action. Allowed while no other seat has acted since (nor forfeited, nor been taken
+/// over by a bot), the action revealed nothing hidden or random (a drawn tile or card, a
+/// roll, a shuffle) and did not end your turn, and you took back fewer than 20 actions this
+/// turn; earlier actions of the same turn can be taken back one by one. Each game's rules
+/// page lists which of its actions can be taken back. The response is the appended events
+/// and your view after them, as for an action.
+#[utoipa::path(post, path = "/v1/games/{id}/take-back", tag = "play",
+    params(("id" = String, Path, description = "Game id")),
+    request_body = PostTakeBack,
+    responses(
+        (status = 200, description = "Taken back", body = ActionAccepted),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unsupported_rules_version`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`stale_seq` (with `current_seq`), `game_not_started`, `game_finished`, `game_cancelled`, `game_abandoned`, `seat_forfeited`, `bot_seat`, `deadline_passed` (your deadline, or the one you had before the action, has passed); why the action stays: `nothing_to_take_back` (the game's last action is not yours), `other_seat_acted`, `outcome_revealed`, `turn_over`, `take_back_limit`, `clock_stood_still` (your clock stood still for a vacation during or since the action)", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/games/{id}/take-back")]
+pub async fn take_back(
+    db: web::Data<Db>,
+    cache: web::Data<FoldCache>,
+    clock: web::Data<crate::clock::Clock>,
+    user: AuthUser,
+    path: web::Path<String>,
+    body: super::transport::Json<PostTakeBack>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let expected_seq = body.into_inner().expected_seq;
+    let now = clock.now_millis();
+    let accepted = blocking(move || {
+        crate::service::take_backs::take_back(&db, &cache, &id, &user, expected_seq, now)
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(ActionAccepted::from(accepted)))
+}
+
 fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
     let Some(value) = request.headers().get("Idempotency-Key") else {
         return Ok(None);
@@ -292,7 +343,8 @@ pub struct GameExport {
     pub format: String,
     /// Version of this document's shape: 2 added the server's events (`source: server`),
     /// `time_control`, forfeits in the outcome and the bot of each bot action; 3 the chat
-    /// and the `abandoned` status.
+    /// and the `abandoned` status; 4 take-backs (`actions_taken_back` events, whose
+    /// ranges no longer count, while `actions` keeps every action taken back).
     pub format_version: u32,
     pub game_id: String,
     pub kind: String,
@@ -331,7 +383,7 @@ impl GameExport {
         let summary = super::models::GameSummary::of(&export.game, caller);
         GameExport {
             format: "turnpost-game".to_owned(),
-            format_version: 3,
+            format_version: 4,
             game_id: summary.id,
             kind: summary.kind,
             rules_version: summary.rules_version,

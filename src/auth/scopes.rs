@@ -176,6 +176,7 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
         Scope::GamesPlay,
     ),
     ("POST", "/v1/games/{id}/actions", Scope::GamesPlay),
+    ("POST", "/v1/games/{id}/take-back", Scope::GamesPlay),
     // Webhooks.
     ("POST", "/v1/me/webhooks", Scope::WebhooksManage),
     ("GET", "/v1/me/webhooks", Scope::WebhooksManage),

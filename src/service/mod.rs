@@ -15,6 +15,7 @@ pub mod personal_tokens;
 pub mod play;
 pub mod ratings;
 pub mod referee;
+pub mod take_backs;
 pub mod vacations;
 pub mod webhooks;
 
@@ -29,6 +30,7 @@ use crate::games::server_events::{
     too_few_remain, ClockTurn, Forfeit, ForfeitReason, SeatClock, ServerEvent, Standing,
     SCHEMA_VERSION as SERVER_SCHEMA_VERSION,
 };
+use crate::games::take_back::TakeBackFold;
 use crate::games::{encode_seed, seed_commitment};
 use crate::games::{find_game_rules, GameRules, RecordedEvent, Table};
 use crate::store::jobs::GameWork;
@@ -116,16 +118,13 @@ impl LoadedGame {
 
     /// The state after the stored events, folded from scratch.
     fn fold(&self, events: &[StoredEvent]) -> Result<Box<dyn Table>, ApiError> {
-        let mut table = self.empty_table()?;
-        for event in events {
-            apply_stored(table.as_mut(), event)?;
-        }
-        Ok(table)
+        fold_onto(self.empty_table()?, events)
     }
 
     /// The fold of the first `seq` events: from the cache and the events after its copy
-    /// when it has one at or before `seq`, from scratch otherwise. The fold of the game's
-    /// current seq is kept for the next request.
+    /// when it has one at or before `seq`, from scratch otherwise (also when a take-back
+    /// after the copy returns to before it). The fold of the game's current seq is kept for
+    /// the next request.
     fn state_at(
         &self,
         conn: &mut DbConnection,
@@ -136,13 +135,22 @@ impl LoadedGame {
         if let Some(fold) = cached.as_ref().filter(|fold| fold.seq == seq) {
             return Ok(fold.clone());
         }
-        let (from, mut table) = match cached {
-            Some(fold) => (fold.seq, Fold::into_table(fold)),
-            None => (0, self.empty_table()?),
+        let from = cached.as_ref().map_or(0, |fold| fold.seq);
+        let mut events = store::load_events_between(conn, &self.game.id, from, seq)?;
+        let returns_before_copy = take_back_returns(&events)?
+            .into_iter()
+            .any(|returns_to| returns_to <= from);
+        let table = match cached {
+            Some(fold) if !returns_before_copy => fold_onto(Fold::into_table(fold), &events)?,
+            _ => {
+                if from > 0 {
+                    let mut all = self.load_events(conn, from)?;
+                    all.append(&mut events);
+                    events = all;
+                }
+                self.fold(&events)?
+            }
         };
-        for event in store::load_events_between(conn, &self.game.id, from, seq)? {
-            apply_stored(table.as_mut(), &event)?;
-        }
         let fold = Fold::new(seq, table);
         if seq == self.game.current_seq {
             cache.put(&self.game.id, self.game.rules_version, &fold);
@@ -464,12 +472,58 @@ impl LoadedGame {
         }
     }
 
+    /// The append of a take-back by `seat` (`event`), with the seat's clock put back to
+    /// `clock` where that differs from its clock now (and the event that says so). The
+    /// seats to act stay those before the action, which are those of now.
+    fn append_take_back(
+        &self,
+        seat: Seat,
+        event: ServerEvent,
+        clock: Option<SeatClock>,
+        now: i64,
+    ) -> Append {
+        let mut events = vec![event];
+        let mut seat_updates = Vec::new();
+        if let (Some(clock), Some(taken)) = (clock, self.seat_row(seat)) {
+            if clock != taken.clock {
+                if let Some(deadline_ms) = clock.deadline_ms {
+                    events.push(ServerEvent::ClockStarted {
+                        seat,
+                        deadline_ms,
+                        time_left_ms: (deadline_ms - now).max(0),
+                    });
+                }
+                seat_updates.push(SeatUpdate {
+                    seat,
+                    clock,
+                    bot: taken.bot,
+                    forfeit: taken.forfeit,
+                    vacation_until: taken.vacation_until,
+                });
+            }
+        }
+        let mut append = self.append_server_events(&events, false, now);
+        append.acting_seat = Some(seat);
+        append.work_after = self.work_with(&seat_updates);
+        append.seat_updates = seat_updates;
+        append
+    }
+
     /// The background work the game has as loaded: its earliest running deadline, and
     /// whether a bot must move.
     pub fn work(&self) -> GameWork {
+        self.work_with(&[])
+    }
+
+    /// [`Self::work`] once the seats' `updates` are in.
+    fn work_with(&self, updates: &[SeatUpdate]) -> GameWork {
         GameWork::of(
             self.seats.iter().map(|taken| SeatWork {
-                deadline: taken.clock.deadline_ms,
+                deadline: updates
+                    .iter()
+                    .find(|update| update.seat == taken.seat)
+                    .map_or(taken.clock, |update| update.clock)
+                    .deadline_ms,
                 bot: taken.bot.is_some(),
                 person: taken.is_person_in_play(),
                 acting: self.game.to_act.contains(&taken.seat),
@@ -519,13 +573,43 @@ impl GameWork {
     }
 }
 
-/// Folds a stored event into the engine's state; the server's own events do not concern
-/// the engine.
-fn apply_stored(table: &mut dyn Table, event: &StoredEvent) -> Result<(), ApiError> {
-    if !event.is_server_event() {
-        table.apply(&event.payload, stored_schema_version(event)?)?;
+/// Folds stored events onto `table`, the state just before the first of them. The server's
+/// own events do not concern the engine, but for a take-back, which puts the state back to
+/// before the action it takes back (an action that must lie among `events`).
+fn fold_onto(table: Box<dyn Table>, events: &[StoredEvent]) -> Result<Box<dyn Table>, ApiError> {
+    let mut fold = TakeBackFold::new(table, take_back_returns(events)?);
+    for event in events {
+        if !event.is_server_event() {
+            fold.before(event.seq)
+                .apply(&event.payload, stored_schema_version(event)?)?;
+        } else if let Some(from_seq) = take_back_of(event)? {
+            fold.take_back(event.seq, from_seq)?;
+        }
     }
-    Ok(())
+    Ok(fold.into_table())
+}
+
+/// The seq a stored take-back returns to (the first seq it takes back); `None` for every
+/// other event.
+fn take_back_of(event: &StoredEvent) -> Result<Option<i64>, ApiError> {
+    if !event.is_server_event() || event.event_type != "actions_taken_back" {
+        return Ok(None);
+    }
+    match serde_json::from_str(&event.payload) {
+        Ok(ServerEvent::ActionsTakenBack { from_seq, .. }) => Ok(Some(from_seq)),
+        _ => Err(ApiError::Internal(format!(
+            "event {} has a corrupt payload",
+            event.seq
+        ))),
+    }
+}
+
+/// The seqs the take-backs among `events` return to.
+fn take_back_returns(events: &[StoredEvent]) -> Result<Vec<i64>, ApiError> {
+    events
+        .iter()
+        .filter_map(|event| take_back_of(event).transpose())
+        .collect()
 }
 
 /// The schema version a stored event was written in.

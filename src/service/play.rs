@@ -13,6 +13,7 @@ use crate::error::ApiError;
 use crate::games::bots::BotStrategy;
 use crate::games::engine::{Seat, Viewer};
 use crate::games::server_events::{ForfeitReason, ServerEvent, ServerFold};
+use crate::games::take_back::{self, TakeBack, TakeBackFold};
 use crate::games::{rng_for, ActionError, RecordedEvent, Table};
 use crate::store::{self, ActionRow, Append, Db, DbConnection, StoreError, StoredEvent};
 
@@ -62,7 +63,12 @@ impl ViewJson {
     }
 
     /// Written once per fold and viewer while `fold` is the game's cached one.
-    fn cached(cache: &FoldCache, game: &LoadedGame, fold: &Arc<Fold>, viewer: Viewer) -> ViewJson {
+    pub(super) fn cached(
+        cache: &FoldCache,
+        game: &LoadedGame,
+        fold: &Arc<Fold>,
+        viewer: Viewer,
+    ) -> ViewJson {
         ViewJson(cache.rendered(
             &game.game.id,
             game.game.rules_version,
@@ -98,21 +104,44 @@ pub struct Accepted {
     pub appended: bool,
 }
 
-/// The redacted, described form of `events`, which must follow directly on `table`'s state;
-/// `table` is advanced past them.
-fn describe_events(
-    table: &mut dyn Table,
+/// The redacted, described form of the `events` after seq `after`, folded from `table`, the
+/// state just before the first of `events` (those up to `after` are only folded); the state
+/// after them all is returned. A take-back among them puts the state back to before the
+/// action it takes back, which must lie among `events` too.
+fn describe_log(
+    table: Box<dyn Table>,
     events: &[StoredEvent],
+    after: i64,
     viewer: Viewer,
-) -> Result<Vec<DescribedEvent>, ApiError> {
-    describe_with(events, |event, schema_version| {
-        Ok(table.redact_and_apply(&event.payload, schema_version, viewer)?)
-    })
+) -> Result<(Box<dyn Table>, Vec<DescribedEvent>), ApiError> {
+    let mut fold = TakeBackFold::new(table, super::take_back_returns(events)?);
+    let mut described = Vec::with_capacity(events.len());
+    for event in events {
+        let schema_version = super::stored_schema_version(event)?;
+        if event.is_server_event() {
+            if let Some(from_seq) = super::take_back_of(event)? {
+                fold.take_back(event.seq, from_seq)?;
+            }
+            if event.seq > after {
+                let (payload, text) = describe_server_event(event)?;
+                described.push(described_event(event, schema_version, payload, text)?);
+            }
+        } else if event.seq > after {
+            let (payload, text) =
+                fold.before(event.seq)
+                    .redact_and_apply(&event.payload, schema_version, viewer)?;
+            described.push(described_event(event, schema_version, payload, text)?);
+        } else {
+            fold.before(event.seq)
+                .apply(&event.payload, schema_version)?;
+        }
+    }
+    Ok((fold.into_table(), described))
 }
 
 /// The events `append` wrote, described: the engine's from `engine_described` (in order,
 /// as [`LoadedGame::append_described_after`] made them), the server's read here.
-fn describe_appended(
+pub(super) fn describe_appended(
     append: &Append,
     engine_described: Vec<(Value, String)>,
 ) -> Result<Vec<DescribedEvent>, ApiError> {
@@ -181,7 +210,7 @@ fn described_event(
 }
 
 /// The game at `seq` as `viewer` sees it: `view` is the table's view for that viewer.
-fn view_at(
+pub(super) fn view_at(
     game: &LoadedGame,
     table: &dyn Table,
     seq: i64,
@@ -220,11 +249,8 @@ fn deadlines_at(
             .collect());
     }
     let mut fold = ServerFold::default();
-    for event in store::load_server_events(conn, &game.game.id, seq)? {
-        let parsed: ServerEvent = serde_json::from_str(&event.payload).map_err(|_| {
-            ApiError::Internal(format!("event {} has a corrupt payload", event.seq))
-        })?;
-        fold.apply(&parsed);
+    for (_, event) in server_events(conn, game, seq)? {
+        fold.apply(&event);
     }
     let mut deadlines: Vec<(Seat, i64)> = fold
         .clocks
@@ -236,7 +262,7 @@ fn deadlines_at(
 }
 
 /// The running clocks once `append` is committed.
-fn deadlines_after(game: &LoadedGame, append: &Append) -> Vec<(Seat, i64)> {
+pub(super) fn deadlines_after(game: &LoadedGame, append: &Append) -> Vec<(Seat, i64)> {
     game.seats
         .iter()
         .filter_map(|taken| {
@@ -516,25 +542,7 @@ fn decide_action(
         let replayed = replay_result(conn, &game, &first, request, seat)?;
         return Ok(Decision::Answered(Box::new(replayed)));
     }
-    match game.game.status {
-        GameStatus::Running => {}
-        GameStatus::Finished => {
-            return Err(ApiError::conflict("game_finished", "the game is over"))
-        }
-        GameStatus::Cancelled => {
-            return Err(ApiError::conflict(
-                "game_cancelled",
-                "the game was cancelled before it started",
-            ))
-        }
-        GameStatus::Abandoned => {
-            return Err(ApiError::conflict(
-                "game_abandoned",
-                "every player agreed to abandon the game",
-            ))
-        }
-        GameStatus::Open => require_started(&game)?,
-    }
+    require_running(&game)?;
     let current_seq = game.game.current_seq;
     if request.expected_seq != current_seq {
         return Err(ApiError::stale_seq(current_seq));
@@ -572,9 +580,26 @@ fn decide_action(
     })))
 }
 
+/// Refuses a game that is not being played.
+pub(super) fn require_running(game: &LoadedGame) -> Result<(), ApiError> {
+    match game.game.status {
+        GameStatus::Running => Ok(()),
+        GameStatus::Finished => Err(ApiError::conflict("game_finished", "the game is over")),
+        GameStatus::Cancelled => Err(ApiError::conflict(
+            "game_cancelled",
+            "the game was cancelled before it started",
+        )),
+        GameStatus::Abandoned => Err(ApiError::conflict(
+            "game_abandoned",
+            "every player agreed to abandon the game",
+        )),
+        GameStatus::Open => require_started(game),
+    }
+}
+
 /// Refuses a seat a bot plays now, and a seat whose deadline has passed (the referee records
 /// the timeout on its next round; a move that came before the deadline has won already).
-fn require_in_play(game: &LoadedGame, seat: Seat, now: i64) -> Result<(), ApiError> {
+pub(super) fn require_in_play(game: &LoadedGame, seat: Seat, now: i64) -> Result<(), ApiError> {
     let Some(taken) = game.seats.iter().find(|taken| taken.seat == seat) else {
         return Ok(());
     };
@@ -723,12 +748,16 @@ fn replay_result(
                 && !(event.is_server_event() && ServerEvent::is_clock_event(&event.event_type))
         })
         .map_or(events.len(), |offset| start + offset);
-    let (before, rest) = events.split_at(start);
-    let appended = &rest[..end - start];
-    let seq = appended.last().map_or(first.last_seq, |event| event.seq);
-    let mut table = game.fold(before)?;
+    let seq = events[..end]
+        .last()
+        .map_or(first.last_seq, |event| event.seq);
     let viewer = Viewer::Seat(seat);
-    let described = describe_events(table.as_mut(), appended, viewer)?;
+    let (table, described) = describe_log(
+        game.empty_table()?,
+        &events[..end],
+        first.first_seq - 1,
+        viewer,
+    )?;
     let deadlines = deadlines_at(conn, game, seq)?;
     let view = ViewJson::of(table.as_ref(), viewer);
     Ok(Accepted {
@@ -770,13 +799,7 @@ fn described_between(
     up_to: i64,
 ) -> Result<Vec<DescribedEvent>, ApiError> {
     let stored = game.load_events(conn, up_to)?;
-    let split = stored
-        .iter()
-        .position(|event| event.seq > after)
-        .unwrap_or(stored.len());
-    let (before, wanted) = stored.split_at(split);
-    let mut table = game.fold(before)?;
-    describe_events(table.as_mut(), wanted, viewer)
+    Ok(describe_log(game.empty_table()?, &stored, after, viewer)?.1)
 }
 
 /// How `user` sees game `game_id` (as a seat or a spectator), and its seq and status now:
@@ -853,8 +876,7 @@ pub fn export(
             game.viewer_for(user)
         };
         let stored = game.load_events(conn, game.game.current_seq)?;
-        let mut table = game.empty_table()?;
-        let events = describe_events(table.as_mut(), &stored, viewer)?;
+        let (_, events) = describe_log(game.empty_table()?, &stored, 0, viewer)?;
         let (actions, seed) = if finished {
             (
                 Some(recorded_actions(store::load_actions(conn, game_id)?)?),
@@ -928,20 +950,29 @@ pub fn board(
         let game = LoadedGame::load(conn, game_id)?;
         require_started(&game)?;
         let seq = seq_within(at, game.game.current_seq)?;
-        // The last action at `seq` with what the server wrote after it (its clock events,
-        // a timeout): an action's range ends with its own events, so a seq past them still
-        // belongs to it. Only before the first action is it the opening events.
+        // The last action standing at `seq` with what the server wrote after it (its clock
+        // events, a timeout, take-backs of later actions): an action's range ends with its
+        // own events, so a seq past them still belongs to it. Only before the first action
+        // is it the opening events.
+        let taken_back = taken_back_ranges(conn, &game, seq)?;
         let first = store::load_actions(conn, &game.game.id)?
             .iter()
             .filter(|action| action.first_seq <= seq)
+            .filter(|action| {
+                !taken_back
+                    .iter()
+                    .any(|range| range.takes_back(action.first_seq))
+            })
             .map(|action| action.first_seq)
             .max()
             .unwrap_or(1)
             .min(seq.max(1));
-        let mut table = game.table_at(conn, cache, first - 1)?;
+        let table = game.table_at(conn, cache, first - 1)?;
         let events = store::load_events_between(conn, &game.game.id, first - 1, seq)?;
         let viewer = game.viewer_for(user);
-        let last_events = describe_events(table.as_mut(), &events, viewer)?;
+        let (table, mut last_events) = describe_log(table, &events, first - 1, viewer)?;
+        // What a take-back took back is no longer what the board shows.
+        last_events.retain(|event| !taken_back.iter().any(|range| range.takes_back(event.seq)));
         let deadlines = deadlines_at(conn, &game, seq)?;
         let view = ViewJson::of(table.as_ref(), viewer);
         let view = view_at(&game, table.as_ref(), seq, viewer, deadlines, view);
@@ -959,6 +990,35 @@ pub fn board(
             seat_names,
         })
     })
+}
+
+/// The ranges of events the take-backs up to `seq` took back.
+fn taken_back_ranges(
+    conn: &mut DbConnection,
+    game: &LoadedGame,
+    seq: i64,
+) -> Result<Vec<TakeBack>, ApiError> {
+    let events = server_events(conn, game, seq)?;
+    Ok(take_back::taken_back(events.iter().map(|(_, event)| event))
+        .into_iter()
+        .map(|(_, range)| range)
+        .collect())
+}
+
+/// The server's events up to `seq`, read, with their seqs.
+pub(super) fn server_events(
+    conn: &mut DbConnection,
+    game: &LoadedGame,
+    seq: i64,
+) -> Result<Vec<(i64, ServerEvent)>, ApiError> {
+    store::load_server_events(conn, &game.game.id, seq)?
+        .into_iter()
+        .map(|event| {
+            let parsed: ServerEvent =
+                serde_json::from_str(&event.payload).map_err(|_| corrupt(&event, "payload"))?;
+            Ok((event.seq, parsed))
+        })
+        .collect()
 }
 
 /// A game's seq and status now (what a waiter re-reads to notice appends made by any

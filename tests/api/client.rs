@@ -77,6 +77,31 @@ async fn play_whole_game<G: Game>(
             Some(accepted.seq)
         );
         posted += 1;
+        // Now and then the action is taken back and posted again, or stays with a reason.
+        if posted % 25 == 2 && !accepted.view.finished {
+            match game.take_back(accepted.seq).await {
+                Ok(back) => {
+                    assert_eq!(back.events[0].event_type, "actions_taken_back");
+                    assert_eq!(back.view.to_act, summary.to_act);
+                    let again = game.act(back.seq, &legal.actions[pick]).await.unwrap();
+                    assert_eq!(again.seq, back.seq + (accepted.seq - legal.seq));
+                    posted += 1;
+                }
+                Err(Error::Problem(problem)) => assert!(
+                    [
+                        "nothing_to_take_back",
+                        "other_seat_acted",
+                        "outcome_revealed",
+                        "turn_over"
+                    ]
+                    .contains(&problem.code.as_str()),
+                    "{problem:?}"
+                ),
+                Err(other) => panic!("expected a problem, got {other}"),
+            }
+            summary = players[0].game::<G>(&id).summary().await.unwrap();
+            continue;
+        }
         // (An action that ended the game is answered `game_finished` when posted again.)
         if posted % 50 == 1 && !accepted.view.finished {
             // A stale seq is a typed problem with the seq to refetch from.

@@ -30,6 +30,7 @@ mod readme;
 mod reminders;
 mod sign_in_limits;
 mod smtp_sink;
+mod take_backs;
 mod tikal;
 mod transport;
 mod util;

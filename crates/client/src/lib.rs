@@ -508,6 +508,23 @@ impl<G: Game> GameHandle<G> {
             .await
     }
 
+    /// Takes back the caller's last action within their turn; the log must still end at
+    /// `expected_seq`. Refused (409) with `nothing_to_take_back`, `other_seat_acted`,
+    /// `outcome_revealed`, `turn_over`, `take_back_limit`, `clock_stood_still` or
+    /// `deadline_passed` when the action stays.
+    pub async fn take_back(&self, expected_seq: i64) -> Result<ActionAccepted<G>, Error> {
+        let body = serde_json::json!({ "expected_seq": expected_seq });
+        self.client
+            .call(
+                Method::POST,
+                &self.path("/take-back"),
+                &[],
+                Some(&body),
+                &[],
+            )
+            .await
+    }
+
     /// Resigns the caller's seat: in a two-player game the other seat wins; with more
     /// players a bot plays on for it and it ranks last.
     pub async fn resign(&self) -> Result<GameSummary<G>, Error> {

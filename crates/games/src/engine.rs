@@ -15,6 +15,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 pub use crate::kit::rule_code::{RuleCode, SharedRule};
+pub use crate::take_back::TakeBackBarrier;
 
 /// A seat at the table, 0-based, in clockwise order from the first player.
 pub type Seat = u8;
@@ -258,6 +259,15 @@ pub trait Engine: 'static + Debug + Clone {
 
     /// Everything hidden in `state`, for the leak tests.
     fn secrets(state: &Self::State) -> Vec<Secret>;
+
+    /// Why an action whose events include `event` can no longer be taken back, if it can't
+    /// (see [`crate::take_back`]): it revealed something hidden or random, or it passed the
+    /// turn on. The default keeps every action final, so a new engine offers no take-back
+    /// until it has sorted its events.
+    fn take_back_barrier(event: &Self::Event) -> Option<TakeBackBarrier> {
+        let _ = event;
+        Some(TakeBackBarrier::Reveals)
+    }
 
     /// A state that `seat` cannot tell from `state`: everything hidden from it (the order of
     /// decks and piles, other seats' hands, sealed choices...) re-drawn at random, consistent

@@ -12,7 +12,9 @@ use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-use super::engine::{Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, Viewer};
+use super::engine::{
+    Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Viewer,
+};
 
 /// An event as written to the log: its type tag and its JSON payload.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,6 +75,12 @@ pub trait GameRules: Send + Sync {
     fn schemas(&self, prefix: &str) -> Vec<(String, RefOr<Schema>)>;
     /// A stored event payload of `schema_version` in today's shape.
     fn upcast(&self, schema_version: u32, payload: Value) -> Result<Value, ReplayError>;
+    /// [`Engine::take_back_barrier`] of a stored event.
+    fn take_back_barrier(
+        &self,
+        payload: &str,
+        schema_version: u32,
+    ) -> Result<Option<TakeBackBarrier>, ReplayError>;
     /// Checks `options` and returns them with every default filled in.
     fn normalize_options(&self, options: &Value) -> Result<Value, String>;
     /// The opening events of a game under `rules_version`; the first records
@@ -296,6 +304,17 @@ impl<E: Engine> GameRules for Rules<E> {
 
     fn upcast(&self, schema_version: u32, payload: Value) -> Result<Value, ReplayError> {
         E::upcast(schema_version, payload).map_err(ReplayError::Corrupt)
+    }
+
+    fn take_back_barrier(
+        &self,
+        payload: &str,
+        schema_version: u32,
+    ) -> Result<Option<TakeBackBarrier>, ReplayError> {
+        Ok(E::take_back_barrier(&parse_event::<E>(
+            payload,
+            schema_version,
+        )?))
     }
 
     fn normalize_options(&self, options: &Value) -> Result<Value, String> {

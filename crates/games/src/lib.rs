@@ -13,6 +13,7 @@ pub mod kit;
 pub mod pictures;
 pub mod replay;
 pub mod server_events;
+pub mod take_back;
 pub mod tikal;
 
 use rand::SeedableRng;

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::engine::{Seat, Viewer};
 use crate::server_events::{format_time, ServerEvent, ServerFold, Standing};
+use crate::take_back::{self, LoggedAction, TakeBack, TakeBackFold};
 use crate::{decode_seed, find_game_rules, rng_for, GameRules, ReplayError, Table};
 
 /// The parts of a `turnpost-game` export document that replaying needs (unknown fields are
@@ -167,6 +168,8 @@ pub enum Divergence {
     Replay(#[from] ReplayError),
     #[error("the recorded action that starts at seq {seq} is refused: {reason}")]
     ActionRefused { seq: i64, reason: String },
+    #[error("the take-back at seq {seq} is refused: {reason}")]
+    TakeBackRefused { seq: i64, reason: String },
     #[error("seq {seq}: the record has {recorded}, the replay {replayed}")]
     EventDiffers {
         seq: i64,
@@ -200,12 +203,20 @@ impl Divergence {
     pub fn first_seq(&self) -> Option<i64> {
         match self {
             Divergence::ActionRefused { seq, .. }
+            | Divergence::TakeBackRefused { seq, .. }
             | Divergence::EventDiffers { seq, .. }
             | Divergence::FieldDiffers { seq, .. } => Some(*seq),
             Divergence::CommitmentMismatch { .. } => Some(1),
             _ => None,
         }
     }
+}
+
+/// The server's events as the replay passed them: folded, and in order with their seqs.
+#[derive(Default)]
+struct ServerLog {
+    fold: ServerFold,
+    events: Vec<(i64, ServerEvent)>,
 }
 
 /// A record that verified: every event and the outcome re-derived from the seed.
@@ -287,15 +298,34 @@ impl GameRecord {
             .ok_or_else(|| Divergence::Unreadable("no 32-byte hex seed".to_owned()))
     }
 
-    /// The state after every stored event, folded under the record's rules version.
+    /// The state after every stored event, folded under the record's rules version (what
+    /// was taken back no longer counts).
     pub fn fold(&self) -> Result<Box<dyn Table>, Divergence> {
-        let mut table = self.empty_table()?;
+        let mut fold = self.take_back_fold(self.empty_table()?)?;
         for event in &self.events {
-            if event.source == EventSource::Engine {
-                table.apply(&event.payload.to_string(), event.schema_version)?;
+            match event.server_event()? {
+                None => fold
+                    .before(event.seq)
+                    .apply(&event.payload.to_string(), event.schema_version)?,
+                Some(ServerEvent::ActionsTakenBack { from_seq, .. }) => {
+                    fold.take_back(event.seq, from_seq)?
+                }
+                Some(_) => {}
             }
         }
-        Ok(table)
+        Ok(fold.into_table())
+    }
+
+    /// A fold from `table` that keeps the states the record's take-backs return to.
+    fn take_back_fold(&self, table: Box<dyn Table>) -> Result<TakeBackFold, Divergence> {
+        let mut server_events = Vec::new();
+        for event in &self.events {
+            server_events.extend(event.server_event()?);
+        }
+        let returns_to = take_back::taken_back(&server_events)
+            .into_iter()
+            .map(|(_, range)| range.from_seq);
+        Ok(TakeBackFold::new(table, returns_to))
     }
 
     /// Re-derives the whole log from the seed, the options and the actions under the
@@ -310,9 +340,9 @@ impl GameRecord {
             .actions
             .as_ref()
             .ok_or_else(|| Divergence::Unreadable("no recorded actions".to_owned()))?;
-        let mut table = self.empty_table()?;
+        let mut table = self.take_back_fold(self.empty_table()?)?;
         let mut replayed = Vec::with_capacity(self.events.len());
-        let mut server = ServerFold::default();
+        let mut server = ServerLog::default();
         let opening = rules
             .setup(
                 &self.options,
@@ -322,9 +352,15 @@ impl GameRecord {
                 &mut rng_for(seed, 0),
             )
             .map_err(|refusal| Divergence::Unreadable(format!("set-up refused: {refusal}")))?;
-        self.take(rules, &mut *table, &mut replayed, None, opening)?;
-        for action in actions {
-            self.take_server_events(&mut server, &mut replayed)?;
+        self.take(rules, table.before(1), &mut replayed, None, opening)?;
+        for (index, action) in actions.iter().enumerate() {
+            self.take_server_events(
+                rules,
+                &mut server,
+                &mut table,
+                &actions[..index],
+                &mut replayed,
+            )?;
             if action.first_seq != replayed.len() as i64 + 1 {
                 return Err(Divergence::EventDiffers {
                     seq: replayed.len() as i64 + 1,
@@ -333,14 +369,15 @@ impl GameRecord {
                 });
             }
             let rng = &mut rng_for(seed, action.first_seq as u64);
+            let acting = table.before(action.first_seq);
             let (_, events) =
-                table
+                acting
                     .decide(action.seat, &action.action, rng)
                     .map_err(|refusal| Divergence::ActionRefused {
                         seq: action.first_seq,
                         reason: format!("{refusal:?}"),
                     })?;
-            self.take(rules, &mut *table, &mut replayed, Some(action.seat), events)?;
+            self.take(rules, acting, &mut replayed, Some(action.seat), events)?;
             if replayed.len() as i64 != action.last_seq {
                 return Err(Divergence::EventDiffers {
                     seq: replayed.len() as i64,
@@ -349,7 +386,7 @@ impl GameRecord {
                 });
             }
         }
-        self.take_server_events(&mut server, &mut replayed)?;
+        self.take_server_events(rules, &mut server, &mut table, actions, &mut replayed)?;
         if replayed.len() != self.events.len() {
             return Err(Divergence::EventDiffers {
                 seq: replayed.len().min(self.events.len()) as i64 + 1,
@@ -357,7 +394,8 @@ impl GameRecord {
                 replayed: format!("{} events", replayed.len()),
             });
         }
-        let outcome = server.standing(table.outcome().as_ref());
+        let server = server.fold;
+        let outcome = server.standing(table.table().outcome().as_ref());
         if outcome != self.outcome {
             return Err(Divergence::OutcomeDiffers {
                 recorded: Box::new(self.outcome.clone()),
@@ -378,7 +416,10 @@ impl GameRecord {
     /// checking what the record shows of them.
     fn take_server_events(
         &self,
-        server: &mut ServerFold,
+        rules: &dyn GameRules,
+        server: &mut ServerLog,
+        table: &mut TakeBackFold,
+        actions_before: &[RecordedAction],
         replayed: &mut Vec<Value>,
     ) -> Result<(), Divergence> {
         while let Some(stored) = self.events.get(replayed.len()) {
@@ -391,11 +432,88 @@ impl GameRecord {
                         None,
                         &event.describe(format_time),
                     )?;
-                    server.apply(&event);
+                    if let ServerEvent::ActionsTakenBack {
+                        seat,
+                        from_seq,
+                        to_seq,
+                    } = event
+                    {
+                        let claimed = TakeBack { from_seq, to_seq };
+                        self.check_take_back(
+                            rules,
+                            server,
+                            table,
+                            actions_before,
+                            seq,
+                            seat,
+                            claimed,
+                        )?;
+                        table.take_back(seq, from_seq)?;
+                    }
+                    server.fold.apply(&event);
+                    server.events.push((seq, event));
                     replayed.push(stored.payload.clone());
                 }
                 None => break,
             }
+        }
+        Ok(())
+    }
+
+    /// Refuses a take-back at `seq` that the server would not have accepted, or that
+    /// claims another range than the one it takes back.
+    #[allow(clippy::too_many_arguments)] // the replay's position, and the take-back
+    fn check_take_back(
+        &self,
+        rules: &dyn GameRules,
+        server: &ServerLog,
+        table: &TakeBackFold,
+        actions_before: &[RecordedAction],
+        seq: i64,
+        seat: Seat,
+        claimed: TakeBack,
+    ) -> Result<(), Divergence> {
+        let refused = |reason: String| Divergence::TakeBackRefused { seq, reason };
+        let actions: Vec<LoggedAction> = actions_before
+            .iter()
+            .map(|action| LoggedAction {
+                first_seq: action.first_seq,
+                last_seq: action.last_seq,
+                seat: action.seat,
+            })
+            .collect();
+        let now = table.table();
+        let checked = take_back::check(
+            seat,
+            seq - 1,
+            now.to_act().contains(&seat),
+            &actions,
+            &server.events,
+            |at| {
+                let event = usize::try_from(at - 1)
+                    .ok()
+                    .and_then(|index| self.events.get(index))
+                    .filter(|event| event.source == EventSource::Engine);
+                match event {
+                    Some(event) => {
+                        rules.take_back_barrier(&event.payload.to_string(), event.schema_version)
+                    }
+                    None => Ok(None),
+                }
+            },
+        )?
+        .map_err(|refusal| refused(refusal.message()))?;
+        if checked != claimed {
+            return Err(refused(format!(
+                "it takes back seqs {} to {}, not {} to {}",
+                checked.from_seq, checked.to_seq, claimed.from_seq, claimed.to_seq
+            )));
+        }
+        let before = table
+            .copy_before(claimed.from_seq)
+            .ok_or_else(|| refused("the replay has no state to return to".to_owned()))?;
+        if before.to_act() != now.to_act() {
+            return Err(refused(take_back::TakeBackRefusal::TurnOver.message()));
         }
         Ok(())
     }

@@ -368,6 +368,18 @@ pub enum ServerEvent {
     /// The vacation of the player at `seat` is over: its clock runs again on its turn.
     /// Example: `{"type": "vacation_ended", "seat": 1}`
     VacationEnded { seat: Seat },
+    /// The player at `seat` took back their last action: the events `from_seq` to `to_seq`
+    /// (the action, the clock events after it, and any take-back in between) no longer
+    /// count, and the game is as it was after `from_seq - 1`. The clock events after this one
+    /// put the seat's clock back as it was before the action. Clients fetch the view again.
+    /// Example: `{"type": "actions_taken_back", "seat": 0, "from_seq": 41, "to_seq": 43}`
+    ActionsTakenBack {
+        seat: Seat,
+        #[schema(minimum = 1)]
+        from_seq: i64,
+        #[schema(minimum = 1)]
+        to_seq: i64,
+    },
 }
 
 impl ServerEvent {
@@ -396,6 +408,7 @@ impl ServerEvent {
             ServerEvent::GameAbandoned {} => "game_abandoned",
             ServerEvent::VacationStarted { .. } => "vacation_started",
             ServerEvent::VacationEnded { .. } => "vacation_ended",
+            ServerEvent::ActionsTakenBack { .. } => "actions_taken_back",
         }
     }
 
@@ -445,6 +458,14 @@ impl ServerEvent {
             ServerEvent::VacationEnded { seat } => {
                 format!("{} is back from vacation", colour(*seat))
             }
+            ServerEvent::ActionsTakenBack {
+                seat,
+                from_seq,
+                to_seq,
+            } => format!(
+                "{} takes back their last action (seqs {from_seq} to {to_seq} no longer count)",
+                colour(*seat)
+            ),
         }
     }
 }
@@ -614,6 +635,8 @@ impl ServerFold {
             ServerEvent::VacationEnded { seat } => {
                 self.vacations.retain(|(taken, _)| taken != seat)
             }
+            // The engine's state goes back; clocks go back through their own events.
+            ServerEvent::ActionsTakenBack { .. } => {}
         }
     }
 
@@ -858,12 +881,21 @@ mod tests {
                 scores: vec![1, 2],
                 places: vec![1, 2],
             },
+            ServerEvent::ActionsTakenBack {
+                seat: 0,
+                from_seq: 41,
+                to_seq: 43,
+            },
         ];
-        for event in events {
+        for event in events.clone() {
             let json = serde_json::to_value(&event).unwrap();
             assert_eq!(json["type"], event.event_type());
             assert_eq!(serde_json::from_value::<ServerEvent>(json).unwrap(), event);
         }
+        assert_eq!(
+            events[2].describe(format_time),
+            "Red takes back their last action (seqs 41 to 43 no longer count)"
+        );
         assert_eq!(duration_text(90_061_000), "1 day 1 h");
         assert_eq!(duration_text(59_000), "59 s");
     }

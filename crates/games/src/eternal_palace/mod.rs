@@ -50,7 +50,9 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::engine::{Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, Viewer};
+use crate::engine::{
+    Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Viewer,
+};
 use crate::kit::is_default;
 
 pub use action::{Action, MarketItem};
@@ -393,6 +395,50 @@ impl Engine for EternalPalace {
             }
         }
         out
+    }
+
+    fn take_back_barrier(event: &Event) -> Option<TakeBackBarrier> {
+        use Event::*;
+        match event {
+            GameSetUp { .. }
+            | DeckReshuffled { .. }
+            | DisplayDealt { .. }
+            | DiceRolled { .. }
+            | DiceGrouped { .. }
+            | GroupsRevealed { .. }
+            | AdvisorsDrawn { .. }
+            | ExtraAdvisorsDrawn { .. }
+            | FishMarketResolved { .. }
+            | DemandDeckShuffled { .. }
+            | DemandRevealed { .. }
+            | CompositionsDealt { .. } => Some(TakeBackBarrier::Reveals),
+            TurnPassed { .. }
+            | RoundEnded { .. }
+            | TurnOrderSet { .. }
+            | PrivilegesOpened { .. }
+            | PrivilegeDecided { .. }
+            | DisplayCleared { .. }
+            | PalaceDieReleased { .. }
+            | GameFinished { .. } => Some(TakeBackBarrier::EndsTurn),
+            GoodsChanged { .. }
+            | DicePlaced { .. }
+            | TrackAdvanced { .. }
+            | LayerTaken { .. }
+            | DecorationTaken { .. }
+            | MonumentTaken { .. }
+            | SpaceMarked { .. }
+            | ChoiceOffered { .. }
+            | ChoiceMade { .. }
+            | ArtistGroupChosen { .. }
+            | AdvisorHired { .. }
+            | AdvisorUsed { .. }
+            | DemandFulfilled { .. }
+            | DemandSettled { .. }
+            | LabyrinthMoved { .. }
+            | CompositionClaimed { .. }
+            | AcademyReserveSet { .. }
+            | ChoiceAnswered { .. } => None,
+        }
     }
 
     fn sample_hidden(state: &State, seat: Seat, rng: &mut dyn RngCore) -> State {

@@ -31,7 +31,9 @@ use std::ops::RangeInclusive;
 
 use rand::RngCore;
 
-use crate::engine::{Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, Viewer};
+use crate::engine::{
+    Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Viewer,
+};
 use crate::kit::ranking::competition_places;
 use crate::kit::rule_code::SPACES_AND_ACTION_POINTS;
 
@@ -156,6 +158,37 @@ impl Engine for Java {
 
     fn secrets(state: &JavaState) -> Vec<Secret> {
         view::secrets(state)
+    }
+
+    fn take_back_barrier(event: &JavaEvent) -> Option<TakeBackBarrier> {
+        use JavaEvent::*;
+        match event {
+            // Buying from the face-up row turns the next deck card up; from the deck, the
+            // buyer sees it.
+            GameSetUp { .. }
+            | CardsDealt { .. }
+            | FaceUpRevealed { .. }
+            | CardBought { .. }
+            | DeckReshuffled { .. } => Some(TakeBackBarrier::Reveals),
+            TurnStarted { .. }
+            | FestivalStarted { .. }
+            | BidPlaced { .. }
+            | Passed { .. }
+            | Agreed { .. }
+            | FestivalEnded { .. }
+            | FinalCount { .. }
+            | GameFinished { .. } => Some(TakeBackBarrier::EndsTurn),
+            ActionChipUsed { .. }
+            | TilePlaced { .. }
+            | EndTriggered { .. }
+            | DeveloperEntered { .. }
+            | DeveloperMoved { .. }
+            | DeveloperWithdrawn { .. }
+            | PalaceBuilt { .. }
+            | PalaceRaised { .. }
+            | IrrigationPlaced { .. }
+            | WaterEnclosed { .. } => None,
+        }
     }
 
     fn sample_hidden(state: &JavaState, seat: Seat, rng: &mut dyn RngCore) -> JavaState {

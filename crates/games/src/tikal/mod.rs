@@ -38,7 +38,9 @@ pub use event::TikalEvent;
 pub use state::TikalState;
 pub use view::TikalView;
 
-use crate::engine::{Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, Viewer};
+use crate::engine::{
+    Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Viewer,
+};
 use crate::kit::rule_code::SPACES_AND_ACTION_POINTS;
 
 /// Options chosen when a game of Tikal is created.
@@ -135,6 +137,34 @@ impl Engine for Tikal {
 
     fn secrets(state: &TikalState) -> Vec<Secret> {
         view::secrets(state)
+    }
+
+    fn take_back_barrier(event: &TikalEvent) -> Option<TakeBackBarrier> {
+        use TikalEvent::*;
+        match event {
+            GameSetUp { .. }
+            | TileDrawn { .. }
+            | TilesRevealed { .. }
+            | TreasureRecovered { .. } => Some(TakeBackBarrier::Reveals),
+            TurnEnded { .. }
+            | BiddingOpened { .. }
+            | BidPlaced { .. }
+            | Passed { .. }
+            | AuctionWon { .. }
+            | PlayerScored { .. }
+            | ScoringRoundCompleted { .. }
+            | GameFinished { .. } => Some(TakeBackBarrier::EndsTurn),
+            TileChosen { .. }
+            | TilePlaced { .. }
+            | ScoringRoundStarted { .. }
+            | TurnStarted { .. }
+            | PieceEntered { .. }
+            | PieceMoved { .. }
+            | TempleUncovered { .. }
+            | TreasureExchanged { .. }
+            | CampBuilt { .. }
+            | GuardPlaced { .. } => None,
+        }
     }
 
     fn sample_hidden(state: &TikalState, _seat: Seat, rng: &mut dyn RngCore) -> TikalState {

@@ -1,0 +1,202 @@
+//! Taking back one's last action within one's turn (see the games crate's
+//! [`crate::games::take_back`] for what may be taken back): a server event appended under
+//! the same seq guard as an action, with the seat's clock put back as it was before the
+//! action, so an act and take-back never earns time.
+
+use super::fold_cache::{Fold, FoldCache};
+use super::play::{self, Accepted, ViewJson};
+use super::LoadedGame;
+use crate::auth::AuthUser;
+use crate::error::ApiError;
+use crate::games::engine::{Seat, Viewer};
+use crate::games::server_events::{SeatClock, ServerEvent, ServerFold, TimeControl};
+use crate::games::take_back::{self, LoggedAction, TakeBack, TakeBackRefusal};
+use crate::games::Table;
+use crate::store::{self, Append, Db, DbConnection, StoreError};
+
+/// A take-back checked, with what to append and the state it returns to.
+struct Decided {
+    game: LoadedGame,
+    seat: Seat,
+    table: Box<dyn Table>,
+    append: Append,
+}
+
+/// Takes back `user`'s last action in game `game_id`, whose log must end at
+/// `expected_seq`: the appended events and the player's view after them.
+pub fn take_back(
+    db: &Db,
+    cache: &FoldCache,
+    game_id: &str,
+    user: &AuthUser,
+    expected_seq: i64,
+    now: i64,
+) -> Result<Accepted, ApiError> {
+    let Decided {
+        game,
+        seat,
+        table,
+        append,
+    } =
+        db.read_without_transaction(|conn| decide(conn, cache, game_id, user, expected_seq, now))?;
+    let seq = db.write(|conn| match store::append(conn, &append) {
+        Ok(seq) => Ok(seq),
+        Err(StoreError::StaleSeq { current }) => Err(ApiError::stale_seq(current)),
+        Err(other) => Err(other.into()),
+    })?;
+    let viewer = Viewer::Seat(seat);
+    let events = play::describe_appended(&append, Vec::new())?;
+    let deadlines = play::deadlines_after(&game, &append);
+    let mut after = game;
+    after.game.current_seq = seq;
+    let fold = Fold::new(seq, table);
+    cache.put(&after.game.id, after.game.rules_version, &fold);
+    let view = ViewJson::cached(cache, &after, &fold, viewer);
+    Ok(Accepted {
+        seq,
+        events,
+        view: play::view_at(&after, fold.table.as_ref(), seq, viewer, deadlines, view),
+        appended: true,
+    })
+}
+
+fn decide(
+    conn: &mut DbConnection,
+    cache: &FoldCache,
+    game_id: &str,
+    user: &AuthUser,
+    expected_seq: i64,
+    now: i64,
+) -> Result<Decided, ApiError> {
+    let game = LoadedGame::load(conn, game_id)?;
+    let seat = game.seat_of(user).ok_or_else(|| {
+        ApiError::forbidden(
+            "not_a_player",
+            "only a seated player can take back an action",
+        )
+    })?;
+    play::require_running(&game)?;
+    let current_seq = game.game.current_seq;
+    if expected_seq != current_seq {
+        return Err(ApiError::stale_seq(current_seq));
+    }
+    play::require_in_play(&game, seat, now)?;
+    let now_table = game.state_at(conn, cache, current_seq)?;
+    let actions: Vec<LoggedAction> = store::load_actions(conn, game_id)?
+        .iter()
+        .map(|row| {
+            Ok(LoggedAction {
+                first_seq: row.first_seq,
+                last_seq: row.last_seq,
+                seat: Seat::try_from(row.seat).map_err(|_| {
+                    ApiError::Internal(format!("the action at seq {} is corrupt", row.first_seq))
+                })?,
+            })
+        })
+        .collect::<Result<_, ApiError>>()?;
+    let server_events = play::server_events(conn, &game, current_seq)?;
+    let events = game.load_events(conn, current_seq)?;
+    let rules = game.rules;
+    let checked = take_back::check(
+        seat,
+        current_seq,
+        now_table.table.to_act().contains(&seat),
+        &actions,
+        &server_events,
+        |seq| {
+            let event = usize::try_from(seq - 1)
+                .ok()
+                .and_then(|index| events.get(index))
+                .filter(|event| event.seq == seq && !event.is_server_event());
+            match event {
+                Some(event) => rules.take_back_barrier(
+                    &event.payload,
+                    u32::try_from(event.schema_version).unwrap_or_default(),
+                ),
+                None => Ok(None),
+            }
+        },
+    )?
+    .map_err(refused)?;
+    let table = game.table_at(conn, cache, checked.from_seq - 1)?;
+    if table.to_act() != now_table.table.to_act() {
+        return Err(refused(TakeBackRefusal::TurnOver));
+    }
+    let clock = clock_before(&game, seat, checked, &server_events, now)?;
+    let append = game.append_take_back(seat, checked.event(seat), clock, now);
+    Ok(Decided {
+        game,
+        seat,
+        table,
+        append,
+    })
+}
+
+fn refused(refusal: TakeBackRefusal) -> ApiError {
+    ApiError::conflict(refusal.code(), refusal.message())
+}
+
+/// The seat's clock as it was before the action the take-back takes back, to put back;
+/// `None` without a time control. Refused while the seat's clock stands still for a
+/// vacation, or when a vacation began or ended since the action (the log keeps the time a
+/// standing clock has left only where it stops, so the time before the action is not
+/// known), and when the deadline before the action has passed.
+fn clock_before(
+    game: &LoadedGame,
+    seat: Seat,
+    taken_back: TakeBack,
+    server_events: &[(i64, ServerEvent)],
+    now: i64,
+) -> Result<Option<SeatClock>, ApiError> {
+    let control = game.game.time_control;
+    if !control.is_timed() {
+        return Ok(None);
+    }
+    let on_vacation = game
+        .seat_row(seat)
+        .is_some_and(|taken| taken.vacation_until.is_some());
+    let vacation_since = server_events.iter().any(|(seq, event)| {
+        *seq >= taken_back.from_seq
+            && matches!(event,
+                ServerEvent::VacationStarted { seat: away, .. }
+                | ServerEvent::VacationEnded { seat: away } if *away == seat)
+    });
+    if on_vacation || vacation_since {
+        return Err(ApiError::conflict(
+            "clock_stood_still",
+            "your clock stood still for a vacation during or since this action, so the time \
+             it had before cannot be given back exactly: it cannot be taken back",
+        ));
+    }
+    let mut fold = ServerFold::default();
+    for (_, event) in server_events
+        .iter()
+        .take_while(|(seq, _)| *seq < taken_back.from_seq)
+    {
+        fold.apply(event);
+    }
+    let Some(deadline_ms) = fold
+        .clocks
+        .iter()
+        .find(|(clocked, _)| *clocked == seat)
+        .and_then(|(_, clock)| clock.deadline_ms)
+    else {
+        return Ok(None);
+    };
+    if deadline_ms <= now {
+        return Err(ApiError::conflict(
+            "deadline_passed",
+            format!(
+                "the deadline you had before this action, {}, has passed",
+                super::format_time(deadline_ms)
+            ),
+        ));
+    }
+    Ok(Some(SeatClock {
+        deadline_ms: Some(deadline_ms),
+        bank_ms: match control {
+            TimeControl::TimeBank { .. } => deadline_ms - now,
+            _ => 0,
+        },
+    }))
+}

@@ -1,0 +1,359 @@
+//! Taking back one's last action: what may be taken back and what stays, the state after it
+//! (the view, the legal actions, every past seq, a verified export), and the clock put back.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::{json, Value};
+
+use crate::correspondence::{app_with_clock, summary, DAY_MS, START_MS};
+use crate::util::{Backend, Player, TestApp};
+use crate::{on_both_backends, with_each_backend};
+
+/// What every refused take-back answers with, besides a stale seq.
+const REFUSALS: &[&str] = &[
+    "nothing_to_take_back",
+    "other_seat_acted",
+    "outcome_revealed",
+    "turn_over",
+    "take_back_limit",
+];
+
+async fn view_at(app: &TestApp, player: &Player, id: &str, seq: i64) -> Value {
+    app.get(player, &format!("/v1/games/{id}/view?at={seq}"))
+        .await
+        .expect_status(200)
+        .json()
+}
+
+async fn legal(app: &TestApp, player: &Player, id: &str) -> Value {
+    app.get(player, &format!("/v1/games/{id}/legal-actions"))
+        .await
+        .expect_status(200)
+        .json()
+}
+
+async fn act(app: &TestApp, player: &Player, id: &str, seq: &Value, action: &Value) -> Value {
+    app.post(
+        player,
+        &format!("/v1/games/{id}/actions"),
+        &json!({"expected_seq": seq, "action": action}),
+    )
+    .await
+    .expect_status(200)
+    .json()
+}
+
+async fn take_back(app: &TestApp, player: &Player, id: &str, seq: i64) -> crate::util::Response {
+    app.post(
+        player,
+        &format!("/v1/games/{id}/take-back"),
+        &json!({"expected_seq": seq}),
+    )
+    .await
+}
+
+async fn export(app: &TestApp, player: &Player, id: &str) -> Value {
+    app.get(player, &format!("/v1/games/{id}/export"))
+        .await
+        .expect_status(200)
+        .json()
+}
+
+/// Random play of each kind with a take-back tried after every action: a take-back that is
+/// accepted leaves the game exactly as before the action (the view now and at every seq in
+/// between, the legal actions); one that is refused says why and writes nothing. The game
+/// then ends by a resignation, and its export, take-backs and all, verifies from the seed.
+async fn random_play_with_take_backs_folds_the_same_everywhere(app: &TestApp) {
+    for (kind, seats) in [("tikal", 2), ("java", 2), ("eternal_palace", 3)] {
+        let mut players = Vec::new();
+        for seat in 0..seats {
+            players.push(app.register(&format!("tb-{kind}-{seat}")).await);
+        }
+        let id = app.new_game(kind, json!({}), &players).await;
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut taken_back = 0;
+        let mut refused = 0;
+        for _ in 0..50 {
+            let game = summary(app, &players[0], &id).await;
+            let Some(seat) = game["to_act"][0].as_u64() else {
+                break;
+            };
+            let player = &players[seat as usize];
+            let before = legal(app, player, &id).await;
+            let actions = before["actions"].as_array().unwrap();
+            let action = &actions[rng.gen_range(0..actions.len())];
+            let view_before = view_at(app, player, &id, before["seq"].as_i64().unwrap()).await;
+            let accepted = act(app, player, &id, &before["seq"], action).await;
+            let seq = accepted["seq"].as_i64().unwrap();
+            if !rng.gen_bool(0.6) {
+                continue;
+            }
+            let answer = take_back(app, player, &id, seq).await;
+            if answer.status == 409 {
+                let problem = answer.json();
+                let code = problem["code"].as_str().unwrap().to_owned();
+                assert!(REFUSALS.contains(&code.as_str()), "{problem}");
+                assert_eq!(summary(app, &players[0], &id).await["current_seq"], seq);
+                refused += 1;
+                continue;
+            }
+            let answer = answer.expect_status(200).json();
+            taken_back += 1;
+            let events = answer["events"].as_array().unwrap();
+            assert_eq!(events[0]["type"], "actions_taken_back");
+            assert_eq!(events[0]["payload"]["seat"], seat);
+            assert_eq!(
+                events[0]["payload"]["from_seq"],
+                before["seq"].as_i64().unwrap() + 1
+            );
+            assert_eq!(events[0]["payload"]["to_seq"], seq);
+            let now = answer["seq"].as_i64().unwrap();
+            assert_eq!(answer["view"]["view"], view_before["view"]);
+            assert_eq!(answer["view"]["to_act"], view_before["to_act"]);
+            // The cached fold, a past seq's fold and a fold from scratch agree.
+            assert_eq!(
+                view_at(app, player, &id, now).await["view"],
+                view_before["view"]
+            );
+            let again = legal(app, player, &id).await;
+            assert_eq!(again["actions"], before["actions"]);
+            assert_eq!(again["seq"], now);
+            // Play on with the same action: the log goes on from the state before it.
+            act(app, player, &id, &again["seq"], action).await;
+        }
+        assert!(taken_back > 0, "{kind}: no take-back was accepted");
+        assert!(refused > 0, "{kind}: no take-back was refused");
+        // A spectator's log and the events page describe the whole log without error.
+        let page = app
+            .get(&players[1], &format!("/v1/games/{id}/events"))
+            .await
+            .expect_status(200)
+            .json();
+        let events = page["events"].as_array().unwrap();
+        assert_eq!(
+            events
+                .iter()
+                .filter(|event| event["type"] == "actions_taken_back")
+                .count(),
+            taken_back
+        );
+        // Every past seq folds (from the cache or from scratch) without error.
+        let current = page["current_seq"].as_i64().unwrap();
+        for seq in (1..=current).step_by(7) {
+            view_at(app, &players[0], &id, seq).await;
+            app.get(&players[0], &format!("/v1/games/{id}/board.svg?at={seq}"))
+                .await
+                .expect_status(200);
+        }
+        for player in &players[..players.len() - 1] {
+            app.post(player, &format!("/v1/games/{id}/resign"), &json!({}))
+                .await
+                .expect_status(200);
+        }
+        let exported = export(app, &players[0], &id).await;
+        let record = turnpost::games::replay::GameRecord::from_json(&exported.to_string())
+            .expect("an export reads");
+        record
+            .verify()
+            .unwrap_or_else(|error| panic!("{kind}: {error}"));
+        assert_eq!(
+            record.fold().unwrap().state_json(),
+            {
+                // The fold of the export equals the fold of the log with the taken-back
+                // ranges cut out (the engine's own events only).
+                let mut cut = record.clone();
+                let ranges: Vec<(i64, i64)> = record
+                    .events
+                    .iter()
+                    .filter(|event| event.payload["type"] == "actions_taken_back")
+                    .map(|event| {
+                        (
+                            event.payload["from_seq"].as_i64().unwrap(),
+                            event.payload["to_seq"].as_i64().unwrap(),
+                        )
+                    })
+                    .collect();
+                cut.events.retain(|event| {
+                    !ranges
+                        .iter()
+                        .any(|(from, to)| (*from..=*to).contains(&event.seq))
+                        && event.payload["type"] != "actions_taken_back"
+                });
+                cut.fold().unwrap().state_json()
+            },
+            "{kind}"
+        );
+    }
+}
+
+/// The refusals, each with its code and nothing written.
+async fn what_stays_is_refused_with_a_reason(app: &TestApp) {
+    let red = app.register("tb-red").await;
+    let blue = app.register("tb-blue").await;
+    let watcher = app.register("tb-watcher").await;
+    let players = [red.clone(), blue.clone()];
+    let id = app.new_game("tikal", json!({}), &players).await;
+    let start = summary(app, &red, &id).await;
+    let seq = start["current_seq"].as_i64().unwrap();
+    let first = start["to_act"][0].as_u64().unwrap() as usize;
+    let (mover, other) = (&players[first], &players[1 - first]);
+    take_back(app, mover, &id, seq)
+        .await
+        .expect_problem(409, "nothing_to_take_back");
+    take_back(app, &watcher, &id, seq)
+        .await
+        .expect_problem(403, "not_a_player");
+    // Place the drawn tile (it reveals nothing), then take it back, twice over.
+    let before = legal(app, mover, &id).await;
+    let place = before["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|action| action["type"] == "place_tile")
+        .cloned()
+        .expect("the turn starts by placing the drawn tile");
+    let placed = act(app, mover, &id, &before["seq"], &place).await["seq"]
+        .as_i64()
+        .unwrap();
+    take_back(app, mover, &id, placed - 1)
+        .await
+        .expect_problem(409, "stale_seq");
+    take_back(app, other, &id, placed)
+        .await
+        .expect_problem(409, "nothing_to_take_back");
+    let back = take_back(app, mover, &id, placed)
+        .await
+        .expect_status(200)
+        .json();
+    let back_seq = back["seq"].as_i64().unwrap();
+    // The same take-back sent again finds the game moved on.
+    take_back(app, mover, &id, placed)
+        .await
+        .expect_problem(409, "stale_seq");
+    take_back(app, mover, &id, back_seq)
+        .await
+        .expect_problem(409, "nothing_to_take_back");
+    // Ending the turn draws the next tile: that action stays.
+    let again = legal(app, mover, &id).await;
+    let mut seq = act(app, mover, &id, &again["seq"], &place).await["seq"].clone();
+    let end_turn = json!({"type": "end_turn"});
+    seq = act(app, mover, &id, &seq, &end_turn).await["seq"].clone();
+    let problem = take_back(app, mover, &id, seq.as_i64().unwrap())
+        .await
+        .expect_problem(409, "outcome_revealed");
+    assert!(problem["detail"].as_str().unwrap().contains("revealed"));
+    assert_eq!(summary(app, &red, &id).await["current_seq"], seq);
+}
+
+/// An act and take-back loop is bounded per turn.
+async fn a_turn_allows_twenty_take_backs(app: &TestApp) {
+    let red = app.register("tb-loop-red").await;
+    let blue = app.register("tb-loop-blue").await;
+    let players = [red, blue];
+    let id = app.new_game("tikal", json!({}), &players).await;
+    let first = summary(app, &players[0], &id).await["to_act"][0]
+        .as_u64()
+        .unwrap() as usize;
+    let mover = &players[first];
+    for round in 0..=20 {
+        let before = legal(app, mover, &id).await;
+        let place = before["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|action| action["type"] == "place_tile")
+            .cloned()
+            .unwrap();
+        let seq = act(app, mover, &id, &before["seq"], &place).await["seq"]
+            .as_i64()
+            .unwrap();
+        let answer = take_back(app, mover, &id, seq).await;
+        if round < 20 {
+            answer.expect_status(200);
+        } else {
+            answer.expect_problem(409, "take_back_limit");
+        }
+    }
+}
+
+/// Days per move: an action restarts the mover's days, its take-back puts the deadline it
+/// had before back (so act and take back never earns time); once that deadline has passed,
+/// the action stays.
+async fn a_take_back_puts_the_clock_back(backend: Backend) {
+    let (app, clock) = app_with_clock(backend).await;
+    let red = app.register("tb-clock-red").await;
+    let blue = app.register("tb-clock-blue").await;
+    let players = [red.clone(), blue.clone()];
+    let id = app
+        .new_game_with(
+            json!({"kind": "tikal", "time_control": {"type": "days_per_move", "days": 2}}),
+            &players,
+        )
+        .await;
+    let start = summary(&app, &red, &id).await;
+    let first = start["to_act"][0].as_u64().unwrap() as usize;
+    let mover = &players[first];
+    let deadline_of = |game: &Value| {
+        game["seats"][first]["deadline"]
+            .as_str()
+            .map(str::to_owned)
+            .expect("a running clock")
+    };
+    let original = deadline_of(&start);
+    assert_eq!(
+        original,
+        crate::correspondence::rfc3339(START_MS + 2 * DAY_MS)
+    );
+    clock.advance(DAY_MS);
+    let before = legal(&app, mover, &id).await;
+    let place = before["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|action| action["type"] == "place_tile")
+        .cloned()
+        .unwrap();
+    let seq = act(&app, mover, &id, &before["seq"], &place).await["seq"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(
+        deadline_of(&summary(&app, &red, &id).await),
+        crate::correspondence::rfc3339(START_MS + 3 * DAY_MS),
+        "the action restarted the mover's days"
+    );
+    clock.advance(3_600_000);
+    let back = take_back(&app, mover, &id, seq)
+        .await
+        .expect_status(200)
+        .json();
+    let events = back["events"].as_array().unwrap();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[1]["type"], "clock_started");
+    assert_eq!(events[1]["payload"]["deadline_ms"], START_MS + 2 * DAY_MS);
+    assert_eq!(
+        events[1]["payload"]["time_left_ms"],
+        DAY_MS - 3_600_000,
+        "what was left of the days before the action"
+    );
+    assert_eq!(deadline_of(&summary(&app, &red, &id).await), original);
+    // Act again, let the deadline before the action pass: that action stays.
+    let again = legal(&app, mover, &id).await;
+    let seq = act(&app, mover, &id, &again["seq"], &place).await["seq"]
+        .as_i64()
+        .unwrap();
+    clock.advance(DAY_MS);
+    take_back(&app, mover, &id, seq)
+        .await
+        .expect_problem(409, "deadline_passed");
+}
+
+on_both_backends!(
+    random_play_with_take_backs_folds_the_same_everywhere,
+    what_stays_is_refused_with_a_reason,
+    a_turn_allows_twenty_take_backs,
+);
+
+mod clocks {
+    use super::*;
+    with_each_backend!(a_take_back_puts_the_clock_back);
+}

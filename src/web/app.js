@@ -385,6 +385,7 @@ async function refreshGame(onlyIfChanged) {
   const mySeat = summary.your_seat === null ? null : summary.seats[summary.your_seat];
   const inPlay = mySeat !== null && mySeat.bot === null && mySeat.forfeit === null;
   $('abandon').hidden = !(summary.status === 'running' && inPlay);
+  $('take-back').hidden = !(summary.status === 'running' && inPlay && summary.your_turn);
   $('abandon').textContent = mySeat && mySeat.abandon_vote
     ? 'Take back my vote to abandon'
     : 'Vote to abandon';
@@ -469,6 +470,23 @@ async function act(seq, action) {
     showError(problem);
     await refreshGame();
   }
+}
+
+// The server says why when the last action stays (another seat acted, it revealed
+// something, it ended the turn): that reason is shown like any refusal.
+async function takeBack() {
+  try {
+    const answer = await api('POST', `/v1/games/${game.id}/take-back`, {
+      expected_seq: game.summary.current_seq,
+    });
+    $('last-text').textContent = answer.events[0].text;
+    game.space = null;
+    game.at = null;
+    showError(null);
+  } catch (problem) {
+    showError(problem);
+  }
+  await refreshGame();
 }
 
 async function voteToAbandon() {
@@ -596,6 +614,7 @@ window.addEventListener('DOMContentLoaded', () => {
   });
   $('join').addEventListener('click', () => joinGame(game.id));
   $('abandon').addEventListener('click', () => voteToAbandon());
+  $('take-back').addEventListener('click', () => takeBack());
   $('chat-form').addEventListener('submit', (event) => {
     event.preventDefault();
     sendChat();

@@ -329,6 +329,46 @@ async fn a_player_signs_in_opens_a_game_moves_and_steps_back_in_a_real_browser()
     );
     browser.screenshot("04-after-the-move.png").await;
 
+    // Placing the first hex reveals nothing: it can be taken back, and played again.
+    browser.click("#take-back").await;
+    browser
+        .wait_for(
+            "the board after the take-back",
+            "return document.getElementById('board').dataset.seq === String(arguments[0] + 1)",
+            json!([after]),
+        )
+        .await;
+    let said = browser
+        .run(
+            "return document.getElementById('last-text').textContent",
+            json!([]),
+        )
+        .await;
+    assert!(
+        said.as_str().unwrap().contains("takes back"),
+        "the page says what happened: {said}"
+    );
+    let summary = app.get(&bob, &format!("/v1/games/{id}")).await.json();
+    assert_eq!(summary["current_seq"].as_i64(), Some(after + 1));
+    browser.screenshot("04b-taken-back.png").await;
+    browser
+        .wait_for(
+            "alice's moves again",
+            "return document.querySelectorAll('button.action').length",
+            json!([]),
+        )
+        .await;
+    browser.click("button.action").await;
+    let moved = browser
+        .wait_for(
+            "the board after the move played again",
+            "const seq = Number(document.getElementById('board').dataset.seq); \
+             return seq > arguments[0] ? seq : null;",
+            json!([after + 1]),
+        )
+        .await;
+    let after = moved.as_i64().unwrap();
+
     browser.click("#back").await;
     browser
         .wait_for(

@@ -156,6 +156,29 @@ async fn random_play_with_take_backs_folds_the_same_everywhere(app: &TestApp) {
         record
             .verify()
             .unwrap_or_else(|error| panic!("{kind}: {error}"));
+        // A forged take-back does not verify: another range, or another seat's.
+        let index = record
+            .events
+            .iter()
+            .position(|event| event.payload["type"] == "actions_taken_back")
+            .unwrap();
+        let taken = record.events[index].payload.clone();
+        for (field, forged) in [
+            ("from_seq", json!(taken["from_seq"].as_i64().unwrap() - 1)),
+            ("seat", json!((taken["seat"].as_u64().unwrap() + 1) % seats)),
+        ] {
+            let mut forgery = record.clone();
+            forgery.events[index].payload[field] = forged;
+            forgery.events[index].text = None;
+            let error = forgery.verify().expect_err("a forged take-back");
+            assert!(
+                matches!(
+                    error,
+                    turnpost::games::replay::Divergence::TakeBackRefused { .. }
+                ),
+                "{kind}, {field}: {error}"
+            );
+        }
         assert_eq!(
             record.fold().unwrap().state_json(),
             {

@@ -281,9 +281,13 @@ pub struct ActionAccepted {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Header)]
 pub struct IdempotencyHeader {
-    /// Any string of 1 to 200 visible ASCII characters, unique per intended action. A retry
-    /// with the same key and body returns the first result and appends nothing.
-    #[param(rename = "Idempotency-Key", required = false, value_type = String, pattern = "^[!-~]{1,200}$", example = "move-7f3a91")]
+    /// Any string of 1 to 200 visible ASCII characters, unique per intended action (for
+    /// example a random UUID, or `move-7f3a91`). A retry with the same key and body returns
+    /// the first result and appends nothing; the same key with another body is 422
+    /// `idempotency_key_reused`.
+    // No `example`: Swagger UI would pre-fill it, and a second "Try it out" with another
+    // action would then be refused as a reused key.
+    #[param(rename = "Idempotency-Key", required = false, value_type = String, pattern = "^[!-~]{1,200}$")]
     pub idempotency_key: Option<String>,
 }
 

@@ -82,8 +82,11 @@ fn decide(
     }
     play::require_in_play(&game, seat, now)?;
     let now_table = game.state_at(conn, cache, current_seq)?;
+    // Read outside a transaction: what was appended after the game was read is left out,
+    // and the append's seq guard refuses this take-back then.
     let actions: Vec<LoggedAction> = store::load_actions(conn, game_id)?
         .iter()
+        .filter(|row| row.first_seq <= current_seq)
         .map(|row| {
             Ok(LoggedAction {
                 first_seq: row.first_seq,

@@ -26,6 +26,30 @@ async fn the_committed_spec_is_the_served_spec() {
     );
 }
 
+/// Swagger UI pre-fills a parameter's example: an `Idempotency-Key` example would make the
+/// second "Try it out" of another action a reused key (422), so none is given.
+#[test]
+fn no_idempotency_key_is_pre_filled() {
+    let spec: serde_json::Value = serde_json::from_str(COMMITTED).unwrap();
+    let mut keys = 0;
+    for operation in spec["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|path| path.as_object().unwrap().values())
+    {
+        for parameter in operation["parameters"].as_array().into_iter().flatten() {
+            if parameter["name"] == "Idempotency-Key" {
+                keys += 1;
+                assert!(parameter.get("example").is_none(), "{parameter}");
+                assert!(parameter["schema"].get("example").is_none(), "{parameter}");
+                assert!(parameter.get("examples").is_none(), "{parameter}");
+            }
+        }
+    }
+    assert!(keys > 0, "the actions take an Idempotency-Key");
+}
+
 #[test]
 fn the_spec_documents_every_route_and_each_kinds_schemas() {
     let spec: serde_json::Value = serde_json::from_str(COMMITTED).unwrap();

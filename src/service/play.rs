@@ -63,12 +63,7 @@ impl ViewJson {
     }
 
     /// Written once per fold and viewer while `fold` is the game's cached one.
-    pub(super) fn cached(
-        cache: &FoldCache,
-        game: &LoadedGame,
-        fold: &Arc<Fold>,
-        viewer: Viewer,
-    ) -> ViewJson {
+    fn cached(cache: &FoldCache, game: &LoadedGame, fold: &Arc<Fold>, viewer: Viewer) -> ViewJson {
         ViewJson(cache.rendered(
             &game.game.id,
             game.game.rules_version,
@@ -210,7 +205,7 @@ fn described_event(
 }
 
 /// The game at `seq` as `viewer` sees it: `view` is the table's view for that viewer.
-pub(super) fn view_at(
+fn view_at(
     game: &LoadedGame,
     table: &dyn Table,
     seq: i64,
@@ -262,7 +257,7 @@ fn deadlines_at(
 }
 
 /// The running clocks once `append` is committed.
-pub(super) fn deadlines_after(game: &LoadedGame, append: &Append) -> Vec<(Seat, i64)> {
+fn deadlines_after(game: &LoadedGame, append: &Append) -> Vec<(Seat, i64)> {
     game.seats
         .iter()
         .filter_map(|taken| {
@@ -486,9 +481,23 @@ pub fn act(
         Written::Appended(seq) => seq,
         Written::Replayed(accepted) => return Ok(*accepted),
     };
-    let viewer = Viewer::Seat(seat);
     let events = describe_appended(&append, described)?;
-    let deadlines = deadlines_after(&game, &append);
+    Ok(appended(cache, game, &append, seq, table, seat, events))
+}
+
+/// The answer to `append`, committed at `seq` for `seat`: its `events` as described, and
+/// the seat's view of `table`, the fold after it, which the cache keeps from now on.
+pub(super) fn appended(
+    cache: &FoldCache,
+    game: LoadedGame,
+    append: &Append,
+    seq: i64,
+    table: Box<dyn Table>,
+    seat: Seat,
+    events: Vec<DescribedEvent>,
+) -> Accepted {
+    let viewer = Viewer::Seat(seat);
+    let deadlines = deadlines_after(&game, append);
     let mut after = game;
     after.game.current_seq = seq;
     after.game.status = append.status;
@@ -497,12 +506,12 @@ pub fn act(
     let fold = Fold::new(seq, table);
     cache.put(&after.game.id, after.game.rules_version, &fold);
     let view = ViewJson::cached(cache, &after, &fold, viewer);
-    Ok(Accepted {
+    Accepted {
         seq,
         events,
         view: view_at(&after, fold.table.as_ref(), seq, viewer, deadlines, view),
         appended: true,
-    })
+    }
 }
 
 /// What a request to act comes to before anything is written.

@@ -3,12 +3,12 @@
 //! the same seq guard as an action, with the seat's clock put back as it was before the
 //! action, so an act and take-back never earns time.
 
-use super::fold_cache::{Fold, FoldCache};
-use super::play::{self, Accepted, ViewJson};
+use super::fold_cache::FoldCache;
+use super::play::{self, Accepted};
 use super::LoadedGame;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
-use crate::games::engine::{Seat, Viewer};
+use crate::games::engine::Seat;
 use crate::games::server_events::{SeatClock, ServerEvent, ServerFold, TimeControl};
 use crate::games::take_back::{self, LoggedAction, TakeBack, TakeBackRefusal};
 use crate::games::Table;
@@ -44,20 +44,10 @@ pub fn take_back(
         Err(StoreError::StaleSeq { current }) => Err(ApiError::stale_seq(current)),
         Err(other) => Err(other.into()),
     })?;
-    let viewer = Viewer::Seat(seat);
     let events = play::describe_appended(&append, Vec::new())?;
-    let deadlines = play::deadlines_after(&game, &append);
-    let mut after = game;
-    after.game.current_seq = seq;
-    let fold = Fold::new(seq, table);
-    cache.put(&after.game.id, after.game.rules_version, &fold);
-    let view = ViewJson::cached(cache, &after, &fold, viewer);
-    Ok(Accepted {
-        seq,
-        events,
-        view: play::view_at(&after, fold.table.as_ref(), seq, viewer, deadlines, view),
-        appended: true,
-    })
+    Ok(play::appended(
+        cache, game, &append, seq, table, seat, events,
+    ))
 }
 
 fn decide(

@@ -43,6 +43,23 @@ async fn act(app: &TestApp, player: &Player, id: &str, seq: &Value, action: &Val
     .json()
 }
 
+/// Places the hex in hand (the first place the legal actions offer: it reveals nothing) for
+/// `player`, who must act; the action and the new seq.
+async fn place_tile(app: &TestApp, player: &Player, id: &str) -> (Value, i64) {
+    let before = legal(app, player, id).await;
+    let place = before["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|action| action["type"] == "place_tile")
+        .cloned()
+        .expect("the turn starts by placing the hex in hand");
+    let seq = act(app, player, id, &before["seq"], &place).await["seq"]
+        .as_i64()
+        .unwrap();
+    (place, seq)
+}
+
 async fn take_back(app: &TestApp, player: &Player, id: &str, seq: i64) -> crate::util::Response {
     app.post(
         player,
@@ -227,17 +244,7 @@ async fn what_stays_is_refused_with_a_reason(app: &TestApp) {
         .await
         .expect_problem(403, "not_a_player");
     // Place the drawn tile (it reveals nothing), then take it back, twice over.
-    let before = legal(app, mover, &id).await;
-    let place = before["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|action| action["type"] == "place_tile")
-        .cloned()
-        .expect("the turn starts by placing the drawn tile");
-    let placed = act(app, mover, &id, &before["seq"], &place).await["seq"]
-        .as_i64()
-        .unwrap();
+    let (place, placed) = place_tile(app, mover, &id).await;
     take_back(app, mover, &id, placed - 1)
         .await
         .expect_problem(409, "stale_seq");
@@ -279,17 +286,7 @@ async fn a_turn_allows_twenty_take_backs(app: &TestApp) {
         .unwrap() as usize;
     let mover = &players[first];
     for round in 0..=20 {
-        let before = legal(app, mover, &id).await;
-        let place = before["actions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|action| action["type"] == "place_tile")
-            .cloned()
-            .unwrap();
-        let seq = act(app, mover, &id, &before["seq"], &place).await["seq"]
-            .as_i64()
-            .unwrap();
+        let (_, seq) = place_tile(app, mover, &id).await;
         let answer = take_back(app, mover, &id, seq).await;
         if round < 20 {
             answer.expect_status(200);
@@ -328,17 +325,7 @@ async fn a_take_back_puts_the_clock_back(backend: Backend) {
         crate::correspondence::rfc3339(START_MS + 2 * DAY_MS)
     );
     clock.advance(DAY_MS);
-    let before = legal(&app, mover, &id).await;
-    let place = before["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|action| action["type"] == "place_tile")
-        .cloned()
-        .unwrap();
-    let seq = act(&app, mover, &id, &before["seq"], &place).await["seq"]
-        .as_i64()
-        .unwrap();
+    let (place, seq) = place_tile(&app, mover, &id).await;
     assert_eq!(
         deadline_of(&summary(&app, &red, &id).await),
         crate::correspondence::rfc3339(START_MS + 3 * DAY_MS),

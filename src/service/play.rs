@@ -1020,11 +1020,19 @@ pub(super) fn server_events(
     game: &LoadedGame,
     seq: i64,
 ) -> Result<Vec<(i64, ServerEvent)>, ApiError> {
-    store::load_server_events(conn, &game.game.id, seq)?
-        .into_iter()
+    read_server_events(&store::load_server_events(conn, &game.game.id, seq)?)
+}
+
+/// The server's events among `events`, read, with their seqs.
+pub(super) fn read_server_events(
+    events: &[StoredEvent],
+) -> Result<Vec<(i64, ServerEvent)>, ApiError> {
+    events
+        .iter()
+        .filter(|event| event.is_server_event())
         .map(|event| {
             let parsed: ServerEvent =
-                serde_json::from_str(&event.payload).map_err(|_| corrupt(&event, "payload"))?;
+                serde_json::from_str(&event.payload).map_err(|_| corrupt(event, "payload"))?;
             Ok((event.seq, parsed))
         })
         .collect()

@@ -11,7 +11,7 @@ use crate::error::ApiError;
 use crate::games::engine::Seat;
 use crate::games::server_events::{SeatClock, ServerEvent, ServerFold, TimeControl};
 use crate::games::take_back::{self, LoggedAction, TakeBack, TakeBackRefusal};
-use crate::games::Table;
+use crate::games::{ReplayError, Table};
 use crate::store::{self, Append, Db, DbConnection, StoreError};
 
 /// A take-back checked, with what to append and the state it returns to.
@@ -87,8 +87,9 @@ fn decide(
             })
         })
         .collect::<Result<_, ApiError>>()?;
-    let server_events = play::server_events(conn, &game, current_seq)?;
+    // The whole log, once: its server events and the barriers of its engine events.
     let events = game.load_events(conn, current_seq)?;
+    let server_events = play::read_server_events(&events)?;
     let rules = game.rules;
     let checked = take_back::check(
         seat,
@@ -102,10 +103,12 @@ fn decide(
                 .and_then(|index| events.get(index))
                 .filter(|event| event.seq == seq && !event.is_server_event());
             match event {
-                Some(event) => rules.take_back_barrier(
-                    &event.payload,
-                    u32::try_from(event.schema_version).unwrap_or_default(),
-                ),
+                Some(event) => {
+                    let schema_version = u32::try_from(event.schema_version).map_err(|_| {
+                        ReplayError::Corrupt(format!("event {seq} has a corrupt schema_version"))
+                    })?;
+                    rules.take_back_barrier(&event.payload, schema_version)
+                }
                 None => Ok(None),
             }
         },

@@ -439,6 +439,7 @@ pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
     ("invalid_vacation", &[422], "a vacation is 1 to 60 whole days"),
     ("invalid_email_address", &[422], "not a mail address like `name@example.org` (at most 254 characters)"),
     ("invalid_email_settings", &[422], "`digest_hour` is an hour of the day, 0 to 23"),
+    ("no_such_choice", &[409], "a `choice` is not among the options of its step, or the action was complete before it"),
     ("seq_out_of_range", &[409], "`at` is past the game's log"),
     ("idempotency_key_reused", &[422], "the `Idempotency-Key` was used with another body"),
     ("invalid_idempotency_key", &[422], "an `Idempotency-Key` is 1 to 200 visible ASCII characters"),

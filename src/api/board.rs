@@ -38,35 +38,40 @@ pub async fn get_board(
     let id = game_id(path)?;
     let at = query.into_inner().at;
     let board = blocking(move || play::board(&db, &cache, &id, &user, at)).await?;
+    let svg = picture(&board.view, board.seat_names, board.last_events)?;
+    Ok(HttpResponse::Ok()
+        .content_type("image/svg+xml; charset=utf-8")
+        .body(svg))
+}
+
+/// The board of `view` as SVG, with what `last_events` did highlighted and the last one's
+/// text as the caption.
+pub(super) fn picture(
+    view: &play::ViewAt,
+    seat_names: Vec<Option<String>>,
+    last_events: Vec<play::DescribedEvent>,
+) -> Result<String, ApiError> {
     let context = BoardContext {
-        seq: board.view.seq,
-        seat_names: board.seat_names,
-        to_act: board.view.to_act.clone(),
-        finished: board.view.finished,
-        viewer_seat: match board.view.viewer {
+        seq: view.seq,
+        seat_names,
+        to_act: view.to_act.clone(),
+        finished: view.finished,
+        viewer_seat: match view.viewer {
             Viewer::Seat(seat) => Some(seat),
             Viewer::Spectator | Viewer::Omniscient => None,
         },
         // The caption says what happened last, not the clock that started after it.
-        last_text: board
-            .last_events
+        last_text: last_events
             .iter()
             .rev()
             .find(|event| {
                 !(event.from_server
                     && crate::games::server_events::ServerEvent::is_clock_event(&event.event_type))
             })
-            .or(board.last_events.last())
+            .or(last_events.last())
             .map(|event| event.text.clone()),
-        last_events: board
-            .last_events
-            .into_iter()
-            .map(|event| event.payload)
-            .collect(),
+        last_events: last_events.into_iter().map(|event| event.payload).collect(),
     };
-    let svg = board_svg(&board.view.kind, &board.view.view.to_value(), &context)
-        .map_err(|error| ApiError::Internal(format!("drawing the board failed: {error}")))?;
-    Ok(HttpResponse::Ok()
-        .content_type("image/svg+xml; charset=utf-8")
-        .body(svg))
+    board_svg(&view.kind, &view.view.to_value(), &context)
+        .map_err(|error| ApiError::Internal(format!("drawing the board failed: {error}")))
 }

@@ -56,6 +56,8 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::chat::delete_chat_message,
         super::play::get_view,
         super::play::get_legal_actions,
+        super::play::get_legal_choices,
+        super::play::preview_action,
         super::play::post_action,
         super::play::take_back,
         super::play::list_events,

@@ -56,6 +56,8 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(play::get_view)
         .service(play::get_legal_actions)
         .service(play::post_action)
+        .service(play::get_legal_choices)
+        .service(play::preview_action)
         .service(play::take_back)
         .service(health::healthz)
         .service(health::readyz)

@@ -97,6 +97,9 @@ pub struct GameSummary {
     pub your_seat: Option<u8>,
     /// Whether the caller's seat must act now.
     pub your_turn: bool,
+    /// Whether the caller created the game: the creator cancels an open game
+    /// (`POST /v1/games/{id}/cancel`), anyone else seated leaves it.
+    pub created_by_you: bool,
     /// Present once the game is finished.
     pub outcome: Option<GameOutcome>,
     /// How long players may think.
@@ -162,6 +165,7 @@ impl GameSummary {
                 .is_some_and(|seat| seat.bot.is_none() && game.to_act.contains(&seat.seat)),
             to_act: game.to_act.clone(),
             your_seat,
+            created_by_you: game.created_by == caller.account_id,
             outcome: game.outcome.as_ref().map(|outcome| GameOutcome {
                 scores: outcome.scores.clone(),
                 places: outcome.places.clone(),

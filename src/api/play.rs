@@ -137,6 +137,277 @@ fn legal_actions_body(game_id: String, legal: play::LegalActions) -> Result<Stri
     ))
 }
 
+/// At most this many picks in one request: no action of any kind has more fields.
+const MAX_PICKS: usize = 16;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code, reason = "documents the query `legal_choices` reads itself")]
+pub struct LegalChoicesQuery {
+    /// The options picked so far, one per step in order, each an option's `choice` as the
+    /// previous step offered it; repeat the parameter for each step
+    /// (`?choice=place_tile&choice=three_space`). None: the first step.
+    #[param(style = Form, explode, max_items = 16, example = json!(["place_tile", "three_space"]))]
+    pub choice: Option<Vec<String>>,
+    /// The seq the picks were made at (the `seq` of the first step): a game that has moved on
+    /// answers 409 `stale_seq` instead of offering the next seq's actions under old picks.
+    #[param(minimum = 0)]
+    pub seq: Option<i64>,
+}
+
+/// A field of the action fixed so far.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ChosenField {
+    pub field: String,
+    /// The field's value (any JSON value); `null` when the actions left do not have the
+    /// field.
+    pub value: Value,
+    /// `true` when the rules left no other value, so it took no pick.
+    pub forced: bool,
+}
+
+/// One value the next field can take.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ChoiceOption {
+    /// What to send as the next `choice`: a text value as it is (`E1`), any other value as
+    /// its JSON (`3`, `true`, `["pc07","pc11"]`), `null` for "without this field".
+    pub choice: String,
+    /// The value itself (any JSON value).
+    pub value: Value,
+    /// How many legal actions lie under this option.
+    pub actions: u32,
+    /// The complete action when it is the only one under this option (post it as it is).
+    #[schema(value_type = Option<Object>)]
+    pub action: Option<Value>,
+}
+
+/// One step through the caller's legal actions: the fields fixed so far, and the options
+/// for the next one, or the complete action.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct LegalChoices {
+    pub game_id: String,
+    /// The game's kind; it says which `<Kind>Action` schema the actions follow.
+    pub kind: String,
+    /// The seq the choices are legal at: post the action with this `expected_seq`, and send
+    /// it as `seq` with the next picks.
+    pub seq: i64,
+    /// The caller's seat; `null` for a spectator.
+    pub seat: Option<u8>,
+    /// The action's fields fixed so far, in order: each pick, and between them the fields the
+    /// rules leave only one value for.
+    pub chosen: Vec<ChosenField>,
+    /// The field to pick next (e.g. `type`, `tile`, `space`, `rotation`); `null` once
+    /// `action` is complete, or when the seat has nothing to do.
+    pub field: Option<String>,
+    /// The values `field` can take, in the rules' order; empty when `field` is `null`.
+    pub options: Vec<ChoiceOption>,
+    /// The complete action the picks lead to: post it as `action`.
+    #[schema(value_type = Option<Object>)]
+    pub action: Option<Value>,
+    /// How many legal actions the picks leave (all of them on the first step; 0 when the
+    /// seat has nothing to do).
+    pub remaining: u32,
+}
+
+impl From<play::LegalChoices> for LegalChoices {
+    fn from(legal: play::LegalChoices) -> LegalChoices {
+        let count = |count: usize| u32::try_from(count).unwrap_or(u32::MAX);
+        LegalChoices {
+            game_id: String::new(),
+            kind: legal.kind,
+            seq: legal.seq,
+            seat: legal.seat,
+            chosen: legal
+                .choices
+                .chosen
+                .into_iter()
+                .map(|chosen| ChosenField {
+                    field: chosen.field,
+                    value: chosen.value,
+                    forced: chosen.forced,
+                })
+                .collect(),
+            field: legal.choices.field,
+            options: legal
+                .choices
+                .options
+                .into_iter()
+                .map(|option| ChoiceOption {
+                    choice: option.choice,
+                    value: option.value,
+                    actions: count(option.actions),
+                    action: option.action,
+                })
+                .collect(),
+            action: legal.choices.action,
+            remaining: count(legal.choices.remaining),
+        }
+    }
+}
+
+/// The caller's legal actions one choice at a time: first what, then where, then how.
+///
+/// Instead of every action at once (thousands at some steps), each step names one field
+/// and offers its values with how many actions lie under each; send the picks back as
+/// repeated `choice` parameters to get the next step, until `action` is complete. Fields
+/// that the earlier picks leave only one value for are filled in (`forced`) and take no
+/// pick. The tree offers exactly the actions of `GET /v1/games/{id}/legal-actions`, each by
+/// one path. A seat that need not act (or a spectator) gets an empty step.
+#[utoipa::path(get, path = "/v1/games/{id}/legal-choices", tag = "play",
+    params(("id" = String, Path, description = "Game id"), LegalChoicesQuery),
+    responses(
+        (status = 200, body = LegalChoices),
+        (status = 400, description = "`invalid_query`: an unknown parameter, more than 16 picks, or a `seq` that is not a number", body = Problem, content_type = "application/problem+json"),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`stale_seq` (with `current_seq`): the game is no longer at `seq`; `no_such_choice`: a pick is not among its step's options, or the action is complete before the last pick", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[route("/v1/games/{id}/legal-choices", method = "GET", method = "HEAD")]
+pub async fn get_legal_choices(
+    db: web::Data<Db>,
+    cache: web::Data<FoldCache>,
+    user: AuthUser,
+    path: web::Path<String>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let (picks, at_seq) = legal_choices_query(request.query_string())?;
+    let game_id = id.clone();
+    let legal =
+        blocking(move || play::legal_choices(&db, &cache, &id, &user, &picks, at_seq)).await?;
+    let mut body = LegalChoices::from(legal);
+    body.game_id = game_id;
+    Ok(HttpResponse::Ok().json(body))
+}
+
+/// The picks and the seq of a `legal-choices` query: repeated `choice` parameters (which a
+/// typed query struct cannot read) and at most one `seq`.
+fn legal_choices_query(query: &str) -> Result<(Vec<String>, Option<i64>), ApiError> {
+    let invalid = |detail: String| ApiError::bad_request("invalid_query", detail);
+    let mut picks = Vec::new();
+    let mut seq = None;
+    for (name, value) in url::form_urlencoded::parse(query.as_bytes()) {
+        match name.as_ref() {
+            "choice" => picks.push(value.into_owned()),
+            "seq" if seq.is_none() => {
+                seq = Some(
+                    value
+                        .parse::<i64>()
+                        .ok()
+                        .filter(|seq| *seq >= 0)
+                        .ok_or_else(|| invalid(format!("`seq` is not a seq: {value:?}")))?,
+                );
+            }
+            "seq" => return Err(invalid("`seq` is given twice".into())),
+            other => {
+                return Err(invalid(format!(
+                    "unknown parameter `{other}` (only `choice` and `seq`)"
+                )))
+            }
+        }
+    }
+    if picks.len() > MAX_PICKS {
+        return Err(invalid(format!("at most {MAX_PICKS} `choice` parameters")));
+    }
+    Ok((picks, seq))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PreviewQuery {
+    /// Also draw the board after the action (`board_svg`), as `GET /v1/games/{id}/board.svg`
+    /// draws it, with what the action changed highlighted.
+    #[serde(default)]
+    pub board: bool,
+}
+
+/// What posting an action would do, with nothing written.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ActionPreview {
+    /// The game's kind.
+    pub kind: String,
+    /// The seq the action was tried at (the `expected_seq` sent).
+    pub from_seq: i64,
+    /// The seq the game would reach with `events`.
+    pub seq: i64,
+    /// The events posting the action would append, as the caller would see them: the
+    /// game's, then the server's (clocks, the game's end).
+    pub events: Vec<EventOut>,
+    /// The caller's view after `events`.
+    pub view: ViewOut,
+    /// `false` when the preview stops before an event that would reveal something hidden
+    /// or random (a drawn tile or card, a roll): that is decided only when the action is
+    /// posted, so `events` and `view` end just before it.
+    pub complete: bool,
+    /// The board after the action as SVG (with `board=true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board_svg: Option<String>,
+}
+
+/// Try an action: what posting it would append and your view after it, with nothing written.
+///
+/// Checked exactly as `POST /v1/games/{id}/actions` checks it, with the same refusals, so a
+/// client can show the result before the player confirms. Nothing hidden or random is
+/// revealed: a preview stops before a draw or a roll (`complete: false`). No
+/// `Idempotency-Key`: nothing is written, so a preview can be sent any number of times.
+#[utoipa::path(post, path = "/v1/games/{id}/actions/preview", tag = "play",
+    params(("id" = String, Path, description = "Game id"), PreviewQuery),
+    request_body = PostAction,
+    responses(
+        (status = 200, body = ActionPreview),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`, `not_your_seat`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "As for posting the action: `stale_seq` (with `current_seq`), `game_not_started`, `game_finished`, `game_cancelled`, `game_abandoned`, `deadline_passed`, `seat_forfeited`, `bot_seat`, `not_your_turn`, `malformed_action`, `illegal_action` (with the game's `rule` code)", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/games/{id}/actions/preview")]
+pub async fn preview_action(
+    db: web::Data<Db>,
+    cache: web::Data<FoldCache>,
+    user: AuthUser,
+    path: web::Path<String>,
+    query: web::Query<PreviewQuery>,
+    request: HttpRequest,
+    body: super::transport::Json<PostAction>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let with_board = query.into_inner().board;
+    let body = body.into_inner();
+    let from_seq = body.expected_seq;
+    let action_request = ActionRequest {
+        expected_seq: body.expected_seq,
+        seat: body.seat,
+        body: Value::Null,
+        action: body.action,
+        idempotency_key: None,
+    };
+    let now = request
+        .app_data::<web::Data<crate::clock::Clock>>()
+        .map_or_else(crate::service::now_millis, |clock| clock.now_millis());
+    let preview =
+        blocking(move || play::preview(&db, &cache, &id, &user, &action_request, now)).await?;
+    let board_svg = if with_board {
+        Some(super::board::picture(
+            &preview.view,
+            preview.seat_names,
+            preview.events.clone(),
+        )?)
+    } else {
+        None
+    };
+    Ok(HttpResponse::Ok().json(ActionPreview {
+        kind: preview.view.kind.clone(),
+        from_seq,
+        seq: preview.view.seq,
+        events: preview.events.into_iter().map(EventOut::from).collect(),
+        view: ViewOut::from(preview.view),
+        complete: preview.complete,
+        board_svg,
+    }))
+}
+
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PostAction {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// One thing a personal token may be allowed to do: `games:read` (every read of games,
-/// their logs, exports, pictures and players, and the notification feed, streams and long
+/// their logs, exports, pictures and players, legal actions and previews of actions, and the notification feed, streams and long
 /// polls, chats), `games:play` (create, join, leave, cancel, decline and rematch games, act,
 /// resign, vote to abandon, write and delete chat messages), `webhooks:manage` (everything
 /// under `/v1/me/webhooks`), `account:manage` (change the password, sign out everywhere,
@@ -140,6 +140,9 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("GET", "/v1/games/{id}", Scope::GamesRead),
     ("GET", "/v1/games/{id}/view", Scope::GamesRead),
     ("GET", "/v1/games/{id}/legal-actions", Scope::GamesRead),
+    ("GET", "/v1/games/{id}/legal-choices", Scope::GamesRead),
+    // A preview writes nothing: a read, though it is sent as a POST.
+    ("POST", "/v1/games/{id}/actions/preview", Scope::GamesRead),
     ("GET", "/v1/games/{id}/events", Scope::GamesRead),
     ("GET", "/v1/games/{id}/stream", Scope::GamesRead),
     ("GET", "/v1/games/{id}/export", Scope::GamesRead),

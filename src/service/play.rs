@@ -11,9 +11,10 @@ use super::{format_time, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::bots::BotStrategy;
+use crate::games::choices::{ActionTree, Choices};
 use crate::games::engine::{Seat, Viewer};
 use crate::games::server_events::{ForfeitReason, ServerEvent, ServerFold};
-use crate::games::take_back::{self, TakeBack, TakeBackFold};
+use crate::games::take_back::{self, TakeBack, TakeBackBarrier, TakeBackFold};
 use crate::games::{rng_for, ActionError, RecordedEvent, Table};
 use crate::store::{self, ActionRow, Append, Db, DbConnection, StoreError, StoredEvent};
 
@@ -421,6 +422,70 @@ pub fn legal_actions(
     })
 }
 
+/// Where a seat's picks lead among its legal actions now.
+#[derive(Debug)]
+pub struct LegalChoices {
+    pub kind: String,
+    pub seq: i64,
+    pub seat: Option<Seat>,
+    pub choices: Choices,
+}
+
+/// The step `picks` lead to in the tree of the caller's legal actions ([`ActionTree`]).
+/// `at_seq`, when given, must be the game's seq: picks made at another seq mean nothing.
+pub fn legal_choices(
+    db: &Db,
+    cache: &FoldCache,
+    game_id: &str,
+    user: &AuthUser,
+    picks: &[String],
+    at_seq: Option<i64>,
+) -> Result<LegalChoices, ApiError> {
+    db.read_without_transaction(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        let seat = game.seat_of(user);
+        let seq = game.game.current_seq;
+        if at_seq.is_some_and(|at| at != seq) {
+            return Err(ApiError::stale_seq(seq));
+        }
+        let played_by_a_bot = game
+            .seat_row_of(user)
+            .is_some_and(|taken| taken.bot.is_some());
+        let tree = match seat {
+            Some(seat)
+                if game.game.status == GameStatus::Running
+                    && game.game.to_act.contains(&seat)
+                    && !played_by_a_bot =>
+            {
+                let fold = game.state_at(conn, cache, seq)?;
+                let actions = cache.rendered(
+                    &game.game.id,
+                    game.game.rules_version,
+                    &fold,
+                    Rendering::LegalActions(seat),
+                    |table| table.legal_actions_json(seat),
+                );
+                ActionTree::from_json(actions.get()).map_err(|error| {
+                    ApiError::Internal(format!("legal actions are not a list: {error}"))
+                })?
+            }
+            _ => ActionTree::default(),
+        };
+        let choices = tree.choose(picks).map_err(|error| {
+            ApiError::conflict(
+                "no_such_choice",
+                format!("{error} (the legal actions are those at seq {seq})"),
+            )
+        })?;
+        Ok(LegalChoices {
+            kind: game.game.kind.clone(),
+            seq,
+            seat,
+            choices,
+        })
+    })
+}
+
 fn json_array(values: &[Value]) -> Result<Arc<RawValue>, ApiError> {
     serde_json::value::to_raw_value(values)
         .map(Arc::from)
@@ -587,6 +652,80 @@ fn decide_action(
         append,
         described,
     })))
+}
+
+/// An action tried without writing anything: what posting it would append and the acting
+/// seat's view after it.
+#[derive(Debug)]
+pub struct Preview {
+    pub view: ViewAt,
+    /// The events posting the action would append (the engine's, then the server's: clocks,
+    /// the game's end), as the acting seat would see them.
+    pub events: Vec<DescribedEvent>,
+    /// `false` when the preview stops before an event that would reveal something hidden or
+    /// random (a draw, a roll): that is decided only when the action is posted, so the
+    /// events and the view end just before it.
+    pub complete: bool,
+    /// The game's seat names, for a picture of the previewed board.
+    pub seat_names: Vec<Option<String>>,
+}
+
+/// What posting `request` would do, checked exactly as [`act`] checks it (the same refusals)
+/// but with nothing written, no idempotency key consulted, and nothing hidden or random
+/// revealed.
+pub fn preview(
+    db: &Db,
+    cache: &FoldCache,
+    game_id: &str,
+    user: &AuthUser,
+    request: &ActionRequest,
+    now: i64,
+) -> Result<Preview, ApiError> {
+    db.read_without_transaction(|conn| {
+        let game = LoadedGame::load(conn, game_id)?;
+        let seat = acting_seat(&game, user, request)?;
+        require_running(&game)?;
+        let current_seq = game.game.current_seq;
+        if request.expected_seq != current_seq {
+            return Err(ApiError::stale_seq(current_seq));
+        }
+        require_in_play(&game, seat, now)?;
+        let mut table = game.table_at(conn, cache, current_seq)?;
+        let (_, mut events) = decide(&game, table.as_ref(), seat, &request.action)?;
+        let schema_version = game.rules.event_schema_version();
+        let mut shown = 0;
+        for event in &events {
+            let barrier = game
+                .rules
+                .take_back_barrier(&event.payload.to_string(), schema_version)?;
+            if barrier == Some(TakeBackBarrier::Reveals) {
+                break;
+            }
+            shown += 1;
+        }
+        let complete = shown == events.len();
+        events.truncate(shown);
+        let viewer = Viewer::Seat(seat);
+        let (append, described) = game.append_described_after(
+            table.as_mut(),
+            events,
+            Some(seat),
+            &[],
+            now,
+            None,
+            Some(viewer),
+        )?;
+        let events = describe_appended(&append, described)?;
+        let seq = current_seq + events.len() as i64;
+        let deadlines = deadlines_after(&game, &append);
+        let view = ViewJson::of(table.as_ref(), viewer);
+        Ok(Preview {
+            view: view_at(&game, table.as_ref(), seq, viewer, deadlines, view),
+            events,
+            complete,
+            seat_names: seat_names(&game),
+        })
+    })
 }
 
 /// Refuses a game that is not being played.
@@ -985,20 +1124,24 @@ pub fn board(
         let deadlines = deadlines_at(conn, &game, seq)?;
         let view = ViewJson::of(table.as_ref(), viewer);
         let view = view_at(&game, table.as_ref(), seq, viewer, deadlines, view);
-        let seat_names = (0..game.game.seat_count)
-            .map(|seat| {
-                game.seats
-                    .iter()
-                    .find(|taken| taken.seat == seat)
-                    .and_then(|taken| taken.display_name())
-            })
-            .collect();
         Ok(BoardAt {
             view,
             last_events,
-            seat_names,
+            seat_names: seat_names(&game),
         })
     })
+}
+
+/// Who sits at each seat, for a picture.
+fn seat_names(game: &LoadedGame) -> Vec<Option<String>> {
+    (0..game.game.seat_count)
+        .map(|seat| {
+            game.seats
+                .iter()
+                .find(|taken| taken.seat == seat)
+                .and_then(|taken| taken.display_name())
+        })
+        .collect()
 }
 
 /// The ranges of events the take-backs up to `seq` took back.

@@ -70,6 +70,35 @@ async fn play_whole_game<G: Game>(
             &serde_json::to_value(&view.view).unwrap(),
             &mut rng,
         );
+        // Now and then the action is reached step by step and previewed first.
+        if posted % 17 == 3 {
+            let picks = turnpost::games::choices::ActionTree::from_json(
+                &serde_json::to_string(&actions).unwrap(),
+            )
+            .unwrap()
+            .picks_for(&actions[pick])
+            .expect("every legal action has its picks");
+            let picks: Vec<&str> = picks.iter().map(String::as_str).collect();
+            let step = game.legal_choices(&picks, Some(legal.seq)).await.unwrap();
+            assert_eq!(step.field, None);
+            assert_eq!(
+                serde_json::to_value(step.action.unwrap()).unwrap(),
+                actions[pick]
+            );
+            let first = game.legal_choices(&[], None).await.unwrap();
+            assert_eq!(first.remaining as usize, actions.len());
+            let preview = game
+                .preview(legal.seq, &legal.actions[pick], true)
+                .await
+                .unwrap();
+            assert_eq!(preview.from_seq, legal.seq);
+            assert!(preview.board_svg.is_some_and(|svg| svg.contains("<svg")));
+            assert_eq!(
+                game.summary().await.unwrap().current_seq,
+                legal.seq,
+                "a preview writes nothing"
+            );
+        }
         let accepted = game.act(legal.seq, &legal.actions[pick]).await.unwrap();
         assert!(accepted.seq > legal.seq);
         assert_eq!(

@@ -4,6 +4,7 @@
 mod accounts;
 mod browser;
 mod chat;
+mod choices;
 mod client;
 mod cluster;
 mod contract;

@@ -570,6 +570,58 @@ impl<G: Game> GameHandle<G> {
             .await
     }
 
+    /// The step of the legal actions that `picks` (each an earlier step's option
+    /// `choice`, in order) lead to; `at_seq` refuses picks made at another seq
+    /// (`stale_seq`).
+    pub async fn legal_choices(
+        &self,
+        picks: &[&str],
+        at_seq: Option<i64>,
+    ) -> Result<LegalChoices<G>, Error> {
+        let mut query: Vec<(&str, String)> = picks
+            .iter()
+            .map(|pick| ("choice", (*pick).to_owned()))
+            .collect();
+        query.extend(at_seq.map(|seq| ("seq", seq.to_string())));
+        self.client
+            .call(
+                Method::GET,
+                &self.path("/legal-choices"),
+                &query,
+                None::<&()>,
+                &[],
+            )
+            .await
+    }
+
+    /// What posting `action` at `expected_seq` would do, with nothing written; `board`
+    /// also draws the board after it.
+    pub async fn preview(
+        &self,
+        expected_seq: i64,
+        action: &G::Action,
+        board: bool,
+    ) -> Result<ActionPreview<G>, Error> {
+        let body = PostAction::<G> {
+            expected_seq,
+            action,
+        };
+        let query: Vec<(&str, String)> = if board {
+            vec![("board", "true".to_owned())]
+        } else {
+            Vec::new()
+        };
+        self.client
+            .call(
+                Method::POST,
+                &self.path("/actions/preview"),
+                &query,
+                Some(&body),
+                &[],
+            )
+            .await
+    }
+
     /// Posts `action`, chosen at seq `expected_seq`.
     pub async fn act(
         &self,

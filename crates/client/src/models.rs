@@ -190,6 +190,8 @@ pub struct GameSummary<G: Game> {
     pub to_act: Vec<u8>,
     pub your_seat: Option<u8>,
     pub your_turn: bool,
+    /// The caller created the game (and cancels it rather than leaving).
+    pub created_by_you: bool,
     pub outcome: Option<GameOutcome>,
     pub time_control: TimeControl,
     pub private: bool,
@@ -222,6 +224,62 @@ pub struct LegalActions<G: Game> {
     pub seq: i64,
     pub seat: Option<u8>,
     pub actions: Vec<G::Action>,
+}
+
+/// One step through the legal actions (`GET /v1/games/{id}/legal-choices`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct LegalChoices<G: Game> {
+    pub game_id: String,
+    pub kind: String,
+    /// The seq the choices are legal at.
+    pub seq: i64,
+    pub seat: Option<u8>,
+    /// The fields fixed so far: the picks, and what the rules left one value for.
+    pub chosen: Vec<ChosenField>,
+    /// The field to pick next; `None` once `action` is complete or nothing is to be done.
+    pub field: Option<String>,
+    pub options: Vec<ChoiceOption<G>>,
+    /// The complete action the picks lead to.
+    pub action: Option<G::Action>,
+    /// How many legal actions the picks leave.
+    pub remaining: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChosenField {
+    pub field: String,
+    pub value: serde_json::Value,
+    /// Fixed by the rules rather than picked.
+    pub forced: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct ChoiceOption<G: Game> {
+    /// What to pick to take this option.
+    pub choice: String,
+    pub value: serde_json::Value,
+    /// How many legal actions lie under it.
+    pub actions: u32,
+    /// The complete action when it is the only one under this option.
+    pub action: Option<G::Action>,
+}
+
+/// What posting an action would do (`POST /v1/games/{id}/actions/preview`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct ActionPreview<G: Game> {
+    pub kind: String,
+    pub from_seq: i64,
+    pub seq: i64,
+    pub events: Vec<EventOut<G>>,
+    pub view: ViewOut<G>,
+    /// `false` when it stops before a draw or roll that only posting decides.
+    pub complete: bool,
+    #[serde(default)]
+    pub board_svg: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

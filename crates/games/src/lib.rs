@@ -5,6 +5,7 @@
 //! JSON, so the server handles every game alike.
 
 pub mod bots;
+pub mod choices;
 pub mod engine;
 pub mod erased;
 pub mod eternal_palace;

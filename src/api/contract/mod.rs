@@ -48,11 +48,13 @@ const KINDED_ENVELOPES: &[&str] = &[
     "GameSummary",
     "ViewOut",
     "LegalActions",
+    "LegalChoices",
     "ActionAccepted",
+    "ActionPreview",
     "EventLog",
     "GameExport",
 ];
-const INNER_ENVELOPES: &[&str] = &["EventOut", "ExportedAction"];
+const INNER_ENVELOPES: &[&str] = &["EventOut", "ExportedAction", "ChoiceOption"];
 
 /// Which of a kind's schemas the bare-object placeholder under each property stands for.
 const CONTENT_PROPERTIES: &[(&str, &str)] = &[
@@ -276,6 +278,13 @@ fn is_placeholder(node: &Map<String, Value>) -> bool {
         && !node.contains_key("additionalProperties")
 }
 
+/// A placeholder that may be `null` (an `Option<Object>` field).
+fn is_nullable_placeholder(node: &Map<String, Value>) -> bool {
+    node.get("type") == Some(&json!(["object", "null"]))
+        && !node.contains_key("properties")
+        && !node.contains_key("additionalProperties")
+}
+
 /// Replaces, anywhere under `node`, the placeholder with a reference to `target`, and
 /// references to the generic inner envelopes with the kind's copies.
 fn point_at_kind(node: &mut Value, target: Option<&str>, prefix: &str) {
@@ -285,6 +294,13 @@ fn point_at_kind(node: &mut Value, target: Option<&str>, prefix: &str) {
                 object.remove("type");
                 object.remove("example");
                 object.insert("$ref".into(), json!(schema_ref(target)));
+            } else if is_nullable_placeholder(object) {
+                object.remove("type");
+                object.remove("example");
+                object.insert(
+                    "anyOf".into(),
+                    json!([{"$ref": schema_ref(target)}, {"type": "null"}]),
+                );
             }
         }
         if let Some(reference) = object.get("$ref").and_then(Value::as_str) {

@@ -7,6 +7,12 @@ const TOKEN_KEY = 'turnpost.token';
 const NAME_KEY = 'turnpost.name';
 const $ = (id) => document.getElementById(id);
 
+// Streams and long polls hold a connection each, and a browser opens only six to one server:
+// they are all aborted as the page goes, so the next page does not wait for the server to
+// notice that the old ones are gone.
+const leaving = new AbortController();
+window.addEventListener('pagehide', () => leaving.abort());
+
 async function api(method, path, body) {
   const headers = {};
   const token = localStorage.getItem(TOKEN_KEY);
@@ -16,6 +22,7 @@ async function api(method, path, body) {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
+    signal: leaving.signal,
   });
   const text = await response.text();
   if (!response.ok) {
@@ -25,7 +32,9 @@ async function api(method, path, body) {
     } catch {
       problem = { code: `http_${response.status}`, detail: text };
     }
-    if (problem.code === 'token_expired' || problem.code === 'token_revoked') signOut();
+    // Any refusal of the token (expired, revoked, the account gone) ends the sign-in and
+    // returns to the form, saying why, instead of leaving the page stuck.
+    if (response.status === 401 && token) signOut(problem.detail);
     throw problem;
   }
   const type = response.headers.get('content-type') || '';
@@ -43,9 +52,10 @@ function show(page) {
   $('who').textContent = signedIn ? `signed in as ${localStorage.getItem(NAME_KEY)}` : '';
 }
 
-function signOut() {
+function signOut(why) {
   localStorage.removeItem(TOKEN_KEY);
   localStorage.removeItem(NAME_KEY);
+  if (typeof why === 'string') sessionStorage.setItem('turnpost.signed-out', why);
   location.href = '/';
 }
 
@@ -70,9 +80,11 @@ function gameItem(game, action) {
   link.href = `/games/${game.id}`;
   link.className = 'game-link';
   link.dataset.gameId = game.id;
-  const players = game.seats.map((seat) => (seat.account ? seat.account.name : 'open')).join(', ');
-  link.textContent = `${game.kind} ${game.id}: ${players} (${game.status}${game.rated ? ', rated' : ''})`;
+  const players = game.seats.map(seatName).join(', ');
+  link.textContent = `${words(game.kind)} ${game.id}: ${players} (${game.status}${game.rated ? ', rated' : ''})`;
   item.append(link);
+  const mine = game.your_seat === null ? null : game.seats[game.your_seat];
+  if (game.your_turn && mine && mine.deadline) item.append(` - ${timeLeft(mine.deadline)}`);
   if (game.your_turn) item.className = 'your-turn';
   if (action) item.append(' ', ...[action].flat());
   return item;
@@ -114,6 +126,7 @@ async function showOptions() {
   seats.min = kind.min_players;
   seats.max = kind.max_players;
   seats.value = Math.min(Math.max(Number(seats.value), kind.min_players), kind.max_players);
+  showSeatRows();
   const defaults = kind.default_options || {};
   const fields = [];
   for (const [name, property] of Object.entries(kind.options_schema.properties || {})) {
@@ -136,6 +149,67 @@ async function showOptions() {
   }
   // Another kind may have been chosen while the schema was fetched.
   if ($('new-kind').value === kind.kind) $('new-options').replaceChildren(...fields);
+}
+
+// One row per seat: who sits there (you, a person who joins, or a bot).
+function showSeatRows() {
+  const count = Number($('new-seats').value);
+  const rows = $('new-seat-rows');
+  const before = [...rows.querySelectorAll('select')].map((select) => select.value);
+  const seated = [];
+  for (let seat = 0; seat < count; seat++) {
+    const select = document.createElement('select');
+    select.id = `new-seat-${seat}`;
+    select.dataset.seat = String(seat);
+    for (const [value, label] of [['me', 'Me'], ['person', 'A player who joins'],
+      ['playouts', 'Playouts bot (thinks ahead)'], ['random', 'Random bot']]) {
+      select.add(new Option(label, value));
+    }
+    select.value = before[seat] || (seat === 0 ? 'me' : 'person');
+    select.addEventListener('change', () => {
+      // One seat is yours: choosing it here frees the one you had.
+      if (select.value !== 'me') return;
+      for (const other of rows.querySelectorAll('select')) {
+        if (other !== select && other.value === 'me') other.value = 'person';
+      }
+    });
+    const label = document.createElement('label');
+    label.append(`Seat ${seat + 1} `, select);
+    seated.push(label);
+  }
+  rows.replaceChildren(...seated);
+}
+
+function newGameRequest() {
+  const seats = [...$('new-seat-rows').querySelectorAll('select')];
+  const mine = seats.find((select) => select.value === 'me');
+  const bots = seats.filter((select) => ['playouts', 'random'].includes(select.value))
+    .map((select) => ({ seat: Number(select.dataset.seat), strategy: select.value }));
+  const clock = document.querySelector('input[name="new-clock"]:checked').value;
+  const hours = (id) => Math.round(Number($(id).value) * 3600);
+  const time_control = clock === 'days_per_move'
+    ? { type: 'days_per_move', days: Number($('new-days').value) }
+    : clock === 'time_bank'
+      ? {
+        type: 'time_bank',
+        initial_seconds: hours('new-bank-hours'),
+        increment_seconds: hours('new-bank-increment'),
+        maximum_seconds: hours('new-bank-maximum'),
+      }
+      : { type: 'none' };
+  const invite = $('new-invite').value.split(',').map((name) => name.trim()).filter(Boolean);
+  return {
+    kind: $('new-kind').value,
+    seats: seats.length,
+    ...(mine ? { seat: Number(mine.dataset.seat) } : {}),
+    options: chosenOptions(),
+    time_control,
+    bots,
+    rated: $('new-rated').checked,
+    private: $('new-private').checked || invite.length > 0,
+    invite,
+    spectator_chat: $('new-spectator-chat').checked,
+  };
 }
 
 function chosenOptions() {
@@ -213,8 +287,18 @@ async function showLobby() {
   $('reminder-minutes').value = reminders.before_minutes.join(', ');
   showEmail(await api('GET', '/v1/me/email'));
   showVacation(await api('GET', '/v1/me/vacation'));
+  // Your turn first, nearest deadline first (the server's order for `my_turn`).
+  const myTurn = await api('GET', '/v1/games?my_turn=true&limit=100');
+  $('my-turn-games').replaceChildren(...myTurn.games.map((game) => gameItem(game)));
+  if (!myTurn.games.length) {
+    const none = document.createElement('li');
+    none.textContent = 'Nothing waits for you.';
+    $('my-turn-games').append(none);
+  }
+  document.title = myTurn.games.length ? `(${myTurn.games.length}) Your turn - turnpost` : 'turnpost';
   const mine = await api('GET', '/v1/games?mine=true&limit=100');
-  $('games').replaceChildren(...mine.games.map((game) => gameItem(game)));
+  $('games').replaceChildren(...mine.games.filter((game) => !game.your_turn).map((game) => gameItem(game)));
+  $('notify').hidden = !window.Notification || Notification.permission !== 'default';
   const open = await api('GET', '/v1/games?status=open&limit=50');
   const joinable = open.games.filter((game) => game.your_seat === null);
   $('open-games').replaceChildren(
@@ -249,10 +333,50 @@ async function joinGame(id) {
 // The game page: `at` is null while following the game live, a seq while looking back.
 const game = { id: null, summary: null, at: null, space: null, shownSeq: null };
 
+// The move being put together by pointing: the picks made along the legal choices at `seq`,
+// the options each step offered (to turn a tile or try the next option in place), and the
+// complete action once the picks lead to one.
+const move = { seq: null, picks: [], offered: [], action: null, step: null };
+
+// Words for the API's vocabulary (docs/vocabulary.md): the same field names and values the
+// actions carry, written for a player.
+function words(text) {
+  return String(text).replaceAll('_', ' ');
+}
+
+function capitalised(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function valueInWords(field, value) {
+  if (value === null) return `no ${words(field)}`;
+  if (Array.isArray(value)) return value.length ? value.map((item) => valueInWords(field, item)).join(', ') : 'none';
+  if (typeof value === 'object') return Object.entries(value).map(([k, v]) => `${words(k)} ${valueInWords(k, v)}`).join(', ');
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (field === 'rotation') return value === 0 ? 'not turned' : `turned ${value} sixth${value > 1 ? 's' : ''} clockwise`;
+  return words(value);
+}
+
+function fieldInWords(field, value) {
+  const said = valueInWords(field, value);
+  switch (field) {
+    case 'type': return capitalised(said);
+    case 'tile': return `${said} tile`;
+    case 'space': case 'location': case 'station': return `on ${said}`;
+    case 'from': return `from ${said}`;
+    case 'to': return `to ${said}`;
+    case 'rotation': return said;
+    case 'cost': return `for ${said} action point${value === 1 ? '' : 's'}`;
+    default: return typeof value === 'boolean' ? `${words(field)}: ${said}` : `${words(field)} ${said}`;
+  }
+}
+
+/** An action in words: "Place tile: three space tile on E1, turned 3 sixths clockwise, for 3 action points". */
 function describe(action) {
-  return Object.entries(action)
-    .map(([key, value]) => (key === 'type' ? value : `${key}=${JSON.stringify(value)}`))
-    .join(' ');
+  const rest = Object.entries(action).filter(([key]) => key !== 'type')
+    .map(([key, value]) => fieldInWords(key, value));
+  const what = capitalised(words(action.type));
+  return rest.length ? `${what}: ${rest.join(', ')}` : what;
 }
 
 async function showGame(id) {
@@ -322,16 +446,22 @@ async function sendChat() {
   }
 }
 
-// Follows the game's event stream (Server-Sent Events read with fetch, which can send the
-// bearer token), redrawing once a burst of events has arrived; reconnects after `after`.
-async function follow() {
-  let after = game.summary.current_seq;
-  let redraw = null;
+// Reads a Server-Sent Events stream with fetch (which, unlike EventSource, can send the
+// bearer token), handing each frame's id, event and data on; reconnects after the last id,
+// and on an expired sign-in returns to the sign-in form (`api` does that for other calls).
+async function readStream(path, onFrame) {
+  let after = null;
   for (;;) {
     try {
-      const response = await fetch(`/v1/games/${game.id}/stream?after=${after}`, {
+      const query = after === null ? '' : `${path.includes('?') ? '&' : '?'}after=${after}`;
+      const response = await fetch(`${path}${query}`, {
         headers: { Authorization: `Bearer ${localStorage.getItem(TOKEN_KEY)}` },
+        signal: leaving.signal,
       });
+      if (response.status === 401) {
+        signOut('your sign-in is no longer valid');
+        return;
+      }
       if (!response.ok || !response.body) throw new Error(`stream: ${response.status}`);
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
@@ -347,24 +477,194 @@ async function follow() {
           const id = /^id: (\d+)$/m.exec(frame);
           if (!id) continue;
           after = Number(id[1]);
-          clearTimeout(redraw);
-          redraw = setTimeout(() => {
-            if (game.at === null) refreshGame(true).catch(showError);
-          }, 150);
+          const event = /^event: (.*)$/m.exec(frame);
+          const data = /^data: (.*)$/m.exec(frame);
+          onFrame(after, event ? event[1] : null, data ? JSON.parse(data[1]) : null);
         }
       }
     } catch (error) {
+      if (leaving.signal.aborted) return;
       console.warn(error);
     }
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }
 }
 
+// Follows the game's events, redrawing once a burst of them has arrived.
+function follow() {
+  let redraw = null;
+  readStream(`/v1/games/${game.id}/stream?after=${game.summary.current_seq}`, () => {
+    clearTimeout(redraw);
+    redraw = setTimeout(() => {
+      if (game.at === null) refreshGame(true).catch(showError);
+    }, 150);
+  });
+}
+
+// Follows the account's notifications on every page: the lobby redraws itself, and when it
+// becomes the player's turn anywhere the page title says so and, with permission, the
+// browser shows a notification.
+function followNotifications() {
+  let redraw = null;
+  readStream('/v1/me/stream', (id, type, notification) => {
+    if (type === 'your_turn' && notification) announceTurn(notification);
+    if (!$('lobby-page').hidden) {
+      clearTimeout(redraw);
+      redraw = setTimeout(() => showLobby().catch(showError), 200);
+    }
+  });
+}
+
+function announceTurn(notification) {
+  const here = game.id === notification.game_id && !$('game-page').hidden;
+  if (!document.hasFocus() || !here) {
+    document.title = `(Your turn) ${notification.game_kind} - turnpost`;
+  }
+  if (window.Notification && Notification.permission === 'granted' && document.hidden) {
+    const shown = new Notification('Your turn', {
+      body: `${words(notification.game_kind)} ${notification.game_id}`,
+      tag: `turn-${notification.game_id}`,
+    });
+    shown.onclick = () => {
+      window.focus();
+      location.href = `/games/${notification.game_id}`;
+    };
+  }
+}
+
+// Names as players see them: an account's name, a bot as a bot, a seat a bot took over as
+// both, an open seat as open.
+function seatName(seat) {
+  const bot = seat.bot ? `${words(seat.bot)} bot` : null;
+  if (seat.account && bot) return `${seat.account.name} (${bot} plays on)`;
+  if (seat.account) return seat.account.name;
+  return bot || 'open';
+}
+
+// Time left in words, to the second in the last hour.
+function timeLeft(deadline) {
+  const ms = Date.parse(deadline) - Date.now();
+  if (ms <= 0) return 'time is up';
+  const seconds = Math.floor(ms / 1000);
+  const days = Math.floor(seconds / 86400);
+  const hours = Math.floor((seconds % 86400) / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  if (days) return `${days} d ${hours} h left`;
+  if (hours) return `${hours} h ${minutes} min left`;
+  return `${minutes} min ${seconds % 60} s left`;
+}
+
+// Each seat's deadline (and time bank) with a countdown that runs in the page.
+function showClocks() {
+  const summary = game.summary;
+  const items = (summary && summary.status === 'running' ? summary.seats : [])
+    .filter((seat) => seat.deadline || seat.time_bank_ms !== null)
+    .map((seat) => {
+      const item = document.createElement('li');
+      item.className = 'clock';
+      const bank = seat.time_bank_ms !== null && !seat.deadline
+        ? `${Math.round(seat.time_bank_ms / 3600000)} h in the bank`
+        : '';
+      item.textContent = seat.deadline
+        ? `${seatName(seat)}: ${timeLeft(seat.deadline)} (until ${new Date(seat.deadline).toLocaleString()})`
+        : `${seatName(seat)}: ${bank}`;
+      if (seat.deadline && Date.parse(seat.deadline) - Date.now() < 3600000) item.classList.add('urgent');
+      return item;
+    });
+  $('clocks').replaceChildren(...items);
+}
+setInterval(() => {
+  if (!$('game-page').hidden) showClocks();
+}, 1000);
+
+// The final standing: places, names and scores, and how the game ended.
+function showResult(summary) {
+  const banner = $('result');
+  if (!summary.outcome) {
+    banner.hidden = true;
+    return;
+  }
+  const { scores, places, forfeits } = summary.outcome;
+  const order = summary.seats.map((seat) => seat.seat).sort((a, b) => places[a] - places[b] || scores[b] - scores[a]);
+  const winners = order.filter((seat) => places[seat] === 1).map((seat) => seatName(summary.seats[seat]));
+  const heading = document.createElement('strong');
+  heading.textContent = winners.length > 1 ? `A shared win: ${winners.join(' and ')}` : `${winners[0]} wins`;
+  const table = document.createElement('ol');
+  table.className = 'standing';
+  for (const seat of order) {
+    const row = document.createElement('li');
+    const forfeit = forfeits.find((entry) => entry.seat === seat);
+    row.textContent = `${places[seat]}. ${seatName(summary.seats[seat])}: ${scores[seat]} points` +
+      (forfeit ? ` (${words(forfeit.reason)})` : '');
+    table.append(row);
+  }
+  const tied = order.some((seat) => order.some((other) => other !== seat && scores[other] === scores[seat] && places[other] !== places[seat]));
+  const note = document.createElement('p');
+  note.textContent = tied
+    ? 'Equal scores were separated by the tie-break (see the log and the rules page).'
+    : '';
+  banner.replaceChildren(heading, table, note);
+  banner.hidden = false;
+}
+
+// The log in words, newest last: the part since the player's own last action is marked,
+// what a take-back took back is struck through, and each entry shows the board at its seq.
+const log = { after: 0, gameId: null, items: new Map() };
+
+async function showLog() {
+  if (log.gameId !== game.id) {
+    Object.assign(log, { after: 0, gameId: game.id, items: new Map() });
+    $('log').replaceChildren();
+  }
+  const page = await api('GET', `/v1/games/${game.id}/events?after=${log.after}`);
+  for (const event of page.events) {
+    log.after = Math.max(log.after, event.seq);
+    const item = document.createElement('li');
+    item.dataset.seq = String(event.seq);
+    item.dataset.seat = event.seat === null ? '' : String(event.seat);
+    item.className = event.source === 'server' ? 'server-event' : 'engine-event';
+    const link = document.createElement('button');
+    link.className = 'log-entry';
+    link.textContent = event.text;
+    link.title = `Show the board after seq ${event.seq}`;
+    link.onclick = () => step(event.seq);
+    item.append(link);
+    $('log').append(item);
+    log.items.set(event.seq, item);
+    if (event.type === 'actions_taken_back') {
+      for (let seq = event.payload.from_seq; seq <= event.payload.to_seq; seq++) {
+        log.items.get(seq)?.classList.add('taken-back');
+      }
+    }
+  }
+  markSinceLastMove();
+  // The newest entries are what a returning player looks for.
+  if (page.events.length) $('log').scrollTop = $('log').scrollHeight;
+}
+
+function markSinceLastMove() {
+  const mine = game.summary.your_seat;
+  const items = [...$('log').children];
+  for (const item of items) item.classList.remove('since-last-move', 'first-since-last-move');
+  if (mine === null) return;
+  let last = -1;
+  items.forEach((item, index) => {
+    if (item.dataset.seat === String(mine) && item.classList.contains('engine-event') &&
+        !item.classList.contains('taken-back')) last = index;
+  });
+  if (last < 0) return;
+  const since = items.slice(last + 1).filter((item) => item.dataset.seat !== String(mine));
+  since.forEach((item) => item.classList.add('since-last-move'));
+  if (since.length) since[0].classList.add('first-since-last-move');
+}
+
 async function refreshGame(onlyIfChanged) {
   const summary = await api('GET', `/v1/games/${game.id}`);
   if (onlyIfChanged && game.summary && summary.current_seq === game.summary.current_seq) return;
   game.summary = summary;
-  const names = summary.seats.map((seat) => (seat.account ? seat.account.name : 'open'));
+  if (summary.your_turn && summary.status === 'running') document.title = `(Your turn) ${words(summary.kind)} - turnpost`;
+  else document.title = `${words(summary.kind)} ${summary.id} - turnpost`;
+  const names = summary.seats.map(seatName);
   $('game-title').textContent = `${summary.kind} ${summary.id}: ${names.join(' vs ')}`;
   const turn = summary.status === 'running'
     ? `to act: ${summary.to_act.map((seat) => names[seat]).join(', ')}`
@@ -390,9 +690,15 @@ async function refreshGame(onlyIfChanged) {
     ? 'Take back my vote to abandon'
     : 'Vote to abandon';
   $('rematch').hidden = !(['finished', 'abandoned'].includes(summary.status) && mySeat !== null);
+  $('resign').hidden = !(summary.status === 'running' && inPlay);
+  $('cancel').hidden = !(summary.status === 'open' && summary.created_by_you);
+  $('leave').hidden = !(summary.status === 'open' && mySeat !== null && !summary.created_by_you);
+  showClocks();
+  showResult(summary);
   const range = $('at');
   range.max = String(summary.current_seq);
   await drawBoard();
+  if (summary.status !== 'open') await showLog();
 }
 
 async function drawBoard() {
@@ -408,30 +714,180 @@ async function drawBoard() {
   const query = game.at === null ? '' : `?at=${game.at}`;
   const svg = await api('GET', `/v1/games/${game.id}/board.svg${query}`);
   $('board').innerHTML = svg;
+  delete $('board').dataset.preview;
   game.shownSeq = seq;
   $('board').dataset.seq = String(seq);
   for (const space of $('board').querySelectorAll('[data-space]')) {
-    space.addEventListener('click', () => {
-      game.space = space.dataset.space;
-      showActions().catch(showError);
+    space.addEventListener('click', () => clickSpace(space.dataset.space));
+    space.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        clickSpace(space.dataset.space);
+      }
     });
   }
   await showActions();
 }
 
-async function showActions() {
-  const list = $('actions');
-  const live = game.at === null && game.summary.your_turn;
-  $('actions-title').hidden = !live;
-  if (!live) {
-    list.replaceChildren();
-    $('filter').textContent = '';
+// A click on the board picks the space when the current step offers it; otherwise it lists
+// every move that involves the space.
+function clickSpace(name) {
+  const offered = move.step && move.step.options.find((option) => option.choice === name);
+  if (offered && !move.action) {
+    pick(offered.choice);
     return;
   }
+  game.space = name;
+  $('all-moves').open = true;
+  showAllMoves().catch(showError);
+}
+
+async function showActions() {
+  const live = game.at === null && game.summary.your_turn;
+  $('actions-title').hidden = !live;
+  $('chooser').hidden = !live;
+  $('all-moves').hidden = !live;
+  if (!live) {
+    $('actions').replaceChildren();
+    $('filter').textContent = '';
+    move.step = null;
+    return;
+  }
+  if (move.seq !== game.summary.current_seq) {
+    Object.assign(move, { seq: game.summary.current_seq, picks: [], offered: [], action: null, step: null });
+  }
+  await showStep();
+  if ($('all-moves').open) await showAllMoves();
+}
+
+function pick(choice) {
+  move.picks.push(choice);
+  showStep().catch(showError);
+}
+
+function unpick() {
+  move.picks.pop();
+  showMove();
+}
+
+// The move as far as it is put together, on the live board (not a preview's).
+function showMove() {
+  (($('board').dataset.preview) ? drawBoard() : showStep()).catch(showError);
+}
+
+// The step the picks lead to: its options as buttons and as highlighted spaces on the board,
+// or, once the action is complete, a preview of the board after it to confirm.
+async function showStep() {
+  const query = new URLSearchParams({ seq: String(move.seq) });
+  for (const choice of move.picks) query.append('choice', choice);
+  let step;
+  try {
+    step = await api('GET', `/v1/games/${game.id}/legal-choices?${query}`);
+  } catch (problem) {
+    if (problem.code !== 'stale_seq' && problem.code !== 'no_such_choice') throw problem;
+    // The game moved on (another seat, a bot, another tab): choose again from where it is.
+    move.seq = null;
+    await refreshGame();
+    return;
+  }
+  move.step = step;
+  $('chooser').dataset.picks = String(move.picks.length);
+  move.offered[move.picks.length] = step.options;
+  move.action = step.action;
+  const said = step.chosen.map((chosen) => fieldInWords(chosen.field, chosen.value));
+  $('chosen').textContent = said.length ? said.join(' · ') : '';
+  $('start-over').hidden = move.picks.length === 0;
+  markChoosable(step);
+  if (step.action) {
+    $('choose-prompt').textContent = '';
+    $('options').replaceChildren();
+    await showPreview(step.action);
+    return;
+  }
+  $('preview-panel').hidden = true;
+  const onBoard = step.options.filter((option) => spaceElement(option.choice)).length;
+  $('choose-prompt').textContent = step.field === null
+    ? 'Nothing to do for now.'
+    : `Choose ${step.field === 'type' ? 'what to do' : `the ${words(step.field)}`}` +
+      (onBoard ? ': click a highlighted space on the board, or pick here.' : ':');
+  $('options').replaceChildren(
+    ...step.options.map((option) => {
+      const button = document.createElement('button');
+      button.className = 'choice';
+      button.dataset.choice = option.choice;
+      button.textContent = step.field === 'type'
+        ? capitalised(valueInWords('type', option.value))
+        : valueInWords(step.field, option.value);
+      if (option.actions > 1) button.title = `${option.actions} moves`;
+      button.onclick = () => pick(option.choice);
+      return button;
+    }),
+  );
+}
+
+function spaceElement(name) {
+  return $('board').querySelector(`[data-space="${CSS.escape(name)}"]`);
+}
+
+// The spaces the current step offers: highlighted, reachable with Tab, and named for screen
+// readers.
+function markChoosable(step) {
+  for (const space of $('board').querySelectorAll('.choosable')) {
+    space.classList.remove('choosable');
+    space.removeAttribute('tabindex');
+    space.removeAttribute('role');
+    space.removeAttribute('aria-label');
+  }
+  if (!step || step.action) return;
+  for (const option of step.options) {
+    const space = spaceElement(option.choice);
+    if (!space) continue;
+    space.classList.add('choosable');
+    space.setAttribute('tabindex', '0');
+    space.setAttribute('role', 'button');
+    space.setAttribute('aria-label', `${words(step.field)} ${option.choice}`);
+  }
+}
+
+// The board after the action, drawn by the server from a dry run: nothing is written until
+// the player confirms.
+async function showPreview(action) {
+  const preview = await api('POST', `/v1/games/${game.id}/actions/preview?board=true`,
+    { expected_seq: move.seq, action });
+  if (move.action !== action) return;
+  $('board').innerHTML = preview.board_svg;
+  $('board').dataset.preview = 'true';
+  const said = preview.events.filter((event) => event.source === 'engine').map((event) => event.text);
+  $('preview-text').textContent = `${describe(action)}. ${said.join(' ')}` +
+    (preview.complete ? '' : ' What is drawn or rolled is decided when you confirm.');
+  $('preview-panel').hidden = false;
+  // The last real choice can be changed in place: turn the tile, or try the next option.
+  const last = move.picks.length - 1;
+  const siblings = last >= 0 ? move.offered[last] || [] : [];
+  const field = last >= 0 ? move.step.chosen.filter((chosen) => !chosen.forced)[last]?.field : null;
+  const next = $('next-option');
+  next.hidden = siblings.length < 2;
+  next.textContent = field === 'rotation' ? 'Turn (R)' : `Next ${words(field || 'option')} (R)`;
+  $('confirm').focus();
+}
+
+function nextOption() {
+  const last = move.picks.length - 1;
+  const siblings = move.offered[last] || [];
+  if (last < 0 || siblings.length < 2) return;
+  const at = siblings.findIndex((option) => option.choice === move.picks[last]);
+  move.picks[last] = siblings[(at + 1) % siblings.length].choice;
+  showStep().catch(showError);
+}
+
+// Every legal move in words: the fall-back to pointing, narrowed to one space by a click on
+// a space the current step does not offer.
+async function showAllMoves() {
+  const list = $('actions');
   const query = game.space ? `?space=${encodeURIComponent(game.space)}` : '';
   const legal = await api('GET', `/v1/games/${game.id}/legal-actions${query}`);
   $('filter').textContent = game.space
-    ? `Moves involving ${game.space} (click elsewhere on the board, or `
+    ? `Moves involving ${game.space} (`
     : `${legal.actions.length} moves; click a space to narrow them down.`;
   if (game.space) {
     const all = document.createElement('a');
@@ -440,7 +896,7 @@ async function showActions() {
     all.onclick = (event) => {
       event.preventDefault();
       game.space = null;
-      showActions().catch(showError);
+      showAllMoves().catch(showError);
     };
     $('filter').append(all, ')');
   }
@@ -489,6 +945,21 @@ async function takeBack() {
   await refreshGame();
 }
 
+// Resign, cancel or leave: the answer is the game's new summary.
+async function gameCommand(command) {
+  try {
+    await api('POST', `/v1/games/${game.id}/${command}`, {});
+    showError(null);
+    if (command === 'leave') {
+      location.href = '/';
+      return;
+    }
+  } catch (problem) {
+    showError(problem);
+  }
+  await refreshGame();
+}
+
 async function voteToAbandon() {
   const mySeat = game.summary.seats[game.summary.your_seat];
   try {
@@ -519,8 +990,15 @@ function step(to) {
 function route() {
   if (!localStorage.getItem(TOKEN_KEY)) {
     show('sign-in-page');
+    const why = sessionStorage.getItem('turnpost.signed-out');
+    if (why) {
+      sessionStorage.removeItem('turnpost.signed-out');
+      $('error').textContent = `Please sign in again (${why}).`;
+    }
+    $('name').focus();
     return;
   }
+  followNotifications();
   const match = location.pathname.match(/^\/games\/([A-Za-z0-9]+)$/);
   (match ? showGame(match[1]) : showLobby()).catch(showError);
 }
@@ -531,24 +1009,31 @@ window.addEventListener('DOMContentLoaded', () => {
     signIn(false);
   });
   $('register-button').addEventListener('click', () => signIn(true));
-  $('sign-out').addEventListener('click', signOut);
+  $('sign-out').addEventListener('click', () => signOut());
   $('new-game-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     try {
-      const invite = $('new-invite').value.split(',').map((name) => name.trim()).filter(Boolean);
-      const created = await api('POST', '/v1/games', {
-        kind: $('new-kind').value,
-        seats: Number($('new-seats').value),
-        options: chosenOptions(),
-        rated: $('new-rated').checked,
-        ...(invite.length ? { private: true, invite } : {}),
-      });
+      const created = await api('POST', '/v1/games', newGameRequest());
       location.href = `/games/${created.id}`;
     } catch (problem) {
       showError(problem);
     }
   });
   $('new-kind').addEventListener('change', () => showOptions().catch(showError));
+  $('new-seats').addEventListener('change', showSeatRows);
+  $('notify').addEventListener('click', async () => {
+    await Notification.requestPermission();
+    $('notify').hidden = Notification.permission !== 'default';
+  });
+  $('resign').addEventListener('click', () => {
+    if (confirm('Resign this game? It counts as a loss, and a bot plays on for your seat if others remain.')) {
+      gameCommand('resign');
+    }
+  });
+  $('cancel').addEventListener('click', () => {
+    if (confirm('Cancel this game? Whoever sat down is told.')) gameCommand('cancel');
+  });
+  $('leave').addEventListener('click', () => gameCommand('leave'));
   $('reminders-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     const before_minutes = $('reminder-minutes').value.split(',')
@@ -615,11 +1100,40 @@ window.addEventListener('DOMContentLoaded', () => {
   $('join').addEventListener('click', () => joinGame(game.id));
   $('abandon').addEventListener('click', () => voteToAbandon());
   $('take-back').addEventListener('click', () => takeBack());
+  $('confirm').addEventListener('click', () => {
+    if (!move.action) return;
+    const action = move.action;
+    move.action = null;
+    $('preview-panel').hidden = true;
+    act(move.seq, action);
+  });
+  $('next-option').addEventListener('click', nextOption);
+  // Back from the preview to the last real choice, past the fields it filled in.
+  $('undo-pick').addEventListener('click', unpick);
+  $('start-over').addEventListener('click', () => {
+    move.picks = [];
+    showMove();
+  });
+  $('all-moves').addEventListener('toggle', () => {
+    if ($('all-moves').open) showAllMoves().catch(showError);
+  });
+  document.addEventListener('keydown', (event) => {
+    if ($('game-page').hidden || event.target.closest('input, textarea, select')) return;
+    if (event.key === 'Escape' && move.picks.length) {
+      unpick();
+    } else if ((event.key === 'r' || event.key === 'R') && move.action) {
+      nextOption();
+    }
+  });
   $('chat-form').addEventListener('submit', (event) => {
     event.preventDefault();
     sendChat();
   });
   $('rematch').addEventListener('click', () => playAgain());
+  $('zoom').addEventListener('click', () => {
+    const zoomed = $('board').classList.toggle('zoomed');
+    $('zoom').setAttribute('aria-pressed', String(zoomed));
+  });
   $('first').addEventListener('click', () => step(0));
   $('back').addEventListener('click', () => step((game.at ?? game.summary.current_seq) - 1));
   $('forward').addEventListener('click', () => step((game.at ?? game.summary.current_seq) + 1));

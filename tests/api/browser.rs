@@ -53,8 +53,20 @@ fn free_port() -> u16 {
         .expect("a free port")
 }
 
+/// The screen a test looks at the page on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Screen {
+    Desktop,
+    /// A 390 px wide phone (CSS pixels, as an iPhone 12 to 15), with touch.
+    Phone,
+}
+
 impl Browser {
     async fn start() -> Browser {
+        Browser::start_on(Screen::Desktop).await
+    }
+
+    async fn start_on(screen: Screen) -> Browser {
         let alone = ONE_BROWSER.lock().await;
         let chromedriver = program("TURNPOST_CHROMEDRIVER", "chromedriver");
         let chromium = program("TURNPOST_CHROMIUM", "chromium");
@@ -84,13 +96,20 @@ impl Browser {
             assert!(Instant::now() < deadline, "chromedriver did not get ready");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+        let mut chrome_options = json!({
+            "binary": chromium,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--window-size=1400,1000"],
+        });
+        if screen == Screen::Phone {
+            chrome_options["mobileEmulation"] = json!({
+                "deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2, "touch": true},
+            });
+        }
         let capabilities = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": chromium,
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1400,1000"],
-            },
+            "goog:chromeOptions": chrome_options,
+            "goog:loggingPrefs": {"browser": "ALL"},
         }}});
         let session: Value = http
             .post(format!("{base}/session"))
@@ -163,7 +182,14 @@ impl Browser {
             }
             if Instant::now() > deadline {
                 let page = self.run("return document.body.innerText", json!([])).await;
-                panic!("waited in vain for {what}; the page says: {page}");
+                self.screenshot("failed.png").await;
+                let console = self
+                    .command(reqwest::Method::POST, "/se/log", json!({"type": "browser"}))
+                    .await;
+                panic!(
+                    "waited in vain for {what} (see target/browser-test/failed.png); \
+                     the page says: {page}; its console: {console}"
+                );
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -203,6 +229,128 @@ impl Browser {
             json!({"text": text}),
         )
         .await;
+    }
+
+    /// Runs `script` as an asynchronous function body: it calls its last argument with the
+    /// result.
+    async fn run_async(&self, script: &str, args: Value) -> Value {
+        self.command(
+            reqwest::Method::POST,
+            "/execute/async",
+            json!({"script": script, "args": args}),
+        )
+        .await
+    }
+
+    /// Runs axe-core (fetched by `scripts/test`, see `scripts/axe-core.sh`) on the page as it
+    /// is and fails on any serious or critical violation of WCAG 2 A and AA.
+    async fn check_accessibility(&self, page: &str) {
+        let path = std::env::var("TURNPOST_AXE_CORE").unwrap_or_else(|_| {
+            panic!("TURNPOST_AXE_CORE is not set: run the tests with scripts/test, which fetches axe-core")
+        });
+        let source = std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("cannot read axe-core at {path}: {error}"));
+        // Run as WebDriver's own script: the page's Content-Security-Policy refuses inline
+        // scripts, rightly.
+        let loaded = self
+            .run(&format!("{source}\nreturn typeof window.axe;"), json!([]))
+            .await;
+        assert_eq!(loaded, "object", "axe-core did not load");
+        let violations = self
+            .run_async(
+                "const done = arguments[arguments.length - 1]; \
+                 axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}}) \
+                   .then((result) => done(result.violations \
+                     .filter((v) => v.impact === 'serious' || v.impact === 'critical') \
+                     .map((v) => ({id: v.id, impact: v.impact, help: v.help, \
+                                   nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' '))})))) \
+                   .catch((error) => done(String(error)));",
+                json!([]),
+            )
+            .await;
+        assert_eq!(
+            violations,
+            json!([]),
+            "axe-core finds serious accessibility problems on the {page}"
+        );
+    }
+
+    /// Plays one move by pointing: a highlighted space on the board when the step offers
+    /// spaces, else the first option, until the preview of the complete move shows; then
+    /// confirms it. `screenshot` shows the preview.
+    async fn move_by_pointing(&self, screenshot: &str) {
+        self.point_and_confirm(screenshot, false).await;
+    }
+
+    /// [`Browser::move_by_pointing`], picking among the highlighted spaces or the options
+    /// at random when `at_random` (so a game against bots gets somewhere).
+    async fn point_and_confirm(&self, screenshot: &str, at_random: bool) {
+        for _ in 0..12 {
+            let picks: u64 = self
+                .run(
+                    "return document.getElementById('chooser').dataset.picks || '0'",
+                    json!([]),
+                )
+                .await
+                .as_str()
+                .and_then(|picks| picks.parse().ok())
+                .unwrap_or(0);
+            let state = self
+                .wait_for(
+                    "a choice or a preview",
+                    "if (!document.getElementById('preview-panel').hidden) return 'preview'; \
+                     if (document.querySelector('#board .choosable')) return 'space'; \
+                     if (document.querySelector('#options button.choice')) return 'option'; \
+                     return null;",
+                    json!([]),
+                )
+                .await;
+            match state.as_str() {
+                Some("preview") => {
+                    let preview = self
+                        .run(
+                            "return document.getElementById('board').dataset.preview === 'true' \
+                             && document.getElementById('preview-text').textContent",
+                            json!([]),
+                        )
+                        .await;
+                    assert!(
+                        preview.as_str().is_some_and(|text| !text.is_empty()),
+                        "the board shows the preview, in words too: {preview}"
+                    );
+                    self.screenshot(screenshot).await;
+                    self.click("#confirm").await;
+                    return;
+                }
+                Some(what) => {
+                    let candidates = if what == "space" {
+                        "#board .choosable"
+                    } else {
+                        "#options button.choice"
+                    };
+                    // The page marks the one to click; WebDriver clicks it like a person.
+                    self.run(
+                        "for (const old of document.querySelectorAll('[data-test-pick]')) \
+                           old.removeAttribute('data-test-pick'); \
+                         const all = document.querySelectorAll(arguments[0]); \
+                         const index = arguments[1] ? Math.floor(Math.random() * all.length) : 0; \
+                         all[index].setAttribute('data-test-pick', '1'); return all.length;",
+                        json!([candidates, at_random]),
+                    )
+                    .await;
+                    self.click("[data-test-pick]").await;
+                }
+                None => unreachable!("wait_for returns something"),
+            }
+            // The page counts the picks of the step it shows: wait for the next step.
+            self.wait_for(
+                "the next step",
+                "return document.getElementById('chooser').dataset.picks === String(arguments[0])",
+                json!([picks + 1]),
+            )
+            .await;
+        }
+        panic!("no complete move after 12 choices");
     }
 
     /// Saves a PNG of the window as `name`.
@@ -297,14 +445,14 @@ async fn a_player_signs_in_opens_a_game_moves_and_steps_back_in_a_real_browser()
         .await;
     browser
         .wait_for(
-            "alice's moves",
-            "return document.querySelectorAll('button.action').length",
+            "alice's choices",
+            "return document.querySelectorAll('#board .choosable, #options button.choice').length",
             json!([]),
         )
         .await;
     browser.screenshot("03-board.png").await;
 
-    browser.click("button.action").await;
+    browser.move_by_pointing("03b-preview.png").await;
     let moved = browser
         .wait_for(
             "the board after the move",
@@ -353,12 +501,12 @@ async fn a_player_signs_in_opens_a_game_moves_and_steps_back_in_a_real_browser()
     browser.screenshot("04b-taken-back.png").await;
     browser
         .wait_for(
-            "alice's moves again",
-            "return document.querySelectorAll('button.action').length",
+            "alice's choices again",
+            "return document.querySelectorAll('#board .choosable, #options button.choice').length",
             json!([]),
         )
         .await;
-    browser.click("button.action").await;
+    browser.move_by_pointing("04c-preview-again.png").await;
     let moved = browser
         .wait_for(
             "the board after the move played again",
@@ -872,5 +1020,169 @@ async fn a_player_goes_on_vacation_and_comes_back_in_a_real_browser() {
     while app.get(&ada, "/v1/me/vacation").await.json()["automatic"] != true {
         assert!(Instant::now() < until, "the choice was not saved");
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// How far a game against bots is played by pointing: the tests below play a few moves of
+/// each kind on each screen; `scripts/full-browser-games` plays them to the end.
+#[derive(Debug, Clone, Copy)]
+enum Length {
+    Moves(usize),
+    ToTheEnd,
+}
+
+/// One player against random bots, every move made by pointing at the board or at an
+/// option and confirmed from its preview, on `screen`; the game page and the lobby are
+/// checked with axe-core, and screenshots kept. Played to the end, the result banner shows
+/// the final standing.
+async fn play_against_bots_by_pointing(kind: &str, screen: Screen, length: Length) {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let label = format!(
+        "{kind}-{}",
+        if screen == Screen::Phone {
+            "phone"
+        } else {
+            "desktop"
+        }
+    );
+    let player = app.register(&label.replace('_', "-")).await;
+    let created = app
+        .post(
+            &player,
+            "/v1/games",
+            &json!({"kind": kind, "seats": 2, "bots": [{"seat": 1, "strategy": "random"}]}),
+        )
+        .await
+        .expect_status(201)
+        .json();
+    let id = created["id"].as_str().unwrap().to_owned();
+    let browser = Browser::start_on(screen).await;
+    browser
+        .sign_in(
+            &app.base,
+            &label.replace('_', "-"),
+            &format!("60-{label}-sign-in.png"),
+        )
+        .await;
+    browser
+        .wait_for(
+            "the lobby",
+            "return !document.getElementById('lobby-page').hidden \
+               && document.querySelector('#new-seat-rows select') !== null",
+            json!([]),
+        )
+        .await;
+    browser.screenshot(&format!("61-{label}-lobby.png")).await;
+    browser
+        .check_accessibility(&format!("lobby ({label})"))
+        .await;
+    browser.goto(&format!("{}/games/{id}", app.base)).await;
+    let mut moves = 0;
+    loop {
+        let state = browser
+            .wait_for(
+                "the player's turn or the game's end",
+                "if (!document.getElementById('result').hidden) return 'over'; \
+                 const chooser = document.getElementById('chooser'); \
+                 if (!chooser.hidden && (document.querySelector('#board .choosable, #options button.choice') \
+                     || !document.getElementById('preview-panel').hidden)) return 'turn'; \
+                 return null;",
+                json!([]),
+            )
+            .await;
+        if state == "over" {
+            break;
+        }
+        if moves == 0 {
+            browser
+                .screenshot(&format!("62-{label}-first-turn.png"))
+                .await;
+            browser
+                .check_accessibility(&format!("game page ({label})"))
+                .await;
+        }
+        let before = app.get(&player, &format!("/v1/games/{id}")).await.json()["current_seq"]
+            .as_i64()
+            .unwrap();
+        browser
+            .point_and_confirm(&format!("63-{label}-preview.png"), true)
+            .await;
+        let until = Instant::now() + Duration::from_secs(20);
+        while app.get(&player, &format!("/v1/games/{id}")).await.json()["current_seq"]
+            .as_i64()
+            .unwrap()
+            <= before
+        {
+            let error = browser
+                .run(
+                    "return document.getElementById('error').textContent",
+                    json!([]),
+                )
+                .await;
+            assert!(
+                Instant::now() < until,
+                "the confirmed move was not stored; the page says: {error}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        moves += 1;
+        if let Length::Moves(most) = length {
+            if moves >= most {
+                break;
+            }
+        }
+    }
+    browser.screenshot(&format!("64-{label}-last.png")).await;
+    let summary = app.get(&player, &format!("/v1/games/{id}")).await.json();
+    if let Length::ToTheEnd = length {
+        assert_eq!(summary["status"], "finished", "{summary}");
+        let banner = browser
+            .run(
+                "return document.getElementById('result').textContent",
+                json!([]),
+            )
+            .await;
+        assert!(
+            banner.as_str().is_some_and(|text| text.contains("points")),
+            "the result banner shows the standing: {banner}"
+        );
+        browser
+            .check_accessibility(&format!("finished game ({label})"))
+            .await;
+    } else {
+        assert!(moves > 0, "{label}: no move was made");
+        // The log names the moves in words, and marks what happened since the last one.
+        let log = browser
+            .run(
+                "return [...document.querySelectorAll('#log .log-entry')].map((e) => e.textContent)",
+                json!([]),
+            )
+            .await;
+        assert!(
+            log.as_array().is_some_and(|entries| entries.len() >= moves),
+            "the log in words: {log}"
+        );
+    }
+}
+
+/// A few moves of every kind against a bot, on a desktop screen and a phone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_kind_is_played_by_pointing_on_a_desktop_and_a_phone() {
+    for kind in ["tikal", "java", "eternal_palace"] {
+        for screen in [Screen::Desktop, Screen::Phone] {
+            play_against_bots_by_pointing(kind, screen, Length::Moves(6)).await;
+        }
+    }
+}
+
+/// Whole games of every kind against a bot, on both screens: minutes each, so only by
+/// `scripts/full-browser-games`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "whole games take minutes: run scripts/full-browser-games"]
+async fn whole_games_of_every_kind_are_played_by_pointing() {
+    for kind in ["tikal", "java", "eternal_palace"] {
+        for screen in [Screen::Desktop, Screen::Phone] {
+            play_against_bots_by_pointing(kind, screen, Length::ToTheEnd).await;
+        }
     }
 }

@@ -387,31 +387,18 @@ pub fn legal_actions(
         let game = LoadedGame::load(conn, game_id)?;
         let seat = game.seat_of(user);
         let seq = game.game.current_seq;
-        let played_by_a_bot = game
-            .seat_row_of(user)
-            .is_some_and(|taken| taken.bot.is_some());
-        let actions_json = match seat {
-            Some(seat)
-                if game.game.status == GameStatus::Running
-                    && game.game.to_act.contains(&seat)
-                    && !played_by_a_bot =>
-            {
+        let actions_json = match seat_choosing(&game, user) {
+            Some(seat) => {
                 let fold = game.state_at(conn, cache, seq)?;
                 if *filter == ActionFilter::default() {
-                    cache.rendered(
-                        &game.game.id,
-                        game.game.rules_version,
-                        &fold,
-                        Rendering::LegalActions(seat),
-                        |table| table.legal_actions_json(seat),
-                    )
+                    all_legal_actions(cache, &game, &fold, seat)
                 } else {
                     let mut actions = fold.table.legal_actions(seat);
                     actions.retain(|action| filter.keeps(action));
                     json_array(&actions)?
                 }
             }
-            _ => json_array(&[])?,
+            None => json_array(&[])?,
         };
         Ok(LegalActions {
             kind: game.game.kind.clone(),
@@ -448,28 +435,15 @@ pub fn legal_choices(
         if at_seq.is_some_and(|at| at != seq) {
             return Err(ApiError::stale_seq(seq));
         }
-        let played_by_a_bot = game
-            .seat_row_of(user)
-            .is_some_and(|taken| taken.bot.is_some());
-        let tree = match seat {
-            Some(seat)
-                if game.game.status == GameStatus::Running
-                    && game.game.to_act.contains(&seat)
-                    && !played_by_a_bot =>
-            {
+        let tree = match seat_choosing(&game, user) {
+            Some(seat) => {
                 let fold = game.state_at(conn, cache, seq)?;
-                let actions = cache.rendered(
-                    &game.game.id,
-                    game.game.rules_version,
-                    &fold,
-                    Rendering::LegalActions(seat),
-                    |table| table.legal_actions_json(seat),
-                );
+                let actions = all_legal_actions(cache, &game, &fold, seat);
                 ActionTree::from_json(actions.get()).map_err(|error| {
                     ApiError::Internal(format!("legal actions are not a list: {error}"))
                 })?
             }
-            _ => ActionTree::default(),
+            None => ActionTree::default(),
         };
         let choices = tree.choose(picks).map_err(|error| {
             ApiError::conflict(
@@ -484,6 +458,32 @@ pub fn legal_choices(
             choices,
         })
     })
+}
+
+/// The caller's seat if it has something to choose now: it must act in a running game and
+/// no bot plays it.
+fn seat_choosing(game: &LoadedGame, user: &AuthUser) -> Option<Seat> {
+    let taken = game.seat_row_of(user)?;
+    (game.game.status == GameStatus::Running
+        && game.game.to_act.contains(&taken.seat)
+        && taken.bot.is_none())
+    .then_some(taken.seat)
+}
+
+/// Every legal action of `seat` in `fold`, written once per fold.
+fn all_legal_actions(
+    cache: &FoldCache,
+    game: &LoadedGame,
+    fold: &Arc<Fold>,
+    seat: Seat,
+) -> Arc<RawValue> {
+    cache.rendered(
+        &game.game.id,
+        game.game.rules_version,
+        fold,
+        Rendering::LegalActions(seat),
+        |table| table.legal_actions_json(seat),
+    )
 }
 
 fn json_array(values: &[Value]) -> Result<Arc<RawValue>, ApiError> {

@@ -169,7 +169,7 @@ async fn java_opening_is_offered_in_small_steps(app: &TestApp) {
         .await
         .expect_status(200);
     assert!(
-        first.text.len() < 20_000,
+        first.text.len() < 1_024,
         "{} bytes: {}",
         first.text.len(),
         first.text

@@ -420,19 +420,10 @@ mod tests {
     fn every_legal_action_is_reached_and_nothing_else_in_real_games() {
         use rand::{Rng, SeedableRng};
 
-        use crate::{all_games, rng_for};
+        use crate::{all_games, opened_table};
         for rules in all_games() {
-            let options = rules.default_options();
-            let version = rules.newest_rules_version();
             for seats in rules.player_counts() {
-                let mut table = rules.new_table(&options, seats, version).unwrap();
-                let opening = rules
-                    .setup(&options, seats, version, None, &mut rng_for([seats; 32], 0))
-                    .unwrap();
-                for event in opening {
-                    let payload = event.payload.to_string();
-                    table.apply(&payload, rules.event_schema_version()).unwrap();
-                }
+                let mut table = opened_table(*rules, seats);
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(seats) + 40);
                 let mut steps = 0;
                 while steps < 60 && table.outcome().is_none() {

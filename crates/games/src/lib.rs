@@ -96,6 +96,23 @@ pub fn bot_rng_for(seed: [u8; 32], seq: u64) -> ChaCha20Rng {
     rng
 }
 
+/// A new game of `rules` for `seats` with its default options, its opening events applied
+/// (the seed is `seats` repeated).
+#[cfg(test)]
+pub(crate) fn opened_table(rules: &dyn GameRules, seats: u8) -> Box<dyn Table> {
+    let options = rules.default_options();
+    let version = rules.newest_rules_version();
+    let mut table = rules.new_table(&options, seats, version).unwrap();
+    let opening = rules
+        .setup(&options, seats, version, None, &mut rng_for([seats; 32], 0))
+        .unwrap();
+    for event in opening {
+        let payload = event.payload.to_string();
+        table.apply(&payload, rules.event_schema_version()).unwrap();
+    }
+    table
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,17 +121,8 @@ mod tests {
     fn legal_actions_and_views_as_json_are_the_values_serialised() {
         use rand::SeedableRng;
         for rules in all_games() {
-            let options = rules.default_options();
-            let version = rules.newest_rules_version();
             for seats in rules.player_counts() {
-                let mut table = rules.new_table(&options, seats, version).unwrap();
-                let opening = rules
-                    .setup(&options, seats, version, None, &mut rng_for([seats; 32], 0))
-                    .unwrap();
-                for event in opening {
-                    let payload = event.payload.to_string();
-                    table.apply(&payload, rules.event_schema_version()).unwrap();
-                }
+                let mut table = opened_table(*rules, seats);
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(seats));
                 let mut compared = 0;
                 while compared < 300 && table.outcome().is_none() {

@@ -350,7 +350,12 @@ function capitalised(text) {
 
 function valueInWords(field, value) {
   if (value === null) return `no ${words(field)}`;
-  if (Array.isArray(value)) return value.length ? value.map((item) => valueInWords(field, item)).join(', ') : 'none';
+  if (Array.isArray(value)) {
+    if (!value.length) return 'none';
+    // Groups (dice grouped in Eternal Palace) stay groups: "(1, 2) (3)", not "1, 2, 3".
+    if (value.some(Array.isArray)) return value.map((item) => `(${valueInWords(field, item)})`).join(' ');
+    return value.map((item) => valueInWords(field, item)).join(', ');
+  }
   if (typeof value === 'object') return Object.entries(value).map(([k, v]) => `${words(k)} ${valueInWords(k, v)}`).join(', ');
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (field === 'rotation') return value === 0 ? 'not turned' : `turned ${value} sixth${value > 1 ? 's' : ''} clockwise`;
@@ -589,7 +594,8 @@ function showResult(summary) {
   const winners = order.filter((seat) => places[seat] === 1).map((seat) => seatName(summary.seats[seat]));
   const heading = document.createElement('strong');
   heading.textContent = winners.length > 1 ? `A shared win: ${winners.join(' and ')}` : `${winners[0]} wins`;
-  const table = document.createElement('ol');
+  // Places as the server ranks them (tied seats share one), not as a list counts.
+  const table = document.createElement('ul');
   table.className = 'standing';
   for (const seat of order) {
     const row = document.createElement('li');
@@ -665,7 +671,7 @@ async function refreshGame(onlyIfChanged) {
   if (summary.your_turn && summary.status === 'running') document.title = `(Your turn) ${words(summary.kind)} - turnpost`;
   else document.title = `${words(summary.kind)} ${summary.id} - turnpost`;
   const names = summary.seats.map(seatName);
-  $('game-title').textContent = `${summary.kind} ${summary.id}: ${names.join(' vs ')}`;
+  $('game-title').textContent = `${capitalised(words(summary.kind))} ${summary.id}: ${names.join(' vs ')}`;
   const turn = summary.status === 'running'
     ? `to act: ${summary.to_act.map((seat) => names[seat]).join(', ')}`
     : summary.status;

@@ -211,14 +211,31 @@ impl Browser {
             .to_owned()
     }
 
+    /// Clicks the element `css` selects. The page redraws parts of itself when the
+    /// account's stream says something happened, so an element found just before may be
+    /// replaced by the time it is clicked: then it is found again.
     async fn click(&self, css: &str) {
-        let element = self.element(css).await;
-        self.command(
-            reqwest::Method::POST,
-            &format!("/element/{element}/click"),
-            json!({}),
-        )
-        .await;
+        for _ in 0..5 {
+            let element = self.element(css).await;
+            let answer: Value = self
+                .http
+                .post(format!("{}/element/{element}/click", self.session_url))
+                .json(&json!({}))
+                .send()
+                .await
+                .expect("chromedriver answers")
+                .json()
+                .await
+                .expect("WebDriver JSON");
+            match answer["value"]["error"].as_str() {
+                None => return,
+                Some("stale element reference") => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Some(_) => panic!("WebDriver click on {css}: {answer}"),
+            }
+        }
+        panic!("{css} was replaced five times in a row");
     }
 
     async fn type_into(&self, css: &str, text: &str) {
@@ -432,6 +449,40 @@ async fn a_player_signs_in_opens_a_game_moves_and_steps_back_in_a_real_browser()
         )
         .await;
     browser.screenshot("02-lobby.png").await;
+    // The lobby follows the notification stream: an invitation shows up by itself, and the
+    // game where it is alice's turn is listed first.
+    assert_eq!(
+        browser
+            .run(
+                "return document.querySelector('#my-turn-games a.game-link')?.dataset.gameId",
+                json!([]),
+            )
+            .await,
+        json!(id)
+    );
+    let invited = app
+        .post(
+            &bob,
+            "/v1/games",
+            &json!({"kind": "java", "seats": 2, "private": true, "invite": ["alice"]}),
+        )
+        .await
+        .expect_status(201)
+        .json();
+    browser
+        .wait_for(
+            "the invitation, without reloading",
+            "return document.querySelector(`#invitations a.game-link[data-game-id='${arguments[0]}']`) !== null",
+            json!([invited["id"]]),
+        )
+        .await;
+    let title = browser.run("return document.title", json!([])).await;
+    assert!(
+        title
+            .as_str()
+            .is_some_and(|title| title.starts_with("(1) Your turn")),
+        "the tab's title counts the games waiting: {title}"
+    );
 
     browser.click(&link).await;
     let shown = browser.wait_for("the board", BOARD_SEQ, json!([])).await;
@@ -1094,6 +1145,13 @@ async fn play_against_bots_by_pointing(kind: &str, screen: Screen, length: Lengt
             break;
         }
         if moves == 0 {
+            let title = browser.run("return document.title", json!([])).await;
+            assert!(
+                title
+                    .as_str()
+                    .is_some_and(|title| title.starts_with("(Your turn)")),
+                "the tab's title says whose turn it is: {title}"
+            );
             browser
                 .screenshot(&format!("62-{label}-first-turn.png"))
                 .await;

@@ -738,8 +738,8 @@ async function drawBoard() {
 // A click on the board picks the space when the current step offers it; otherwise it lists
 // every move that involves the space.
 function clickSpace(name) {
-  const offered = move.step && move.step.options.find((option) => option.choice === name);
-  if (offered && !move.action) {
+  const offered = offeredOnBoard(move.step) && move.step.options.find((option) => option.choice === name);
+  if (offered) {
     pick(offered.choice);
     return;
   }
@@ -798,6 +798,7 @@ async function showStep() {
   }
   move.step = step;
   $('chooser').dataset.picks = String(move.picks.length);
+  $('chooser').dataset.field = step.field || '';
   move.offered[move.picks.length] = step.options;
   move.action = step.action;
   const said = step.chosen.map((chosen) => fieldInWords(chosen.field, chosen.value));
@@ -811,7 +812,7 @@ async function showStep() {
     return;
   }
   $('preview-panel').hidden = true;
-  const onBoard = step.options.filter((option) => spaceElement(option.choice)).length;
+  const onBoard = offeredOnBoard(step) && step.options.some((option) => spaceElement(option.choice));
   $('choose-prompt').textContent = step.field === null
     ? 'Nothing to do for now.'
     : `Choose ${step.field === 'type' ? 'what to do' : `the ${words(step.field)}`}` +
@@ -831,8 +832,17 @@ async function showStep() {
   );
 }
 
+// The fields that name a place on the board (docs/vocabulary.md); only their options are
+// pointed at there. Other small numbers (a group's index, a value) are not places, even
+// where a place has the same name.
+const PLACE_FIELDS = new Set(['space', 'from', 'to', 'location', 'station']);
+
 function spaceElement(name) {
   return $('board').querySelector(`[data-space="${CSS.escape(name)}"]`);
+}
+
+function offeredOnBoard(step) {
+  return Boolean(step && !step.action && PLACE_FIELDS.has(step.field));
 }
 
 // The spaces the current step offers: highlighted, reachable with Tab, and named for screen
@@ -844,7 +854,7 @@ function markChoosable(step) {
     space.removeAttribute('role');
     space.removeAttribute('aria-label');
   }
-  if (!step || step.action) return;
+  if (!offeredOnBoard(step)) return;
   for (const option of step.options) {
     const space = spaceElement(option.choice);
     if (!space) continue;

@@ -616,14 +616,8 @@ fn decide_action(
         let replayed = replay_result(conn, &game, &first, request, seat)?;
         return Ok(Decision::Answered(Box::new(replayed)));
     }
-    require_running(&game)?;
+    let (mut table, action, events) = decide_now(conn, cache, &game, seat, request, now)?;
     let current_seq = game.game.current_seq;
-    if request.expected_seq != current_seq {
-        return Err(ApiError::stale_seq(current_seq));
-    }
-    require_in_play(&game, seat, now)?;
-    let mut table = game.table_at(conn, cache, current_seq)?;
-    let (action, events) = decide(&game, table.as_ref(), seat, &request.action)?;
     let action_row = ActionRow {
         game_id: game_id.to_owned(),
         first_seq: current_seq + 1,
@@ -684,14 +678,8 @@ pub fn preview(
     db.read_without_transaction(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         let seat = acting_seat(&game, user, request)?;
-        require_running(&game)?;
+        let (mut table, _, mut events) = decide_now(conn, cache, &game, seat, request, now)?;
         let current_seq = game.game.current_seq;
-        if request.expected_seq != current_seq {
-            return Err(ApiError::stale_seq(current_seq));
-        }
-        require_in_play(&game, seat, now)?;
-        let mut table = game.table_at(conn, cache, current_seq)?;
-        let (_, mut events) = decide(&game, table.as_ref(), seat, &request.action)?;
         let schema_version = game.rules.event_schema_version();
         let mut shown = 0;
         for event in &events {
@@ -726,6 +714,31 @@ pub fn preview(
             seat_names: seat_names(&game),
         })
     })
+}
+
+/// The state an action was decided on, the action as the engine reads it, and its events.
+type DecidedNow = (Box<dyn Table>, Value, Vec<RecordedEvent>);
+
+/// `request` by `seat` checked against the game now (running, at `expected_seq`, the seat
+/// in play) and decided: the state it was decided on, the action as the engine reads it,
+/// and its events. Posting and previewing refuse alike because both come through here.
+fn decide_now(
+    conn: &mut DbConnection,
+    cache: &FoldCache,
+    game: &LoadedGame,
+    seat: Seat,
+    request: &ActionRequest,
+    now: i64,
+) -> Result<DecidedNow, ApiError> {
+    require_running(game)?;
+    let current_seq = game.game.current_seq;
+    if request.expected_seq != current_seq {
+        return Err(ApiError::stale_seq(current_seq));
+    }
+    require_in_play(game, seat, now)?;
+    let table = game.table_at(conn, cache, current_seq)?;
+    let (action, events) = decide(game, table.as_ref(), seat, &request.action)?;
+    Ok((table, action, events))
 }
 
 /// Refuses a game that is not being played.

@@ -135,6 +135,16 @@ impl Browser {
     }
 
     async fn command(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
+        let answer = self.answer(method, path, body).await;
+        assert!(
+            answer["value"].get("error").is_none(),
+            "WebDriver {path}: {answer}"
+        );
+        answer["value"].clone()
+    }
+
+    /// WebDriver's whole answer to one command, an error included.
+    async fn answer(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
         let request = self
             .http
             .request(method, format!("{}{path}", self.session_url));
@@ -143,18 +153,13 @@ impl Browser {
         } else {
             request.json(&body)
         };
-        let answer: Value = request
+        request
             .send()
             .await
             .expect("chromedriver answers")
             .json()
             .await
-            .expect("WebDriver JSON");
-        assert!(
-            answer["value"].get("error").is_none(),
-            "WebDriver {path}: {answer}"
-        );
-        answer["value"].clone()
+            .expect("WebDriver JSON")
     }
 
     async fn goto(&self, url: &str) {
@@ -217,16 +222,13 @@ impl Browser {
     async fn click(&self, css: &str) {
         for _ in 0..5 {
             let element = self.element(css).await;
-            let answer: Value = self
-                .http
-                .post(format!("{}/element/{element}/click", self.session_url))
-                .json(&json!({}))
-                .send()
-                .await
-                .expect("chromedriver answers")
-                .json()
-                .await
-                .expect("WebDriver JSON");
+            let answer = self
+                .answer(
+                    reqwest::Method::POST,
+                    &format!("/element/{element}/click"),
+                    json!({}),
+                )
+                .await;
             match answer["value"]["error"].as_str() {
                 None => return,
                 Some("stale element reference") => {

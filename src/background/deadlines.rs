@@ -78,7 +78,7 @@ impl Workers {
                 }
             }
         }
-        vacations::bring_in_step(&self.db, &self.cache, None, now);
+        vacations::bring_in_step(&self.db, &self.cache, None, self.clock.now_millis());
     }
 
     /// The next due job of `claim.kind`, if any; asks with a read first, so an idle pass

@@ -151,6 +151,14 @@ pub(super) fn follow_vacations(
     if game.game.status != GameStatus::Running {
         return Ok(false);
     }
+    // The deadline task reads its clock before its pass; a vacation started meanwhile must
+    // stop the clocks with the time left when it started, not when the pass began.
+    let players: Vec<&str> = game
+        .seats
+        .iter()
+        .filter_map(|taken| taken.account_id.as_deref())
+        .collect();
+    let now = vacations::latest_change(conn, &players)?.map_or(now, |changed| now.max(changed));
     let mut table = game.table_at(conn, cache, game.game.current_seq)?;
     let append = game.append_after(table.as_mut(), Vec::new(), None, &[], now, None)?;
     if append.events.is_empty() {

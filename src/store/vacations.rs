@@ -118,6 +118,25 @@ pub fn set_automatic(
     Ok(())
 }
 
+/// The latest moment any of `account_ids` started or ended a vacation, if ever. A pass that
+/// read its clock earlier must not apply the change at a time before it happened.
+pub fn latest_change(
+    conn: &mut DbConnection,
+    account_ids: &[&str],
+) -> Result<Option<i64>, StoreError> {
+    if account_ids.is_empty() {
+        return Ok(None);
+    }
+    let (started, ended): (Option<i64>, Option<i64>) = vacations::table
+        .filter(vacations::account_id.eq_any(account_ids))
+        .select((
+            diesel::dsl::max(vacations::started_at),
+            diesel::dsl::max(vacations::ended_at),
+        ))
+        .first(conn)?;
+    Ok(started.max(ended))
+}
+
 #[derive(QueryableByName)]
 struct GameId {
     #[diesel(sql_type = Text)]

@@ -363,10 +363,52 @@ async fn vacations_are_whole_days_within_the_allowance(backend: Backend) {
     assert_eq!(back["days_left"], 28);
 }
 
+/// The deadline task reads its clock, then its pass finds a vacation that began meanwhile:
+/// the clocks stop with the time left when the vacation began, not when the pass did.
+async fn a_pass_that_read_its_clock_before_a_vacation_began_stops_the_clock_at_its_start(
+    backend: Backend,
+) {
+    let clock = Clock::manual(START_MS);
+    let shared = clock.clone();
+    let app = TestApp::start_with(backend, move |config| {
+        config.clock = shared;
+        // No pass of the server's own; this test runs the pass itself.
+        config.referee_poll_ms = 0;
+    })
+    .await;
+    let ada = app.register("ada").await;
+    let bo = app.register("bo").await;
+    let id = timed_game(&app, &ada, &bo, 3).await;
+    let seq = summary(&app, &ada, &id).await["current_seq"]
+        .as_i64()
+        .unwrap();
+
+    let db = turnpost::store::Db::open(app.database_url()).unwrap();
+    let ada_id = db
+        .read(|conn| turnpost::store::find_account_by_name(conn, "ada"))
+        .unwrap()
+        .expect("ada's account")
+        .id;
+    let pass_began = clock.now_millis();
+    clock.advance(DAY_MS);
+    let started = clock.now_millis();
+    db.write(|conn| turnpost::store::vacations::start(conn, &ada_id, started, 5, false))
+        .unwrap();
+    let cache = turnpost::service::fold_cache::FoldCache::new(16, 1 << 20);
+    let appended = turnpost::service::vacations::bring_in_step(&db, &cache, None, pass_began);
+    assert_eq!(appended, 1);
+
+    let events = events_after(&app, &bo, &id, seq).await;
+    assert_eq!(types(&events), ["vacation_started", "clock_stopped"]);
+    assert_eq!(events[0]["time"], json!(rfc3339(started)));
+    assert_eq!(events[1]["payload"]["time_left_ms"], 2 * DAY_MS);
+}
+
 crate::with_each_backend!(
     a_vacation_stops_the_clocks_of_every_game_and_gives_back_the_time_left,
     a_turn_that_comes_during_a_vacation_waits_until_it_ends_by_itself,
     a_deadline_that_would_pass_takes_vacation_days_while_they_last,
     a_game_joined_during_a_vacation_starts_with_the_clock_standing_still,
     vacations_are_whole_days_within_the_allowance,
+    a_pass_that_read_its_clock_before_a_vacation_began_stops_the_clock_at_its_start,
 );

@@ -13,6 +13,7 @@ pub mod ratings;
 pub mod reminders;
 pub mod schema;
 pub mod settings;
+mod sqlite_checkpoints;
 pub mod vacations;
 
 use std::cell::RefCell;
@@ -258,6 +259,8 @@ pub struct Db {
     last_death: Arc<LastDeath>,
     statements: Arc<AtomicU64>,
     on_commit: OnceLock<CommitListener>,
+    /// SQLite's log is copied back beside the writers, not inside a commit.
+    _checkpointer: Option<sqlite_checkpoints::Checkpointer>,
 }
 
 /// How the database is used beyond its URL.
@@ -289,8 +292,9 @@ impl CustomizeConnection<Tracked, diesel::r2d2::Error> for SqlitePragmas {
         if let DbConnection::Sqlite(conn) = &mut tracked.conn {
             conn.batch_execute(&format!(
                 "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = {}; \
-                 PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
-                self.busy_timeout.as_millis()
+                 PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; {}",
+                self.busy_timeout.as_millis(),
+                sqlite_checkpoints::NO_AUTOMATIC_CHECKPOINT,
             ))
             .map_err(diesel::r2d2::Error::QueryError)?;
         }
@@ -344,7 +348,7 @@ impl Db {
         let last_death = Arc::new(LastDeath::default());
         let statements = Arc::new(AtomicU64::new(0));
         let manager = Connections {
-            manager: ConnectionManager::<DbConnection>::new(target),
+            manager: ConnectionManager::<DbConnection>::new(target.clone()),
             last_death: last_death.clone(),
             statements: statements.clone(),
         };
@@ -361,15 +365,20 @@ impl Db {
                 .build(manager),
         }
         .map_err(|error| StoreError::Unavailable(error.to_string()))?;
-        let db = Db {
+        let mut db = Db {
             pool,
             backend,
             sqlite_writer: (backend == Backend::Sqlite).then(|| Mutex::new(())),
             last_death,
             statements,
             on_commit: OnceLock::new(),
+            _checkpointer: None,
         };
         db.migrate()?;
+        // Started once the pool's connections have put the file in WAL mode.
+        if backend == Backend::Sqlite {
+            db._checkpointer = sqlite_checkpoints::Checkpointer::start(&target);
+        }
         Ok(db)
     }
 
@@ -594,5 +603,47 @@ mod tests {
         assert!(Db::open(&format!("sqlite://{}", path.display()))
             .unwrap()
             .is_ready());
+    }
+
+    #[derive(QueryableByName)]
+    struct AutomaticCheckpoint {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        wal_autocheckpoint: i64,
+    }
+
+    #[test]
+    fn sqlite_commits_leave_checkpoints_to_the_checkpoint_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        let db = Db::open(path.to_str().unwrap()).unwrap();
+        let automatic: AutomaticCheckpoint = db
+            .read::<_, StoreError>(|conn| match conn {
+                DbConnection::Sqlite(conn) => {
+                    Ok(diesel::sql_query("PRAGMA wal_autocheckpoint").get_result(conn)?)
+                }
+                DbConnection::Postgresql(_) => unreachable!("a SQLite file"),
+            })
+            .unwrap();
+        assert_eq!(automatic.wal_autocheckpoint, 0, "commits never checkpoint");
+
+        // About 8 MB in 2,000 commits: more than a thousand pages of log.
+        let file_before = std::fs::metadata(&path).unwrap().len();
+        for n in 0..2_000 {
+            let account = Account {
+                id: format!("id-{n}"),
+                name: format!("player{n}"),
+                name_key: format!("player{n}"),
+                password_hash: "h".repeat(4_000),
+                created_at: 0,
+                token_generation: 0,
+            };
+            db.write(|conn| insert_account(conn, &account)).unwrap();
+        }
+        // The thread copies the log into the file beside the writes; nothing else would.
+        let until = Instant::now() + Duration::from_secs(10);
+        while std::fs::metadata(&path).unwrap().len() < file_before + 8_000_000 {
+            assert!(Instant::now() < until, "the log was not copied back");
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 }

@@ -377,7 +377,7 @@ impl Db {
         db.migrate()?;
         // Started once the pool's connections have put the file in WAL mode.
         if backend == Backend::Sqlite {
-            db._checkpointer = sqlite_checkpoints::Checkpointer::start(&target);
+            db._checkpointer = sqlite_checkpoints::Checkpointer::start(&target)?;
         }
         Ok(db)
     }

@@ -12,6 +12,8 @@ use std::time::Duration;
 use diesel::connection::SimpleConnection;
 use diesel::{Connection, SqliteConnection};
 
+use super::StoreError;
+
 /// How often the log is copied back. A passive checkpoint of nothing new costs a few
 /// microseconds; at a thousand actions a second a pass copies a few hundred pages.
 const EVERY: Duration = Duration::from_millis(250);
@@ -27,18 +29,17 @@ pub(super) struct Checkpointer {
 }
 
 impl Checkpointer {
-    /// Starts checkpointing the SQLite database at `path`, unless it lives in memory (no log).
-    pub(super) fn start(path: &str) -> Option<Checkpointer> {
+    /// Starts checkpointing the SQLite database at `path`, unless it lives in memory (no
+    /// log). Without it the pooled connections' log would grow for ever, so the database is
+    /// not opened when it cannot start.
+    pub(super) fn start(path: &str) -> Result<Option<Checkpointer>, StoreError> {
         if path == ":memory:" || path.is_empty() {
-            return None;
+            return Ok(None);
         }
-        let mut conn = match SqliteConnection::establish(path) {
-            Ok(conn) => conn,
-            Err(error) => {
-                tracing::warn!(%error, "no SQLite checkpoint thread: commits checkpoint instead");
-                return None;
-            }
+        let unavailable = |error: &dyn std::fmt::Display| {
+            StoreError::Unavailable(format!("SQLite checkpoints: {error}"))
         };
+        let mut conn = SqliteConnection::establish(path).map_err(|error| unavailable(&error))?;
         let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("sqlite-checkpoints".into())
@@ -56,16 +57,11 @@ impl Checkpointer {
                     break;
                 }
             });
-        match thread {
-            Ok(thread) => Some(Checkpointer {
-                stop: Some(stop),
-                thread: Some(thread),
-            }),
-            Err(error) => {
-                tracing::warn!(%error, "no SQLite checkpoint thread: commits checkpoint instead");
-                None
-            }
-        }
+        let thread = thread.map_err(|error| unavailable(&error))?;
+        Ok(Some(Checkpointer {
+            stop: Some(stop),
+            thread: Some(thread),
+        }))
     }
 }
 

@@ -44,10 +44,8 @@ impl Checkpointer {
         let thread = std::thread::Builder::new()
             .name("sqlite-checkpoints".into())
             .spawn(move || loop {
-                let last = matches!(
-                    stopped.recv_timeout(EVERY),
-                    Ok(()) | Err(RecvTimeoutError::Disconnected)
-                );
+                // Nothing is ever sent: the sender's drop is the signal to stop.
+                let last = !matches!(stopped.recv_timeout(EVERY), Err(RecvTimeoutError::Timeout));
                 // Passive: copies what no reader still needs and waits for nobody. A
                 // failure (another checkpoint running) leaves the pages for the next pass.
                 if let Err(error) = conn.batch_execute("PRAGMA wal_checkpoint(PASSIVE);") {

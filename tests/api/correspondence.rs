@@ -18,9 +18,21 @@ pub(crate) const DAY_MS: i64 = 24 * 3600 * 1000;
 pub(crate) const START_MS: i64 = 1_800_000_000_000;
 
 pub(crate) async fn app_with_clock(backend: Backend) -> (TestApp, Clock) {
+    app_with_clock_and(backend, |_| {}).await
+}
+
+/// [`app_with_clock`] with some other settings changed too.
+pub(crate) async fn app_with_clock_and(
+    backend: Backend,
+    adjust: impl FnOnce(&mut turnpost::config::Config),
+) -> (TestApp, Clock) {
     let clock = Clock::manual(START_MS);
     let shared = clock.clone();
-    let app = TestApp::start_with(backend, move |config| config.clock = shared).await;
+    let app = TestApp::start_with(backend, move |config| {
+        config.clock = shared;
+        adjust(config);
+    })
+    .await;
     (app, clock)
 }
 

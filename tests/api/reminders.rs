@@ -4,12 +4,10 @@
 use serde_json::{json, Value};
 use turnpost::clock::Clock;
 
+use crate::correspondence::{app_with_clock, DAY_MS, START_MS};
 use crate::util::{Backend, Player, TestApp};
 
 const MINUTE_MS: i64 = 60_000;
-const DAY_MS: i64 = 24 * 60 * MINUTE_MS;
-/// Far from the system clock, so nothing passes by accident.
-const START_MS: i64 = 1_800_000_000_000;
 
 /// The reminders `player` got after notification `after`, waiting up to `wait` seconds for
 /// the first (other notifications do not end the wait).
@@ -44,9 +42,7 @@ fn move_to(clock: &Clock, millis: i64) {
 }
 
 async fn players_are_reminded_before_their_deadlines(backend: Backend) {
-    let clock = Clock::manual(START_MS);
-    let shared = clock.clone();
-    let app = TestApp::start_with(backend, move |config| config.clock = shared).await;
+    let (app, clock) = app_with_clock(backend).await;
     let alice = app.register("alice").await;
     let bob = app.register("bob").await;
 

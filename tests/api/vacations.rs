@@ -5,12 +5,12 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
-use turnpost::clock::Clock;
 use turnpost::games::replay::GameRecord;
 use turnpost::service::referee::TIMEOUT_GRACE_MS;
 
 use crate::correspondence::{
-    act_randomly, app_with_clock, events_after, rfc3339, summary, DAY_MS, START_MS,
+    act_randomly, app_with_clock, app_with_clock_and, events_after, rfc3339, summary, DAY_MS,
+    START_MS,
 };
 use crate::util::{Backend, Player, TestApp};
 
@@ -213,10 +213,7 @@ async fn a_turn_that_comes_during_a_vacation_waits_until_it_ends_by_itself(backe
 }
 
 async fn a_deadline_that_would_pass_takes_vacation_days_while_they_last(backend: Backend) {
-    let clock = Clock::manual(START_MS);
-    let shared = clock.clone();
-    let app = TestApp::start_with(backend, move |config| {
-        config.clock = shared;
+    let (app, clock) = app_with_clock_and(backend, |config| {
         config.vacation_days_per_year = 2;
     })
     .await;
@@ -368,10 +365,7 @@ async fn vacations_are_whole_days_within_the_allowance(backend: Backend) {
 async fn a_pass_that_read_its_clock_before_a_vacation_began_stops_the_clock_at_its_start(
     backend: Backend,
 ) {
-    let clock = Clock::manual(START_MS);
-    let shared = clock.clone();
-    let app = TestApp::start_with(backend, move |config| {
-        config.clock = shared;
+    let (app, clock) = app_with_clock_and(backend, |config| {
         // No pass of the server's own; this test runs the pass itself.
         config.referee_poll_ms = 0;
     })

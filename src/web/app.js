@@ -668,6 +668,7 @@ async function refreshGame(onlyIfChanged) {
   const summary = await api('GET', `/v1/games/${game.id}`);
   if (onlyIfChanged && game.summary && summary.current_seq === game.summary.current_seq) return;
   game.summary = summary;
+  if (game.ownResultSeq !== summary.current_seq) $('last-text').textContent = '';
   if (summary.your_turn && summary.status === 'running') document.title = `(Your turn) ${words(summary.kind)} - turnpost`;
   else document.title = `${words(summary.kind)} ${summary.id} - turnpost`;
   const names = summary.seats.map(seatName);
@@ -930,11 +931,17 @@ async function showAllMoves() {
   );
 }
 
+// What the player's own move or take-back just did, shown until the game moves on (then
+// the board's "Last action" and the log say what happened since).
+function showOwnResult(seq, event) {
+  game.ownResultSeq = seq;
+  $('last-text').textContent = event ? `You: ${event.text}` : '';
+}
+
 async function act(seq, action) {
   try {
     const accepted = await api('POST', `/v1/games/${game.id}/actions`, { expected_seq: seq, action });
-    const last = accepted.events[accepted.events.length - 1];
-    $('last-text').textContent = last ? last.text : '';
+    showOwnResult(accepted.seq, accepted.events[accepted.events.length - 1]);
     game.space = null;
     showError(null);
     await refreshGame();
@@ -951,7 +958,7 @@ async function takeBack() {
     const answer = await api('POST', `/v1/games/${game.id}/take-back`, {
       expected_seq: game.summary.current_seq,
     });
-    $('last-text').textContent = answer.events[0].text;
+    showOwnResult(answer.seq, answer.events[0]);
     game.space = null;
     game.at = null;
     showError(null);

@@ -108,6 +108,8 @@ const PANEL_WIDTH: f64 = 330.0;
 const PANEL_CHARS: usize = 45;
 /// Characters of a seat's smaller lines that fit in its box.
 const SEAT_LINE_CHARS: usize = 48;
+/// Characters of a seat's bold title line (name and score) that fit in its box.
+const SEAT_TITLE_CHARS: usize = 35;
 
 /// What a game puts in the side panel.
 struct Panel<'a> {
@@ -187,8 +189,34 @@ fn seat_block(
 ) -> f64 {
     let seat = summary.seat;
     let to_act = context.to_act.contains(&seat) && !context.finished;
+    let name = context
+        .seat_names
+        .get(usize::from(seat))
+        .cloned()
+        .flatten()
+        .unwrap_or_else(|| "(open seat)".to_owned());
+    let mut title = format!(
+        "{} \u{b7} {}",
+        crate::kit::seats::colour(seat),
+        svg::clip(&name, 22)
+    );
+    if context.viewer_seat == Some(seat) {
+        title.push_str(" (you)");
+    }
+    let score = match places.and_then(|places| places.get(usize::from(seat))) {
+        Some(place) => format!("{} pts \u{b7} place {place}", summary.score),
+        None => format!("{} pts", summary.score),
+    };
+    // A long name and a place would overlap on one line: the score then gets its own.
+    let score_below = title.chars().count() + 2 + score.chars().count() > SEAT_TITLE_CHARS;
+    let header = if score_below { 14.0 } else { 0.0 };
     // A seat that must act gets a line of its own saying so.
-    let first_line = if to_act { top + 52.0 } else { top + 38.0 };
+    let to_act_line = top + 38.0 + header;
+    let first_line = if to_act {
+        to_act_line + 14.0
+    } else {
+        to_act_line
+    };
     let lines: Vec<String> = summary
         .lines
         .iter()
@@ -211,37 +239,25 @@ fn seat_block(
         stroke_width,
     );
     svg.rect(x, top + 6.0, 8.0, height, seat_fill(seat), "none", 0.0);
-    let name = context
-        .seat_names
-        .get(usize::from(seat))
-        .cloned()
-        .flatten()
-        .unwrap_or_else(|| "(open seat)".to_owned());
-    let mut title = format!(
-        "{} \u{b7} {}",
-        crate::kit::seats::colour(seat),
-        svg::clip(&name, 22)
-    );
-    if context.viewer_seat == Some(seat) {
-        title.push_str(" (you)");
-    }
     svg.text(
         Point::new(x + 16.0, top + 24.0),
         TextStyle::new(14.0).bold(),
         &title,
     );
-    let score = match places.and_then(|places| places.get(usize::from(seat))) {
-        Some(place) => format!("{} pts \u{b7} place {place}", summary.score),
-        None => format!("{} pts", summary.score),
+    let score_at = if score_below {
+        Point::new(x + 16.0, top + 24.0 + header)
+    } else {
+        Point::new(x + PANEL_WIDTH - 28.0, top + 24.0)
     };
-    svg.text(
-        Point::new(x + PANEL_WIDTH - 28.0, top + 24.0),
-        TextStyle::new(14.0).bold().end(),
-        &score,
-    );
+    let score_style = if score_below {
+        TextStyle::new(13.0).bold()
+    } else {
+        TextStyle::new(14.0).bold().end()
+    };
+    svg.text(score_at, score_style, &score);
     if to_act {
         svg.text(
-            Point::new(x + 16.0, top + 38.0),
+            Point::new(x + 16.0, to_act_line),
             TextStyle::new(11.0).bold().fill("#b00000"),
             "\u{25b6} TO ACT",
         );
@@ -273,6 +289,40 @@ mod tests {
             board_svg("tikal", &json!({"board": 3}), &context),
             Err(PictureError::BadView { .. })
         ));
+    }
+
+    /// The score's `<text>` element of a seat drawn for `name`, with `place` when finished.
+    fn score_text(name: &str, viewer: bool, place: Option<u8>) -> String {
+        let context = BoardContext {
+            seat_names: vec![Some(name.to_owned())],
+            viewer_seat: viewer.then_some(0),
+            finished: place.is_some(),
+            ..BoardContext::default()
+        };
+        let summary = SeatSummary {
+            seat: 0,
+            score: 25,
+            lines: vec!["workers 3".to_owned()],
+        };
+        let places = place.map(|place| vec![place]);
+        let mut svg = Svg::new();
+        seat_block(&mut svg, 0.0, 0.0, &context, &summary, places.as_deref());
+        let drawing = svg.finish(400.0, 200.0, "seat");
+        drawing
+            .lines()
+            .find(|line| line.contains(">25 pts"))
+            .expect("the score is drawn")
+            .to_owned()
+    }
+
+    #[test]
+    fn a_long_name_and_a_place_put_the_score_on_a_line_of_its_own() {
+        let beside = score_text("ann", true, Some(1));
+        assert!(beside.contains("text-anchor=\"end\""), "{beside}");
+        assert!(beside.contains("y=\"24\""), "{beside}");
+        let below = score_text("tikal-desktop", true, Some(1));
+        assert!(below.contains("text-anchor=\"start\""), "{below}");
+        assert!(below.contains("y=\"38\""), "{below}");
     }
 
     #[test]

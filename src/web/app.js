@@ -81,7 +81,7 @@ function gameItem(game, action) {
   link.className = 'game-link';
   link.dataset.gameId = game.id;
   const players = game.seats.map(seatName).join(', ');
-  link.textContent = `${words(game.kind)} ${game.id}: ${players} (${game.status}${game.rated ? ', rated' : ''})`;
+  link.textContent = `${kindName(game.kind)} ${game.id}: ${players} (${game.status}${game.rated ? ', rated' : ''})`;
   item.append(link);
   const mine = game.your_seat === null ? null : game.seats[game.your_seat];
   if (game.your_turn && mine && mine.deadline) item.append(` - ${timeLeft(mine.deadline)}`);
@@ -348,6 +348,12 @@ function capitalised(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+// A game's own name ("Eternal Palace"): the server's, once the lobby has read the kinds.
+function kindName(kind) {
+  const known = lobby.kinds.find((entry) => entry.kind === kind);
+  return known ? known.name : words(kind).split(' ').map(capitalised).join(' ');
+}
+
 function valueInWords(field, value) {
   if (value === null) return `no ${words(field)}`;
   if (Array.isArray(value)) {
@@ -527,7 +533,7 @@ function announceTurn(notification) {
   }
   if (window.Notification && Notification.permission === 'granted' && document.hidden) {
     const shown = new Notification('Your turn', {
-      body: `${words(notification.game_kind)} ${notification.game_id}`,
+      body: `${kindName(notification.game_kind)} ${notification.game_id}`,
       tag: `turn-${notification.game_id}`,
     });
     shown.onclick = () => {
@@ -669,10 +675,10 @@ async function refreshGame(onlyIfChanged) {
   if (onlyIfChanged && game.summary && summary.current_seq === game.summary.current_seq) return;
   game.summary = summary;
   if (game.ownResultSeq !== summary.current_seq) $('last-text').textContent = '';
-  if (summary.your_turn && summary.status === 'running') document.title = `(Your turn) ${words(summary.kind)} - turnpost`;
-  else document.title = `${words(summary.kind)} ${summary.id} - turnpost`;
+  if (summary.your_turn && summary.status === 'running') document.title = `(Your turn) ${kindName(summary.kind)} - turnpost`;
+  else document.title = `${kindName(summary.kind)} ${summary.id} - turnpost`;
   const names = summary.seats.map(seatName);
-  $('game-title').textContent = `${capitalised(words(summary.kind))} ${summary.id}: ${names.join(' vs ')}`;
+  $('game-title').textContent = `${kindName(summary.kind)} ${summary.id}: ${names.join(' vs ')}`;
   const turn = summary.status === 'running'
     ? `to act: ${summary.to_act.map((seat) => names[seat]).join(', ')}`
     : summary.status;
@@ -874,7 +880,9 @@ async function showPreview(action) {
   if (move.action !== action) return;
   $('board').innerHTML = preview.board_svg;
   $('board').dataset.preview = 'true';
-  const said = preview.events.filter((event) => event.source === 'engine').map((event) => event.text);
+  // Each event's text is a sentence without its full stop.
+  const said = preview.events.filter((event) => event.source === 'engine')
+    .map((event) => `${event.text.replace(/[.]$/, '')}.`);
   $('preview-text').textContent = `${describe(action)}. ${said.join(' ')}` +
     (preview.complete ? '' : ' What is drawn or rolled is decided when you confirm.');
   $('preview-panel').hidden = false;

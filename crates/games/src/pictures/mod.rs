@@ -244,15 +244,16 @@ fn seat_block(
         TextStyle::new(14.0).bold(),
         &title,
     );
-    let score_at = if score_below {
-        Point::new(x + 16.0, top + 24.0 + header)
+    let (score_at, score_style) = if score_below {
+        (
+            Point::new(x + 16.0, top + 24.0 + header),
+            TextStyle::new(13.0).bold(),
+        )
     } else {
-        Point::new(x + PANEL_WIDTH - 28.0, top + 24.0)
-    };
-    let score_style = if score_below {
-        TextStyle::new(13.0).bold()
-    } else {
-        TextStyle::new(14.0).bold().end()
+        (
+            Point::new(x + PANEL_WIDTH - 28.0, top + 24.0),
+            TextStyle::new(14.0).bold().end(),
+        )
     };
     svg.text(score_at, score_style, &score);
     if to_act {

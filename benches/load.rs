@@ -318,16 +318,27 @@ struct Storage {
     export_bytes: f64,
 }
 
+/// Which phases a run plays, and the paced phase's rate.
+#[derive(Clone, Copy)]
+struct Phases {
+    /// Only the flat-out phase, for profiles: no paced phase, memory or storage.
+    flat_out_only: bool,
+    /// Actions per second of the paced phase; `None`: half the rate flat out reached. A fixed
+    /// rate compares two servers' latency at the same load (an A/B), where half of each
+    /// one's own flat-out rate would load the faster one more.
+    paced_at: Option<f64>,
+}
+
 /// The server on `database_url`, played flat out by `games` clients, then by as many at half
-/// the rate they reached, where the latency shows what a player meets on a server that keeps
-/// up; then its memory as it settles, and what the games stored.
+/// the rate they reached (or at `phases.paced_at`), where the latency shows what a player
+/// meets on a server that keeps up; then its memory as it settles, and what the games stored.
 async fn run(
     backend: &str,
     database_url: &str,
     kinds: &[&'static str],
     games: usize,
     seconds: u64,
-    flat_out_only: bool,
+    phases: Phases,
 ) -> (Vec<Table>, Option<Memory>, Option<Storage>) {
     let server = Server::start(&[
         "--database-url",
@@ -366,14 +377,14 @@ async fn run(
         seconds,
     };
     let (flat_out, in_play) = load.phase(None, Vec::new()).await;
-    if flat_out_only {
+    if phases.flat_out_only {
         let table = Table {
             name: format!("{backend}, flat out"),
             ..flat_out
         };
         return (vec![table], None, None);
     }
-    let rate = flat_out.actions_per_second / 2.0;
+    let rate = phases.paced_at.unwrap_or(flat_out.actions_per_second / 2.0);
     let every = Duration::from_secs_f64(games as f64 / rate.max(1.0));
     // The same games go on, so that the paced run also reads late in long games.
     let (paced, _) = load.phase(Some(every), in_play).await;
@@ -796,7 +807,9 @@ async fn main() {
         .collect();
     let games: usize = args.first().and_then(|n| n.parse().ok()).unwrap_or(64);
     let seconds: u64 = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(20);
-    // `--kind=K` plays only that kind, `--backend=B` only that backend (for profiles).
+    // `--kind=K` plays only that kind, `--backend=B` only that backend (for profiles);
+    // `--flat-out-only` leaves out the paced phase, memory and storage; `--paced-at=R` paces
+    // at R actions a second.
     let option = |name: &str| {
         std::env::args().find_map(|arg| arg.strip_prefix(&format!("--{name}=")).map(str::to_owned))
     };
@@ -806,8 +819,16 @@ async fn main() {
     };
     assert!(!kinds.is_empty(), "--kind is one of {KINDS:?}");
     let backend = option("backend");
-    // Only the flat-out phase, for profiles: no paced phase, memory or storage.
     let flat_out_only = std::env::args().any(|arg| arg == "--flat-out-only");
+    let phases = Phases {
+        flat_out_only,
+        paced_at: option("paced-at").map(|rate| {
+            rate.parse::<f64>()
+                .ok()
+                .filter(|rate| *rate > 0.0)
+                .expect("--paced-at is a number of actions per second")
+        }),
+    };
     let plays = |name: &str| backend.as_deref().is_none_or(|wanted| wanted == name);
     let data = tempfile::tempdir().expect("temp dir");
     let sqlite = data
@@ -819,7 +840,7 @@ async fn main() {
     let mut backends = Vec::new();
     if plays("sqlite") {
         let (sqlite, memory, storage) =
-            run("sqlite", &sqlite, &kinds, games, seconds, flat_out_only).await;
+            run("sqlite", &sqlite, &kinds, games, seconds, phases).await;
         tables.extend(sqlite);
         backends.push(("sqlite", memory, storage));
     }
@@ -829,10 +850,10 @@ async fn main() {
         Ok(admin_url) if plays("postgres") => {
             let url = fresh_database(&admin_url, &format!("turnpost_load_{}", std::process::id()));
             let (postgres, memory, storage) =
-                run("postgres", &url, &kinds, games, seconds, flat_out_only).await;
+                run("postgres", &url, &kinds, games, seconds, phases).await;
             tables.extend(postgres);
             backends.push(("postgres", memory, storage));
-            if !flat_out_only {
+            if !phases.flat_out_only {
                 pgbench = pgbench_inserts(&url, games, seconds.min(10));
                 pgbench_append = pgbench_appends(&url, games, seconds.min(10));
             }

@@ -166,10 +166,11 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     let head_timeout_seconds = config.head_timeout_seconds;
     let builder = Server::build()
         .workers(workers)
-        // Requests wait for the database on blocking threads, one per connection: more of
-        // them only wait for a connection (or SQLite's one writer), which let late writes
-        // overtake early ones and doubled SQLite's slowest answers under load, and held
-        // their memory (docs/performance.md, "Threads and their switches"). Bounded, a burst
+        // Requests wait for the database on blocking threads, one per configured connection
+        // (SQLite's pool keeps at most 8 of them, so there two): more threads only wait for
+        // a connection or SQLite's one writer, where twice as many let late writes overtake
+        // early ones and doubled SQLite's slowest answers under load, and held their memory
+        // (docs/performance.md, "Threads and their switches"). Bounded, a burst
         // of requests (a reconnect storm of streams) queues as cheap tasks instead of
         // starting a thread each (up to 256 per worker by default, whose memory the
         // allocator then keeps).

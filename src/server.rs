@@ -166,15 +166,14 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     let head_timeout_seconds = config.head_timeout_seconds;
     let builder = Server::build()
         .workers(workers)
-        // Requests wait for the database on blocking threads, one per configured connection
-        // (SQLite's pool keeps at most 8 of them, so there two): more threads only wait for
-        // a connection or SQLite's one writer, where twice as many let late writes overtake
-        // early ones and doubled SQLite's slowest answers under load, and held their memory
-        // (docs/performance.md, "Threads and their switches"). Bounded, a burst
-        // of requests (a reconnect storm of streams) queues as cheap tasks instead of
-        // starting a thread each (up to 256 per worker by default, whose memory the
-        // allocator then keeps).
-        .worker_max_blocking_threads((config.db_connections as usize).div_ceil(workers).max(4))
+        // Requests wait for the database on blocking threads, one per connection the pool
+        // may hold: more threads only wait for a connection or SQLite's one writer, where
+        // late writes overtook early ones (with four times as many, SQLite's slowest answers
+        // under load took three times as long), and hold their memory (docs/performance.md,
+        // "Threads and their switches"). Bounded, a burst of requests (a reconnect storm of
+        // streams) queues as cheap tasks instead of starting a thread each (up to 256 per
+        // worker by default, whose memory the allocator then keeps).
+        .worker_max_blocking_threads((db.most_connections() as usize).div_ceil(workers).max(4))
         .max_concurrent_connections(config.max_connections.div_ceil(workers).max(1));
     let shutdown = builder.graceful_shutdown_signal();
     // What `HttpServer::listen` builds, with each connection wrapped so that the answers

@@ -393,6 +393,11 @@ impl Db {
         (state.connections, state.idle_connections)
     }
 
+    /// The most connections the pool holds (SQLite's keeps fewer than configured).
+    pub fn most_connections(&self) -> u32 {
+        self.pool.max_size()
+    }
+
     /// Statements sent to the database by this pool so far.
     pub fn statements(&self) -> u64 {
         self.statements.load(Ordering::Relaxed)

@@ -819,9 +819,8 @@ async fn main() {
     };
     assert!(!kinds.is_empty(), "--kind is one of {KINDS:?}");
     let backend = option("backend");
-    let flat_out_only = std::env::args().any(|arg| arg == "--flat-out-only");
     let phases = Phases {
-        flat_out_only,
+        flat_out_only: std::env::args().any(|arg| arg == "--flat-out-only"),
         paced_at: option("paced-at").map(|rate| {
             rate.parse::<f64>()
                 .ok()

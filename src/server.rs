@@ -170,10 +170,16 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         // may hold: more threads only wait for a connection or SQLite's one writer, where
         // late writes overtook early ones (with four times as many, SQLite's slowest answers
         // under load took three times as long), and hold their memory (docs/performance.md,
-        // "Threads and their switches"). Bounded, a burst of requests (a reconnect storm of
+        // "Threads and their switches"). The password hashes that may run at once have
+        // threads of their own on top, so that a flood of sign-ins does not take the
+        // database's from everyone else. Bounded, a burst of requests (a reconnect storm of
         // streams) queues as cheap tasks instead of starting a thread each (up to 256 per
         // worker by default, whose memory the allocator then keeps).
-        .worker_max_blocking_threads((db.most_connections() as usize).div_ceil(workers).max(4))
+        .worker_max_blocking_threads(
+            (db.most_connections() as usize + passwords.most_at_once())
+                .div_ceil(workers)
+                .max(4),
+        )
         .max_concurrent_connections(config.max_connections.div_ceil(workers).max(1));
     let shutdown = builder.graceful_shutdown_signal();
     // What `HttpServer::listen` builds, with each connection wrapped so that the answers

@@ -75,6 +75,11 @@ impl Passwords {
         Ok(passwords)
     }
 
+    /// The most hashes that run at once, each on a blocking thread of its own.
+    pub fn most_at_once(&self) -> usize {
+        self.parallel
+    }
+
     /// The most working memory the hashes can hold at once, in bytes.
     pub fn memory_bound(&self) -> usize {
         self.parallel * self.params.m_cost() as usize * 1024

@@ -393,7 +393,7 @@ impl Db {
         (state.connections, state.idle_connections)
     }
 
-    /// The most connections the pool holds (SQLite's keeps fewer than configured).
+    /// The most connections the pool holds (SQLite's keeps at most 8, fewer than configured).
     pub fn most_connections(&self) -> u32 {
         self.pool.max_size()
     }

@@ -688,32 +688,26 @@ struct AppendShape {
     games: f64,
 }
 
-/// The pgbench script of one append as turnpost makes it, in the statements and row sizes
-/// the run's appends had: the game read with its seats (the one statement before deciding),
-/// then the transaction: the update guarded by the seq, the action's events in one insert,
-/// the seats' turn flags, the next seat's notification, the lookup of its account's
-/// webhooks, and the action record. Each client appends to a game of its own.
+/// The pgbench script of one append as turnpost makes it on PostgreSQL, in the statements
+/// and row sizes the run's appends had: the game read with its seats (the one statement
+/// before deciding), then the append's one statement (`src/store/append_statement.rs`):
+/// the update guarded by the seq, and with it the action's events, the seats' turn flags,
+/// the next seat's notification when the run's actions made one on average, and the action
+/// record. Each client appends to a game of its own.
 fn append_script(shape: &AppendShape) -> String {
     let game = "('pgbench-append-' || :client_id)";
     let events = (shape.events_per_action.round() as usize).max(1);
-    let event_rows: Vec<String> = (1..=events)
-        .map(|n| {
-            format!(
-                "({game}, :seq + {n}, 0, 0, 'placed', 1, repeat('x', {}), 'engine')",
-                shape.event_payload.round() as usize
-            )
-        })
-        .collect();
+    let repeated = |value: &str| vec![value; events].join(", ");
+    let event_seqs: Vec<String> = (1..=events).map(|n| format!(":seq + {n}")).collect();
+    let payload = format!("repeat('x', {})", shape.event_payload.round() as usize);
     let notification = if shape.notifications_per_action >= 0.5 {
         format!(
-            "INSERT INTO notifications (account_id, game_id, kind, seq, payload, created_at) \
-             VALUES (':account_id', {game}, 'your_turn', :seq + 1, repeat('x', {bytes}), 0) \
-             RETURNING id;\n\
-             SELECT id FROM webhooks WHERE account_id = ':account_id';\n",
-            bytes = shape.notification_payload.round() as usize,
+            "ARRAY[':account_id'], ARRAY['your_turn'], ARRAY[:seq + 1]::int8[], \
+             ARRAY[repeat('x', {})], ARRAY[0]::int8[]",
+            shape.notification_payload.round() as usize,
         )
     } else {
-        String::new()
+        "'{}'::text[], '{}'::text[], '{}'::int8[], '{}'::text[], '{}'::int8[]".to_owned()
     };
     format!(
         "SELECT games.id, games.kind, games.rules_version, games.options, games.seat_count, \
@@ -724,19 +718,35 @@ fn append_script(shape: &AppendShape) -> String {
          FROM games LEFT JOIN seats ON seats.game_id = games.id \
          LEFT JOIN accounts ON seats.account_id = accounts.id \
          WHERE games.id = {game} ORDER BY seats.seat \\aset\n\
-         BEGIN;\n\
-         UPDATE games SET current_seq = :seq + {events}, status = 'running', \
+         WITH moved AS (UPDATE games SET current_seq = :seq + {events}, status = 'running', \
          to_act = '[' || ((:seq + 1) % 2) || ']', outcome = NULL, updated_at = 0 \
-         WHERE id = {game} AND current_seq = :seq;\n\
-         INSERT INTO events (game_id, seq, created_at, seat, event_type, schema_version, \
-         payload, source) VALUES {rows};\n\
-         UPDATE seats SET must_act = (seat = (:seq + 1) % 2) WHERE game_id = {game};\n\
-         {notification}\
-         INSERT INTO actions (game_id, first_seq, last_seq, seat, account_id, action, \
-         idempotency_key, request, created_at, bot) VALUES ({game}, :seq + 1, :seq + {events}, \
-         0, ':account_id', repeat('x', {action}), NULL, repeat('x', {request}), 0, NULL);\n\
-         COMMIT;\n",
-        rows = event_rows.join(", "),
+         WHERE id = {game} AND current_seq = :seq RETURNING id, updated_at), \
+         new_events AS (INSERT INTO events (game_id, seq, created_at, seat, event_type, \
+         schema_version, payload, source) SELECT moved.id, e.seq, moved.updated_at, e.seat, \
+         e.event_type, e.schema_version, e.payload, e.source FROM moved, \
+         unnest(ARRAY[{seqs}]::int8[], ARRAY[{seats}]::int4[], ARRAY[{types}], \
+         ARRAY[{versions}]::int4[], ARRAY[{payloads}], ARRAY[{sources}]) \
+         AS e (seq, seat, event_type, schema_version, payload, source)), \
+         turns AS (SELECT true AS changed, ARRAY[(:seq + 1) % 2]::int4[] AS acting), \
+         changed_seats AS (UPDATE seats SET must_act = CASE WHEN turns.changed \
+         THEN seats.seat = ANY (turns.acting) ELSE seats.must_act END FROM moved, turns \
+         WHERE seats.game_id = moved.id AND turns.changed), \
+         new_notifications AS (INSERT INTO notifications (account_id, game_id, kind, seq, \
+         payload, created_at) SELECT n.account_id, moved.id, n.kind, n.seq, n.payload, \
+         n.created_at FROM moved, unnest({notification}) WITH ORDINALITY \
+         AS n (account_id, kind, seq, payload, created_at, position) ORDER BY n.position \
+         RETURNING id, account_id), \
+         new_action AS (INSERT INTO actions (game_id, first_seq, last_seq, seat, account_id, \
+         action, idempotency_key, request, created_at, bot) SELECT moved.id, :seq + 1, \
+         :seq + {events}, 0, ':account_id', repeat('x', {action}), NULL, \
+         repeat('x', {request}), 0, NULL FROM moved) \
+         SELECT (SELECT count(*) FROM moved), ARRAY(SELECT id FROM new_notifications);\n",
+        seqs = event_seqs.join(", "),
+        seats = repeated("0"),
+        types = repeated("'placed'"),
+        versions = repeated("1"),
+        payloads = repeated(&payload),
+        sources = repeated("'engine'"),
         action = shape.action.round() as usize,
         request = shape.request.round() as usize,
     )

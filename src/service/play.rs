@@ -529,22 +529,20 @@ pub fn act(
         append,
         described,
     } = decided;
-    let written = db.write(|conn| match store::append(conn, &append) {
-        Ok(seq) => Ok(Written::Appended(seq)),
-        // A retry racing its own first attempt loses the optimistic lock to it; once the
-        // winner has committed, the retry must return the winner's result, not a conflict.
-        Err(StoreError::StaleSeq { current }) => match first_attempt(conn, game_id, user, request)?
-        {
-            Some(first) => Ok(Written::Replayed(Box::new(replay_result(
-                conn, &game, &first, request, seat,
-            )?))),
-            None => Err(ApiError::stale_seq(current)),
-        },
-        Err(other) => Err(other.into()),
-    })?;
-    let seq = match written {
-        Written::Appended(seq) => seq,
-        Written::Replayed(accepted) => return Ok(*accepted),
+    let seq = match db.append(&append) {
+        Ok(seq) => seq,
+        // A retry racing its own first attempt loses the guard to it, which has committed
+        // by then (the guard waited for it); the retry returns the winner's result, not a
+        // conflict.
+        Err(StoreError::StaleSeq { current }) => {
+            return db.read_without_transaction(|conn| {
+                match first_attempt(conn, game_id, user, request)? {
+                    Some(first) => replay_result(conn, &game, &first, request, seat),
+                    None => Err(ApiError::stale_seq(current)),
+                }
+            })
+        }
+        Err(other) => return Err(other.into()),
     };
     let events = describe_appended(&append, described)?;
     Ok(appended(cache, game, &append, seq, table, seat, events))
@@ -595,11 +593,6 @@ struct Decided {
     append: Append,
     /// The new engine events as the actor sees them.
     described: Vec<(Value, String)>,
-}
-
-enum Written {
-    Appended(i64),
-    Replayed(Box<Accepted>),
 }
 
 fn decide_action(

@@ -206,7 +206,7 @@ impl From<&Game> for GameRow {
 }
 
 /// Plain data (numbers and strings) always serialises.
-fn json_text(value: &impl Serialize) -> String {
+pub(super) fn json_text(value: &impl Serialize) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
@@ -1067,16 +1067,14 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
         .execute(conn)?;
     }
     notify_seats(conn, append, new_seq)?;
-    if append.previous_status != GameStatus::Finished && append.status == GameStatus::Finished {
-        if let Some(standing) = &append.outcome {
-            super::ratings::rate_finished_game(
-                conn,
-                &append.game_id,
-                &append.kind,
-                standing,
-                append.now,
-            )?;
-        }
+    if let Some(standing) = append.outcome.as_ref().filter(|_| append.rates()) {
+        super::ratings::rate_finished_game(
+            conn,
+            &append.game_id,
+            &append.kind,
+            standing,
+            append.now,
+        )?;
     }
     if let Some(action) = &append.action {
         let insert = diesel::insert_into(actions::table).values(action);
@@ -1084,22 +1082,37 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
     }
     jobs::follow_append(
         conn,
-        &jobs::AfterAppend {
-            game_id: &append.game_id,
-            account_id: &append.created_by,
-            started: append.previous_status == GameStatus::Open,
-            running: append.status == GameStatus::Running,
-            before: append.work_before,
-            after: append.work_after,
-            clocks_changed: !append.seat_updates.is_empty(),
-            now: append.now,
-        },
+        &append.game_id,
+        &append.created_by,
+        &append.job_changes(),
     )?;
     super::changes::record(Change::Appended {
         game_id: append.game_id.clone(),
         seq: new_seq,
     });
     Ok(new_seq)
+}
+
+impl Append {
+    /// What the append writes in its game's jobs.
+    pub(super) fn job_changes(&self) -> jobs::JobChanges {
+        jobs::AfterAppend {
+            started: self.previous_status == GameStatus::Open,
+            running: self.status == GameStatus::Running,
+            before: self.work_before,
+            after: self.work_after,
+            clocks_changed: !self.seat_updates.is_empty(),
+            now: self.now,
+        }
+        .job_changes()
+    }
+
+    /// The append finishes its game with a standing, which the ratings take in.
+    pub(super) fn rates(&self) -> bool {
+        self.previous_status != GameStatus::Finished
+            && self.status == GameStatus::Finished
+            && self.outcome.is_some()
+    }
 }
 
 /// A seated person who hears about an append.
@@ -1126,7 +1139,7 @@ fn notify_seats(conn: &mut DbConnection, append: &Append, seq: i64) -> Result<()
 
 /// What the append means for each seated person: the game started, it is their turn (newly,
 /// or after another seat acted), the game finished.
-fn seat_notifications(
+pub(super) fn seat_notifications(
     append: &Append,
     seq: i64,
 ) -> Vec<(&Listener, super::notifications::NewNotification)> {

@@ -31,6 +31,13 @@ pub enum JobKind {
 }
 
 impl JobKind {
+    pub const ALL: [JobKind; 4] = [
+        JobKind::Deadline,
+        JobKind::Bot,
+        JobKind::Expiry,
+        JobKind::Reminder,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             JobKind::Deadline => "deadline",
@@ -311,9 +318,7 @@ pub fn remove_expiry(conn: &mut DbConnection, game_id: &str) -> Result<(), Store
 }
 
 /// What an append changes in its game's jobs.
-pub struct AfterAppend<'a> {
-    pub game_id: &'a str,
-    pub account_id: &'a str,
+pub struct AfterAppend {
     pub started: bool,
     pub running: bool,
     pub before: GameWork,
@@ -323,56 +328,101 @@ pub struct AfterAppend<'a> {
     pub now: i64,
 }
 
-/// Brings the game's jobs in line with its seats after an append; writes nothing when its
-/// work did not change.
-pub fn follow_append(conn: &mut DbConnection, append: &AfterAppend<'_>) -> Result<(), StoreError> {
-    if append.started {
-        remove_expiry(conn, append.game_id)?;
-    }
-    if !append.running {
-        if append.before != GameWork::default() {
-            diesel::delete(jobs::table.filter(jobs::game_id.eq(append.game_id))).execute(conn)?;
+/// A job row written by an append: inserted, or its due time and flag replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PutJob {
+    pub kind: JobKind,
+    pub due_at: i64,
+    pub interactive: bool,
+}
+
+/// The rows an append writes in its game's jobs, worked out once for both ways of writing
+/// an append (statement by statement, or PostgreSQL's single statement).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobChanges {
+    /// Kinds whose row of the game goes (none of them is also put).
+    pub removed: Vec<JobKind>,
+    pub put: Vec<PutJob>,
+    /// A bot has to move: the bot workers are woken once the append has committed.
+    pub bot_due: bool,
+}
+
+impl AfterAppend {
+    /// Brings the game's jobs in line with its seats; no change when its work did not
+    /// change.
+    pub fn job_changes(&self) -> JobChanges {
+        let mut changes = JobChanges::default();
+        if self.started {
+            changes.removed.push(JobKind::Expiry);
         }
-        return Ok(());
-    }
-    if append.after.deadline != append.before.deadline {
-        match append.after.deadline {
-            Some(deadline) => put(
-                conn,
-                JobKind::Deadline,
-                append.game_id,
-                append.account_id,
-                deadline,
-                false,
-            )?,
-            None => remove(conn, JobKind::Deadline, append.game_id)?,
+        if !self.running {
+            if self.before != GameWork::default() {
+                changes.removed = JobKind::ALL.to_vec();
+            }
+            return changes;
         }
+        if self.after.deadline != self.before.deadline {
+            match self.after.deadline {
+                Some(deadline) => changes.put.push(PutJob {
+                    kind: JobKind::Deadline,
+                    due_at: deadline,
+                    interactive: false,
+                }),
+                None => changes.removed.push(JobKind::Deadline),
+            }
+        }
+        if self.clocks_changed && self.after.deadline.is_some() {
+            changes.put.push(PutJob {
+                kind: JobKind::Reminder,
+                due_at: self.now,
+                interactive: false,
+            });
+        }
+        match self.after.bot {
+            // Due from now: behind the account's other games whose bots waited longer.
+            Some(interactive) => {
+                changes.put.push(PutJob {
+                    kind: JobKind::Bot,
+                    due_at: self.now,
+                    interactive,
+                });
+                changes.bot_due = true;
+            }
+            None if self.before.bot.is_some() => changes.removed.push(JobKind::Bot),
+            None => {}
+        }
+        changes
     }
-    if append.clocks_changed && append.after.deadline.is_some() {
+}
+
+/// Writes `changes` to the game's jobs (see [`AfterAppend::job_changes`]).
+pub fn follow_append(
+    conn: &mut DbConnection,
+    game_id: &str,
+    account_id: &str,
+    changes: &JobChanges,
+) -> Result<(), StoreError> {
+    if !changes.removed.is_empty() {
+        let kinds: Vec<&str> = changes.removed.iter().map(|kind| kind.as_str()).collect();
+        diesel::delete(
+            jobs::table
+                .filter(jobs::game_id.eq(game_id))
+                .filter(jobs::kind.eq_any(kinds)),
+        )
+        .execute(conn)?;
+    }
+    for job in &changes.put {
         put(
             conn,
-            JobKind::Reminder,
-            append.game_id,
-            append.account_id,
-            append.now,
-            false,
+            job.kind,
+            game_id,
+            account_id,
+            job.due_at,
+            job.interactive,
         )?;
     }
-    match append.after.bot {
-        Some(interactive) => {
-            // Due from now: behind the account's other games whose bots waited longer.
-            put(
-                conn,
-                JobKind::Bot,
-                append.game_id,
-                append.account_id,
-                append.now,
-                interactive,
-            )?;
-            super::changes::record(Change::BotDue);
-        }
-        None if append.before.bot.is_some() => remove(conn, JobKind::Bot, append.game_id)?,
-        None => {}
+    if changes.bot_due {
+        super::changes::record(Change::BotDue);
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! SQLite default and Postgres in production, through [`DbConnection`].
 
 mod accounts;
+mod append_statement;
 pub mod changes;
 pub mod chat;
 pub mod email;
@@ -523,6 +524,44 @@ impl Db {
             },
             || work.borrow().is_some(),
         );
+        let committed = changes::take();
+        if result.is_ok() && !committed.is_empty() {
+            if let Some(listener) = self.on_commit.get() {
+                listener(committed);
+            }
+        }
+        result
+    }
+
+    /// Commits `append` (see [`games::append`]) and returns the game's new seq. On
+    /// PostgreSQL, an append that one statement covers ([`append_statement`]) is that
+    /// statement alone, outside a transaction; any other, and every append on SQLite, runs
+    /// in a write transaction.
+    pub fn append(&self, append: &Append) -> Result<i64, StoreError> {
+        let statement = match self.backend {
+            Backend::Postgres => append_statement::statement_for(append),
+            Backend::Sqlite => None,
+        };
+        match statement {
+            Some(statement) => {
+                self.write_alone(|conn| append_statement::append(conn, append, &statement))
+            }
+            None => self.write(|conn| games::append(conn, append)),
+        }
+    }
+
+    /// Runs `work`, one statement that commits on its own, outside a transaction (which
+    /// would add `BEGIN` and `COMMIT`, two round trips); what it changed goes to the
+    /// [`Db::on_commit`] listener once it has succeeded. A connection that dies before the
+    /// answer comes leaves it unknown whether the statement committed, so it runs again on
+    /// a fresh connection: `work` must be harmless when run twice (an append's guard by seq
+    /// refuses the second run).
+    fn write_alone<T>(
+        &self,
+        mut work: impl FnMut(&mut DbConnection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        changes::take();
+        let result = self.on_live_connection(|tracked| tracked.run(&mut work), || true);
         let committed = changes::take();
         if result.is_ok() && !committed.is_empty() {
             if let Some(listener) = self.on_commit.get() {

@@ -2,6 +2,7 @@
 //! every scenario once on SQLite and once on Postgres.
 
 mod accounts;
+mod append_statement;
 mod browser;
 mod chat;
 mod choices;

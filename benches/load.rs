@@ -616,9 +616,24 @@ impl Load<'_> {
     }
 }
 
+/// How pgbench sends its statements: as text each time (its default), or prepared once
+/// per client as turnpost's connections do (variables become bound values, so a script
+/// for it writes `:name`, never `':name'`).
+#[derive(Clone, Copy)]
+enum Protocol {
+    Simple,
+    Prepared,
+}
+
 /// Runs pgbench on `script` with `clients` clients for `seconds`; its transactions a
 /// second.
-fn pgbench(database_url: &str, script: &str, clients: usize, seconds: u64) -> Option<f64> {
+fn pgbench(
+    database_url: &str,
+    script: &str,
+    protocol: Protocol,
+    clients: usize,
+    seconds: u64,
+) -> Option<f64> {
     let file = tempfile::NamedTempFile::new().ok()?;
     std::fs::write(file.path(), script).ok()?;
     let output = std::process::Command::new("pgbench")
@@ -630,6 +645,11 @@ fn pgbench(database_url: &str, script: &str, clients: usize, seconds: u64) -> Op
             &clients.to_string(),
             "-T",
             &seconds.to_string(),
+            "-M",
+            match protocol {
+                Protocol::Simple => "simple",
+                Protocol::Prepared => "prepared",
+            },
             "-f",
         ])
         .arg(file.path())
@@ -662,6 +682,8 @@ fn pgbench_inserts(database_url: &str, clients: usize, seconds: u64) -> Option<f
     let tps = pgbench(
         database_url,
         "INSERT INTO load_bench_inserts (payload) VALUES ('{\"type\":\"event\"}');\n",
+        // As the issue's anchor was measured.
+        Protocol::Simple,
         clients,
         seconds,
     );
@@ -693,7 +715,8 @@ struct AppendShape {
 /// before deciding), then the append's one statement (`src/store/append_statement.rs`):
 /// the update guarded by the seq, and with it the action's events, the seats' turn flags,
 /// the next seat's notification when the run's actions made one on average, and the action
-/// record. Each client appends to a game of its own.
+/// record. Each client appends to a game of its own, with the statements prepared once as
+/// turnpost's are.
 fn append_script(shape: &AppendShape) -> String {
     let game = "('pgbench-append-' || :client_id)";
     let events = (shape.events_per_action.round() as usize).max(1);
@@ -702,7 +725,7 @@ fn append_script(shape: &AppendShape) -> String {
     let payload = format!("repeat('x', {})", shape.event_payload.round() as usize);
     let notification = if shape.notifications_per_action >= 0.5 {
         format!(
-            "ARRAY[':account_id'], ARRAY['your_turn'], ARRAY[:seq + 1]::int8[], \
+            "ARRAY[:account_id], ARRAY['your_turn'], ARRAY[:seq + 1]::int8[], \
              ARRAY[repeat('x', {})], ARRAY[0]::int8[]",
             shape.notification_payload.round() as usize,
         )
@@ -738,7 +761,7 @@ fn append_script(shape: &AppendShape) -> String {
          RETURNING id, account_id), \
          new_action AS (INSERT INTO actions (game_id, first_seq, last_seq, seat, account_id, \
          action, idempotency_key, request, created_at, bot) SELECT moved.id, :seq + 1, \
-         :seq + {events}, 0, ':account_id', repeat('x', {action}), NULL, \
+         :seq + {events}, 0, :account_id, repeat('x', {action}), NULL, \
          repeat('x', {request}), 0, NULL FROM moved) \
          SELECT (SELECT count(*) FROM moved), ARRAY(SELECT id FROM new_notifications);\n",
         seqs = event_seqs.join(", "),
@@ -791,7 +814,7 @@ fn pgbench_appends(database_url: &str, clients: usize, seconds: u64) -> Option<(
         ))
         .ok()?;
     let script = append_script(&shape);
-    let tps = pgbench(database_url, &script, clients, seconds)?;
+    let tps = pgbench(database_url, &script, Protocol::Prepared, clients, seconds)?;
     let described = format!(
         "{:.1} events of {:.0} bytes, {:.2} notifications of {:.0} bytes, an action of {:.0} \
          and {:.0} bytes",

@@ -400,8 +400,37 @@ async fn of_two_racing_posts_exactly_one_wins(app: &TestApp) {
     }
 }
 
+/// A client that sends the same move twice at once (a retry before the first answer came)
+/// gets the same answer to both, and the move is appended once: the copy that loses the
+/// guard finds the winner's action under its key and replays it.
+async fn a_retry_racing_its_first_attempt_gets_its_result(app: &TestApp) {
+    let table = running_tikal(app).await;
+    let actions = format!("/v1/games/{}/actions", table.id);
+    for round in 0..6 {
+        let (seat, _, seq) = table.turn(app).await;
+        let me = &table.players[seat];
+        let action = table.first_legal_action(app, seat).await;
+        let body = json!({"expected_seq": seq, "action": action});
+        let key = format!("racing-{round}");
+        let key = [("Idempotency-Key", key.as_str())];
+        let token = Some(me.token.as_str());
+        let (a, b) = tokio::join!(
+            app.request(Method::POST, &actions, token, Some(&body), &key),
+            app.request(Method::POST, &actions, token, Some(&body), &key)
+        );
+        let (a, b) = (a.expect_status(200).json(), b.expect_status(200).json());
+        assert_eq!(a, b, "round {round}: both answers are the first result");
+        assert_eq!(
+            table.summary(app).await["current_seq"],
+            a["seq"],
+            "round {round}: appended once"
+        );
+    }
+}
+
 on_both_backends!(
     every_error_path_is_a_problem_and_writes_nothing,
+    a_retry_racing_its_first_attempt_gets_its_result,
     a_retried_post_returns_the_first_result_and_appends_nothing,
     a_retried_post_in_a_timed_game_returns_the_first_result,
     of_two_racing_posts_exactly_one_wins,

@@ -21,9 +21,8 @@ use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text};
 
-use super::games::{json_text, seat_notifications, ActionRow, Append};
+use super::games::{json_text, seat_notifications, stale_seq, ActionRow, Append};
 use super::notifications::NewNotification;
-use super::schema::games;
 use super::{Change, DbConnection, StoreError};
 use crate::games::bots::BotStrategy;
 use crate::games::server_events::ForfeitReason;
@@ -50,14 +49,14 @@ pub(super) fn append(
     append: &Append,
     statement: &AppendStatement,
 ) -> Result<i64, StoreError> {
-    let DbConnection::Postgresql(conn) = conn else {
+    let DbConnection::Postgresql(pg) = conn else {
         return Err(StoreError::Unavailable(
             "an append as one statement needs PostgreSQL".into(),
         ));
     };
     let new_seq = append.expected_seq + append.events.len() as i64;
     let (moved, notification_ids, notified_accounts): (i64, Vec<i64>, Vec<String>) =
-        statement.get_result(conn).map_err(|error| match error {
+        statement.get_result(pg).map_err(|error| match error {
             // Only a log written past the guard could hold these seqs already.
             DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
                 if info.table_name() == Some("events") =>
@@ -67,11 +66,7 @@ pub(super) fn append(
             other => StoreError::from_insert(other),
         })?;
     if moved != 1 {
-        let current = games::table
-            .find(&append.game_id)
-            .select(games::current_seq)
-            .first::<i64>(conn)?;
-        return Err(StoreError::StaleSeq { current });
+        return Err(stale_seq(conn, &append.game_id)?);
     }
     for (id, account_id) in notification_ids.into_iter().zip(notified_accounts) {
         super::changes::record(Change::Notified { account_id, id });

@@ -1012,11 +1012,7 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
     ));
     let updated = on_backend!(conn, |c| update.execute(c))?;
     if updated != 1 {
-        let current = games::table
-            .find(&append.game_id)
-            .select(games::current_seq)
-            .first::<i64>(conn)?;
-        return Err(StoreError::StaleSeq { current });
+        return Err(stale_seq(conn, &append.game_id)?);
     }
     let rows: Vec<_> = append
         .events
@@ -1091,6 +1087,15 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
         seq: new_seq,
     });
     Ok(new_seq)
+}
+
+/// Why an append guarded by its expected seq wrote nothing: the game's seq has moved on.
+pub(super) fn stale_seq(conn: &mut DbConnection, game_id: &str) -> Result<StoreError, StoreError> {
+    let current = games::table
+        .find(game_id)
+        .select(games::current_seq)
+        .first::<i64>(conn)?;
+    Ok(StoreError::StaleSeq { current })
 }
 
 impl Append {

@@ -32,21 +32,19 @@ use crate::games::server_events::ForfeitReason;
 /// or one whose notifications go to a webhook or a mailbox too.
 pub(super) fn statement_for(append: &Append) -> Option<AppendStatement> {
     let action = append.action.as_ref()?;
-    let new_seq = append.expected_seq + append.events.len() as i64;
+    let new_seq = append.new_seq();
     let notified = seat_notifications(append, new_seq);
     let covered = !append.rates()
         && notified
             .iter()
             .all(|(listener, notification)| listener.channels.feed_only(&notification.kind));
     let notifications = notified.into_iter().map(|(_, notification)| notification);
-    covered.then(|| statement(append, action, new_seq, notifications.collect()))
+    covered.then(|| statement(append, action, notifications.collect()))
 }
 
-/// Runs `statement`, made by [`statement_for`] from `append`, outside any transaction; it
-/// answers as [`super::games::append`] does.
+/// Runs `statement` outside any transaction; it answers as [`super::games::append`] does.
 pub(super) fn append(
     conn: &mut DbConnection,
-    append: &Append,
     statement: &AppendStatement,
 ) -> Result<i64, StoreError> {
     let DbConnection::Postgresql(pg) = conn else {
@@ -54,7 +52,7 @@ pub(super) fn append(
             "an append as one statement needs PostgreSQL".into(),
         ));
     };
-    let new_seq = append.expected_seq + append.events.len() as i64;
+    let new_seq = statement.new_seq;
     let (moved, notification_ids, notified_accounts): (i64, Vec<i64>, Vec<String>) =
         statement.get_result(pg).map_err(|error| match error {
             // Only a log written past the guard could hold these seqs already.
@@ -66,7 +64,7 @@ pub(super) fn append(
             other => StoreError::from_insert(other),
         })?;
     if moved != 1 {
-        return Err(stale_seq(conn, &append.game_id)?);
+        return Err(stale_seq(conn, &statement.game_id)?);
     }
     for (id, account_id) in notification_ids.into_iter().zip(notified_accounts) {
         super::changes::record(Change::Notified { account_id, id });
@@ -75,7 +73,7 @@ pub(super) fn append(
         super::changes::record(Change::BotDue);
     }
     super::changes::record(Change::Appended {
-        game_id: append.game_id.clone(),
+        game_id: statement.game_id.clone(),
         seq: new_seq,
     });
     Ok(new_seq)
@@ -101,6 +99,9 @@ enum Param {
 /// [`AFTER_THE_VALUES`].
 pub(super) struct AppendStatement {
     pieces: Vec<(&'static str, Param)>,
+    game_id: String,
+    /// The game's seq once it has committed.
+    new_seq: i64,
     /// A bot has to move once it has committed.
     bot_due: bool,
 }
@@ -118,9 +119,9 @@ SELECT (SELECT count(*) FROM moved),
 fn statement(
     append: &Append,
     action: &ActionRow,
-    new_seq: i64,
     notifications: Vec<NewNotification>,
 ) -> AppendStatement {
+    let new_seq = append.new_seq();
     let events = &append.events;
     let event_seqs = (1..=events.len() as i64)
         .map(|offset| append.expected_seq + offset)
@@ -309,6 +310,8 @@ fn statement(
     ];
     AppendStatement {
         pieces,
+        game_id: append.game_id.clone(),
+        new_seq,
         bot_due: jobs.bot_due,
     }
 }

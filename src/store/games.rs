@@ -997,7 +997,7 @@ pub fn find_action_by_key(
 /// Must run inside a write transaction: the guarded update comes first, so it takes the
 /// game's row lock before anything else is written.
 pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreError> {
-    let new_seq = append.expected_seq + append.events.len() as i64;
+    let new_seq = append.new_seq();
     let update = diesel::update(
         games::table
             .find(&append.game_id)
@@ -1099,6 +1099,11 @@ pub(super) fn stale_seq(conn: &mut DbConnection, game_id: &str) -> Result<StoreE
 }
 
 impl Append {
+    /// The game's seq once the events are in.
+    pub(super) fn new_seq(&self) -> i64 {
+        self.expected_seq + self.events.len() as i64
+    }
+
     /// What the append writes in its game's jobs.
     pub(super) fn job_changes(&self) -> jobs::JobChanges {
         jobs::AfterAppend {

@@ -524,12 +524,7 @@ impl Db {
             },
             || work.borrow().is_some(),
         );
-        let committed = changes::take();
-        if result.is_ok() && !committed.is_empty() {
-            if let Some(listener) = self.on_commit.get() {
-                listener(committed);
-            }
-        }
+        self.hand_over_changes(result.is_ok());
         result
     }
 
@@ -543,9 +538,7 @@ impl Db {
             Backend::Sqlite => None,
         };
         match statement {
-            Some(statement) => {
-                self.write_alone(|conn| append_statement::append(conn, append, &statement))
-            }
+            Some(statement) => self.write_alone(|conn| append_statement::append(conn, &statement)),
             None => self.write(|conn| games::append(conn, append)),
         }
     }
@@ -562,13 +555,19 @@ impl Db {
     ) -> Result<T, StoreError> {
         changes::take();
         let result = self.on_live_connection(|tracked| tracked.run(&mut work), || true);
-        let committed = changes::take();
-        if result.is_ok() && !committed.is_empty() {
+        self.hand_over_changes(result.is_ok());
+        result
+    }
+
+    /// Hands the changes recorded on this thread since the write began to the
+    /// [`Db::on_commit`] listener when the write `committed`, and forgets them either way.
+    fn hand_over_changes(&self, committed: bool) {
+        let changes = changes::take();
+        if committed && !changes.is_empty() {
             if let Some(listener) = self.on_commit.get() {
-                listener(committed);
+                listener(changes);
             }
         }
-        result
     }
 
     /// Whether the database answers a trivial query.

@@ -402,12 +402,18 @@ on_both_backends!(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streams_and_long_polls_see_moves_made_on_another_instance() {
-    let app = TestApp::start(Backend::Postgres).await;
-    let other = app.second_instance().await;
-    streams_carry_a_whole_game_and_resume(&app, &other).await;
-    let app = TestApp::start(Backend::Postgres).await;
-    let other = app.second_instance().await;
-    a_long_poll_answers_with_the_next_move(&app, &other).await;
+    // One pair of instances at a time: each pair holds two pools of connections, and a
+    // pair is stopped (dropped) before the next starts.
+    {
+        let app = TestApp::start(Backend::Postgres).await;
+        let other = app.second_instance().await;
+        streams_carry_a_whole_game_and_resume(&app, &other).await;
+    }
+    {
+        let app = TestApp::start(Backend::Postgres).await;
+        let other = app.second_instance().await;
+        a_long_poll_answers_with_the_next_move(&app, &other).await;
+    }
     let app = TestApp::start(Backend::Postgres).await;
     let other = app.second_instance().await;
     the_account_stream_carries_notifications(&app, &other).await;

@@ -437,19 +437,34 @@ fn run_seeds_with(
     without_tile
 }
 
+/// Games per seat count in the test command; the invariants are checked at every step of
+/// each, and these seeds reach every rule the totals ask for.
+const SEEDS_PER_SEAT_COUNT: u64 = 100;
+/// Games per seat count in the heavy check, run by hand with
+/// `cargo test --profile test -p turnpost-games -- --ignored heavy_java_playouts`.
+const HEAVY_SEEDS_PER_SEAT_COUNT: u64 = 2_000;
+
 #[test]
 fn random_playouts_two_players() {
-    run_seeds(2, 0..300);
+    run_seeds(2, 0..SEEDS_PER_SEAT_COUNT);
 }
 
 #[test]
 fn random_playouts_three_players() {
-    run_seeds(3, 1000..1300);
+    run_seeds(3, 1000..1000 + SEEDS_PER_SEAT_COUNT);
 }
 
 #[test]
 fn random_playouts_four_players() {
-    run_seeds(4, 2000..2300);
+    run_seeds(4, 2000..2000 + SEEDS_PER_SEAT_COUNT);
+}
+
+#[test]
+#[ignore = "6,000 whole games; run by hand"]
+fn heavy_java_playouts() {
+    for (seats, first_seed) in [(2, 10_000), (3, 20_000), (4, 30_000)] {
+        run_seeds(seats, first_seed..first_seed + HEAVY_SEEDS_PER_SEAT_COUNT);
+    }
 }
 
 /// Games started under rules version 1 keep being played by its rules: its legal actions

@@ -11,9 +11,15 @@
 //! writer may have added in between that it would have to see, a game's jobs, come from
 //! appends, which move the seq.
 //!
+//! The notifications it writes go on, in the same statement, to the accounts' webhooks
+//! (a delivery per webhook) and mailboxes (a mail queued when the account's confirmed
+//! address takes the notification's topic, due at once or at its digest hour, and its
+//! outbox is not full), as [`super::notifications::notify_knowing`] sends them.
+//!
 //! The statement's text never changes (lists go as arrays), so each connection prepares it
-//! once. It covers what a move usually writes; an append that also writes something else
-//! (a finished game's ratings, a webhook delivery, a mail) takes the transaction.
+//! once. It covers what a move writes; an append that also writes something else (a
+//! finished game's ratings) or has no action (a game's opening events) takes the
+//! transaction.
 
 use diesel::pg::Pg;
 use diesel::prelude::*;
@@ -21,6 +27,7 @@ use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text};
 
+use super::email::{MailTopic, MOST_WAITING};
 use super::games::{json_text, seat_notifications, stale_seq, ActionRow, Append};
 use super::notifications::NewNotification;
 use super::{Change, DbConnection, StoreError};
@@ -28,18 +35,35 @@ use crate::games::bots::BotStrategy;
 use crate::games::server_events::ForfeitReason;
 
 /// `append` as one statement, or `None` when it writes more than the statement covers:
-/// an append without an action (a game's opening events), one that rates a finished game,
-/// or one whose notifications go to a webhook or a mailbox too.
+/// an append without an action (a game's opening events) or one that rates a finished
+/// game.
 pub(super) fn statement_for(append: &Append) -> Option<AppendStatement> {
     let action = append.action.as_ref()?;
-    let new_seq = append.new_seq();
-    let notified = seat_notifications(append, new_seq);
-    let covered = !append.rates()
-        && notified
-            .iter()
-            .all(|(listener, notification)| listener.channels.feed_only(&notification.kind));
-    let notifications = notified.into_iter().map(|(_, notification)| notification);
-    covered.then(|| statement(append, action, notifications.collect()))
+    if append.rates() {
+        return None;
+    }
+    let notified = seat_notifications(append, append.new_seq())
+        .into_iter()
+        .map(|(listener, notification)| Notified {
+            mail_bit: MailTopic::of_notification(&notification.kind)
+                .map(MailTopic::bit)
+                .filter(|bit| listener.channels.mail_topics & bit != 0)
+                .unwrap_or(0),
+            webhooks: listener.channels.webhooks,
+            notification,
+        })
+        .collect();
+    Some(statement(append, action, notified))
+}
+
+/// A notification the append writes, and where it goes beside the feed as its account's
+/// channels were read with the seats.
+struct Notified {
+    notification: NewNotification,
+    /// Its mail topic's bit when the account mails that topic (0: no mail).
+    mail_bit: i32,
+    /// The account has webhooks: a delivery for each.
+    webhooks: bool,
 }
 
 /// Runs `statement` outside any transaction; it answers as [`super::games::append`] does.
@@ -53,21 +77,32 @@ pub(super) fn append(
         ));
     };
     let new_seq = statement.new_seq;
-    let (moved, notification_ids, notified_accounts): (i64, Vec<i64>, Vec<String>) =
-        statement.get_result(pg).map_err(|error| match error {
-            // Only a log written past the guard could hold these seqs already.
-            DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
-                if info.table_name() == Some("events") =>
-            {
-                StoreError::StaleSeq { current: new_seq }
-            }
-            other => StoreError::from_insert(other),
-        })?;
+    let (moved, notification_ids, notified_accounts, mails_due, deliveries): (
+        i64,
+        Vec<i64>,
+        Vec<String>,
+        i64,
+        i64,
+    ) = statement.get_result(pg).map_err(|error| match error {
+        // Only a log written past the guard could hold these seqs already.
+        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
+            if info.table_name() == Some("events") =>
+        {
+            StoreError::StaleSeq { current: new_seq }
+        }
+        other => StoreError::from_insert(other),
+    })?;
     if moved != 1 {
         return Err(stale_seq(conn, &statement.game_id)?);
     }
     for (id, account_id) in notification_ids.into_iter().zip(notified_accounts) {
         super::changes::record(Change::Notified { account_id, id });
+    }
+    if mails_due > 0 {
+        super::changes::record(Change::MailDue);
+    }
+    if deliveries > 0 {
+        super::changes::record(Change::DeliveryDue);
     }
     if statement.bot_due {
         super::changes::record(Change::BotDue);
@@ -107,20 +142,23 @@ pub(super) struct AppendStatement {
 }
 
 /// The SQL after the last bound value: the end of the jobs' upsert, then the answer: whether
-/// the guard matched, and the new notifications with their accounts.
+/// the guard matched, the new notifications with their accounts, how many mails are due at
+/// once and how many webhook deliveries were queued.
 const AFTER_THE_VALUES: &str = ") AS j (kind, due_at, interactive)
     ON CONFLICT (kind, game_id)
     DO UPDATE SET due_at = excluded.due_at, interactive = excluded.interactive
 )
 SELECT (SELECT count(*) FROM moved),
     ARRAY(SELECT id FROM new_notifications ORDER BY id),
-    ARRAY(SELECT account_id FROM new_notifications ORDER BY id)";
+    ARRAY(SELECT account_id FROM new_notifications ORDER BY id),
+    (SELECT count(*) FROM new_mail WHERE due_now),
+    (SELECT count(*) FROM new_deliveries)";
 
-fn statement(
-    append: &Append,
-    action: &ActionRow,
-    notifications: Vec<NewNotification>,
-) -> AppendStatement {
+fn statement(append: &Append, action: &ActionRow, notified: Vec<Notified>) -> AppendStatement {
+    let notifications: Vec<&NewNotification> = notified
+        .iter()
+        .map(|notified| &notified.notification)
+        .collect();
     let new_seq = append.new_seq();
     let events = &append.events;
     let event_seqs = (1..=events.len() as i64)
@@ -267,7 +305,62 @@ fn statement(
         (
             ") WITH ORDINALITY AS n (account_id, kind, seq, payload, created_at, position)
     ORDER BY n.position
-    RETURNING id, account_id
+    RETURNING id, account_id, kind, payload, created_at
+), listening AS (
+    SELECT DISTINCT l.account_id, l.kind, l.mail_bit, l.webhooks FROM unnest(",
+            Param::Texts(notifications.iter().map(|n| n.account_id.clone()).collect()),
+        ),
+        (
+            ", ",
+            Param::Texts(notifications.iter().map(|n| n.kind.clone()).collect()),
+        ),
+        (
+            ", ",
+            Param::Integers(notified.iter().map(|n| n.mail_bit).collect()),
+        ),
+        (
+            ", ",
+            Param::Bools(notified.iter().map(|n| n.webhooks).collect()),
+        ),
+        // A mail per notification whose topic the account's confirmed address takes, due
+        // at once or at the address's digest hour (`email::next_digest`), while fewer than
+        // the most its outbox may hold wait there (counting this statement's own mails).
+        (
+            ") AS l (account_id, kind, mail_bit, webhooks)
+), new_mail AS (
+    INSERT INTO mail_outbox (account_id, address, kind, notification_id, payload, due_at, created_at)
+    SELECT m.account_id, m.address, m.kind, m.id, m.payload,
+        CASE WHEN NOT m.digest THEN m.created_at
+            WHEN m.digest_today > m.created_at THEN m.digest_today
+            ELSE m.digest_today + 86400000 END,
+        m.created_at
+    FROM (
+        SELECT n.id, n.account_id, a.address, n.kind, n.payload, n.created_at, a.digest,
+            n.created_at / 86400000 * 86400000 + a.digest_hour * 3600000::int8 AS digest_today,
+            row_number() OVER (PARTITION BY n.account_id ORDER BY n.id) AS nth
+        FROM new_notifications n
+        JOIN listening l ON l.account_id = n.account_id AND l.kind = n.kind
+        JOIN email_addresses a ON a.account_id = n.account_id
+        WHERE a.confirmed_at IS NOT NULL AND a.topics & l.mail_bit <> 0
+    ) m
+    WHERE m.nth + (SELECT count(*) FROM mail_outbox o
+        WHERE o.account_id = m.account_id AND o.sent_at IS NULL AND o.failed_at IS NULL) <= ",
+            Param::BigInt(MOST_WAITING),
+        ),
+        // A delivery to each of the account's webhooks, under a fresh random id (the
+        // `webhook-id` receivers deduplicate on) in `delivery_id`'s form: `msg_` and 24 of
+        // its characters.
+        (
+            "
+    RETURNING due_at <= created_at AS due_now
+), new_deliveries AS (
+    INSERT INTO webhook_deliveries (id, webhook_id, notification_id, kind, payload, created_at, attempts, next_attempt_at)
+    SELECT 'msg_' || translate(left(md5(gen_random_uuid()::text), 24), '0123456789abcdef', 'abcdefghijkmnpqr'),
+        w.id, n.id, n.kind, n.payload, n.created_at, 0, n.created_at
+    FROM new_notifications n
+    JOIN listening l ON l.account_id = n.account_id AND l.kind = n.kind AND l.webhooks
+    JOIN webhooks w ON w.account_id = n.account_id
+    RETURNING 1
 ), new_action AS (
     INSERT INTO actions (game_id, first_seq, last_seq, seat, account_id, action, idempotency_key, request, created_at, bot)
     SELECT moved.id, ",
@@ -354,7 +447,7 @@ impl QueryId for AppendStatement {
 }
 
 impl Query for AppendStatement {
-    type SqlType = (BigInt, Array<BigInt>, Array<Text>);
+    type SqlType = (BigInt, Array<BigInt>, Array<Text>, BigInt, BigInt);
 }
 
 /// Run by reference: a statement whose connection died runs again on another.

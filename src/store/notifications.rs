@@ -107,16 +107,6 @@ pub struct Channels {
     pub mail_topics: i32,
 }
 
-impl Channels {
-    /// A notification of `kind` goes nowhere but the account's feed: no webhook to call,
-    /// and not a topic mailed to it.
-    pub fn feed_only(&self, kind: &str) -> bool {
-        !self.webhooks
-            && super::email::MailTopic::of_notification(kind)
-                .is_none_or(|topic| self.mail_topics & topic.bit() == 0)
-    }
-}
-
 /// Stores `notification`, queues it for every webhook of its account, and for its mail
 /// when the account has its topic mailed.
 pub fn notify(

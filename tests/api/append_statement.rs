@@ -1,9 +1,11 @@
 //! PostgreSQL's append as one statement writes exactly what the transaction of appends
 //! writes: the same append goes to two copies of one game, once through `Db::append` and
 //! once through `store::append` in a write transaction, and every row either wrote (the
-//! game, its seats, events, action, notifications and jobs) is compared. Also: the one
-//! statement is one statement, a stale seq writes nothing, and an append it does not cover
-//! takes the transaction.
+//! game, its seats, events, action, notifications, mails, webhook deliveries and jobs) is
+//! compared: for accounts whose notifications stay in their feed, and for accounts with
+//! webhooks and mailed topics (one on a daily digest, one whose outbox fills up). Also: the
+//! one statement is one statement, a stale seq writes nothing, and an append it does not
+//! cover takes the transaction.
 
 use diesel::prelude::*;
 use diesel::sql_types::Text;
@@ -48,6 +50,9 @@ async fn game_and_its_copy(app: &TestApp) -> (String, String, String, String) {
     (id, copy, ada, bo)
 }
 
+/// The filter of an outbox's rows about the game `$1`.
+const NAMES_THE_GAME: &str = r#"payload LIKE '%"game_id":"' || $1 || '"%'"#;
+
 #[derive(QueryableByName)]
 struct Rows {
     #[diesel(sql_type = Text)]
@@ -55,8 +60,9 @@ struct Rows {
 }
 
 /// The game's rows in the tables an append writes, as JSON text (of the log's tables, only
-/// rows after seq `after`), with the game's id (also inside notification payloads) and the
-/// notifications' own ids left out.
+/// rows after seq `after`; of the outboxes, the rows whose payload names the game), with the
+/// game's id (also inside payloads) and the rows' own ids, which each path draws anew, left
+/// out.
 fn rows_of(url: &str, game_id: &str, after: i64) -> String {
     let mut conn = PgConnection::establish(url).unwrap();
     let tables = [
@@ -74,6 +80,12 @@ fn rows_of(url: &str, game_id: &str, after: i64) -> String {
             "'game_id' - 'id'",
         ),
         ("jobs", "game_id = $1", "'game_id'"),
+        ("mail_outbox", NAMES_THE_GAME, "'id' - 'notification_id'"),
+        (
+            "webhook_deliveries",
+            NAMES_THE_GAME,
+            "'id' - 'notification_id'",
+        ),
     ];
     tables
         .iter()
@@ -232,19 +244,111 @@ async fn one_statement_writes_what_the_transaction_writes() {
     assert!(matches!(stale, Err(StoreError::StaleSeq { current }) if current == seq + 2));
     assert_eq!(rows_of(&url, &id, seq), written);
 
-    // A webhook to look up: not covered, so the transaction writes it.
-    let with_webhooks = Channels {
-        webhooks: true,
-        mail_topics: 0,
+    // Webhooks and mail: ada has two webhooks and her turns mailed in a digest at 07:00,
+    // bo his turns mailed at once into an outbox one short of full.
+    const YOUR_TURN: i32 = 1;
+    app.execute_sql(&format!(
+        "INSERT INTO webhooks (id, account_id, url, secret, created_at) VALUES \
+             ('hook-1', '{ada}', 'https://example.com/1', 's', 0), \
+             ('hook-2', '{ada}', 'https://example.com/2', 's', 0)"
+    ));
+    app.execute_sql(&format!(
+        "INSERT INTO email_addresses (account_id, address, confirmed_at, topics, digest, \
+             digest_hour, unsubscribe_token, created_at) VALUES \
+             ('{ada}', 'ada@example.com', 1, {YOUR_TURN}, true, 7, 'u-ada', 0), \
+             ('{bo}', 'bo@example.com', 1, {YOUR_TURN}, false, 0, 'u-bo', 0)"
+    ));
+    let fill_bos_outbox_to = |waiting: i64| {
+        app.execute_sql("DELETE FROM mail_outbox WHERE payload = '{}'");
+        app.execute_sql(&format!(
+            "INSERT INTO mail_outbox (account_id, address, kind, payload, due_at, created_at) \
+                 SELECT '{bo}', 'bo@example.com', 'your_turn', '{{}}', 0, 0 \
+                 FROM generate_series(1, {waiting} - (SELECT count(*) FROM mail_outbox \
+                     WHERE account_id = '{bo}' AND sent_at IS NULL))"
+        ))
     };
-    let mut back_to_ada = move_by_ada(&id, seq + 2, &bo, &ada, with_webhooks);
-    back_to_ada.previous_to_act = vec![1];
-    back_to_ada.to_act = vec![0];
-    back_to_ada.acting_seat = Some(1);
+    fill_bos_outbox_to(store::email::MOST_WAITING - 1);
+    let mailed = |webhooks| Channels {
+        webhooks,
+        mail_topics: YOUR_TURN,
+    };
+    let back_to_ada = |game_id: &str| {
+        let mut append = move_by_ada(game_id, seq + 2, &ada, &bo, mailed(false));
+        append.listeners[0].channels = mailed(true);
+        let action = append.action.as_mut().unwrap();
+        (action.account_id, action.idempotency_key) = (Some(bo.clone()), Some("key-2".into()));
+        append.previous_to_act = vec![1];
+        append.to_act = vec![0];
+        append.acting_seat = Some(1);
+        append
+    };
     let before = db.statements();
-    assert_eq!(db.append(&back_to_ada).unwrap(), seq + 4);
+    assert_eq!(db.append(&back_to_ada(&id)).unwrap(), seq + 4);
+    let sent = db.statements() - before;
+    assert!(sent <= 2, "webhooks and mail in the one statement: {sent}");
+    db.write(|conn| store::append(conn, &back_to_ada(&copy)))
+        .unwrap();
+    let written = rows_of(&url, &id, seq + 2);
+    assert_eq!(written, rows_of(&url, &copy, seq + 2));
+    // The move is made at 08:00 UTC, past the digest hour: the mail waits for the next day.
+    let digest_at = (1_800_000_000_000_i64 / 86_400_000 + 1) * 86_400_000 + 7 * 3_600_000;
     assert!(
-        db.statements() - before > 3,
-        "a transaction of several statements"
+        written.contains(&format!(r#""due_at": {digest_at}"#)),
+        "{written}"
     );
+    for hook in ["hook-1", "hook-2"] {
+        assert!(
+            written.contains(&format!(r#""webhook_id": "{hook}""#)),
+            "{written}"
+        );
+    }
+    let mut conn = PgConnection::establish(&url).unwrap();
+    let ids: Rows = diesel::sql_query(format!(
+        "SELECT string_agg(id, ' ') AS rows FROM webhook_deliveries WHERE {NAMES_THE_GAME}"
+    ))
+    .bind::<Text, _>(&id)
+    .get_result(&mut conn)
+    .unwrap();
+    for delivery in ids.rows.split(' ') {
+        let random = delivery.strip_prefix("msg_").expect(delivery);
+        assert_eq!(random.len(), 24, "{delivery}");
+        assert!(
+            random
+                .bytes()
+                .all(|c| b"abcdefghijkmnpqrstuvwxyz23456789".contains(&c)),
+            "{delivery}"
+        );
+    }
+
+    // bo at both seats, told twice that it is his turn: his outbox takes one more mail.
+    let to_bo_twice = |game_id: &str| {
+        let mut append = move_by_ada(game_id, seq + 4, &ada, &bo, mailed(false));
+        append.listeners[0].account_id = bo.clone();
+        append.action.as_mut().unwrap().idempotency_key = Some("key-3".into());
+        append.previous_to_act = vec![1];
+        append.to_act = vec![0, 1];
+        append.acting_seat = None;
+        append
+    };
+    assert_eq!(db.append(&to_bo_twice(&id)).unwrap(), seq + 6);
+    fill_bos_outbox_to(store::email::MOST_WAITING - 1);
+    db.write(|conn| store::append(conn, &to_bo_twice(&copy)))
+        .unwrap();
+    let written = rows_of(&url, &id, seq + 4);
+    assert_eq!(written, rows_of(&url, &copy, seq + 4));
+    let table = |name: &str| {
+        let prefix = format!("{name}: ");
+        written
+            .lines()
+            .find_map(|line| line.strip_prefix(prefix.as_str()))
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(
+        table("notifications")
+            .matches(r#""kind": "your_turn""#)
+            .count(),
+        2
+    );
+    assert_eq!(table("mail_outbox").matches("bo@example.com").count(), 1);
 }

@@ -1,6 +1,7 @@
 //! Mail as its readers meet it: through a real SMTP server (aiosmtpd), a confirmed
-//! address, the topics chosen, one-click unsubscribe, daily digests, an SMTP server that
-//! was down, and one account's flood that never holds back another's mail.
+//! address, the topics chosen, a move's turn mail, one-click unsubscribe, daily digests,
+//! an SMTP server that was down, and one account's flood that never holds back another's
+//! mail.
 
 use serde_json::{json, Value};
 use turnpost::clock::Clock;
@@ -566,7 +567,47 @@ async fn confirmation_mails_are_limited_and_need_a_mail_server(backend: Backend)
         .expect_problem(409, "mail_not_configured");
 }
 
+/// A move that passes the turn mails the player whose turn it now is, once (on PostgreSQL
+/// the move's one statement queues the mail), and a move that keeps it mails no one.
+async fn a_move_that_passes_the_turn_mails_the_next_player(backend: Backend) {
+    let sink = SmtpSink::start();
+    let clock = Clock::manual(START_MS);
+    let app = app_mailing_to(backend, &sink, &clock, 0).await;
+    let players = [app.register("ada").await, app.register("bo").await];
+    let mut addresses = Vec::new();
+    for (player, address) in players.iter().zip(["ada@example.org", "bo@example.org"]) {
+        let settings = json!({"address": address, "topics": ["your_turn"]});
+        addresses.push(confirmed_address(&app, &sink, player, settings).await);
+    }
+    let id = app.new_game("tikal", json!({}), &players).await;
+    let to_act = || async {
+        let summary = app.get(&players[0], &format!("/v1/games/{id}")).await;
+        summary.json()["to_act"][0].as_u64().expect("someone acts") as usize
+    };
+    let first = to_act().await;
+    let (mover, next) = (&addresses[first], &addresses[1 - first]);
+    // The game's start told the first player (with the confirmation: two mails).
+    sink.wait_for(mover, 2).await;
+    let mut moves = 0;
+    while to_act().await == first {
+        app.play_first_legal_action(&players, &id).await;
+        moves += 1;
+        assert!(moves < 40, "the turn never passed");
+    }
+    let mails = sink.wait_for(next, 2).await;
+    assert_eq!(mails[1].subject(), format!("Your turn in Tikal game {id}"));
+    settle().await;
+    assert_eq!(sink.mails_to(next).len(), 2, "one mail for the turn");
+    assert_eq!(
+        sink.mails_to(mover).len(),
+        2,
+        "none for the moves that kept it"
+    );
+    sink.assert_each_mail_once();
+}
+
 crate::with_each_backend!(
+    a_move_that_passes_the_turn_mails_the_next_player,
     an_address_is_confirmed_chosen_and_unsubscribed_in_one_click,
     a_digest_carries_a_day_in_one_mail,
     mail_waits_out_a_down_smtp_server_and_arrives_once,

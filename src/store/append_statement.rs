@@ -14,7 +14,11 @@
 //! The notifications it writes go on, in the same statement, to the accounts' webhooks
 //! (a delivery per webhook) and mailboxes (a mail queued when the account's confirmed
 //! address takes the notification's topic, due at once or at its digest hour, and its
-//! outbox is not full), as [`super::notifications::notify_knowing`] sends them.
+//! outbox is not full), as [`super::notifications::notify_knowing`] sends them. The
+//! webhooks, addresses and outbox counts it reads are those of its snapshot: a webhook
+//! registered or an address confirmed meanwhile gets the notifications after this one (as
+//! after the seats' read, where the append learnt the channels), and the outbox's bound is
+//! as soft as in a transaction, which does not see another's uncommitted mails either.
 //!
 //! The statement's text never changes (lists go as arrays), so each connection prepares it
 //! once. It covers what a move writes; an append that also writes something else (a

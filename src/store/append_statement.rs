@@ -70,6 +70,10 @@ struct Notified {
     webhooks: bool,
 }
 
+/// What the statement answers: rows the guarded update moved (0 or 1), the new
+/// notifications' ids and accounts, mails due at once, webhook deliveries queued.
+type Answer = (i64, Vec<i64>, Vec<String>, i64, i64);
+
 /// Runs `statement` outside any transaction; it answers as [`super::games::append`] does.
 pub(super) fn append(
     conn: &mut DbConnection,
@@ -81,13 +85,12 @@ pub(super) fn append(
         ));
     };
     let new_seq = statement.new_seq;
-    let (moved, notification_ids, notified_accounts, mails_due, deliveries): (
-        i64,
-        Vec<i64>,
-        Vec<String>,
-        i64,
-        i64,
-    ) = statement.get_result(pg).map_err(|error| match error {
+    let answer: Answer = if statement.channels {
+        Sent::<true>(statement).get_result(pg)
+    } else {
+        Sent::<false>(statement).get_result(pg)
+    }
+    .map_err(|error| match error {
         // Only a log written past the guard could hold these seqs already.
         DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
             if info.table_name() == Some("events") =>
@@ -96,6 +99,7 @@ pub(super) fn append(
         }
         other => StoreError::from_insert(other),
     })?;
+    let (moved, notification_ids, notified_accounts, mails_due, deliveries) = answer;
     if moved != 1 {
         return Err(stale_seq(conn, &statement.game_id)?);
     }
@@ -135,7 +139,7 @@ enum Param {
 }
 
 /// One append's statement: each piece of SQL followed by the value bound after it, then
-/// [`AFTER_THE_VALUES`].
+/// the text after the values (`after_the_values!`).
 pub(super) struct AppendStatement {
     pieces: Vec<(&'static str, Param)>,
     game_id: String,
@@ -143,26 +147,61 @@ pub(super) struct AppendStatement {
     new_seq: i64,
     /// A bot has to move once it has committed.
     bot_due: bool,
+    /// It queues webhook deliveries or mails: the longer of its two texts.
+    channels: bool,
 }
 
 /// The SQL after the last bound value: the end of the jobs' upsert, then the answer: whether
 /// the guard matched, the new notifications with their accounts, how many mails are due at
 /// once and how many webhook deliveries were queued.
-const AFTER_THE_VALUES: &str = ") AS j (kind, due_at, interactive)
+macro_rules! after_the_values {
+    ($mails_due:literal, $deliveries:literal) => {
+        concat!(
+            ") AS j (kind, due_at, interactive)
     ON CONFLICT (kind, game_id)
     DO UPDATE SET due_at = excluded.due_at, interactive = excluded.interactive
 )
 SELECT (SELECT count(*) FROM moved),
     ARRAY(SELECT id FROM new_notifications ORDER BY id),
     ARRAY(SELECT account_id FROM new_notifications ORDER BY id),
-    (SELECT count(*) FROM new_mail WHERE due_now),
-    (SELECT count(*) FROM new_deliveries)";
+    ",
+            $mails_due,
+            ", ",
+            $deliveries
+        )
+    };
+}
+
+/// The end of the notifications' insert, up to the columns it returns for the channels'
+/// queries when there are any.
+macro_rules! notifications_end {
+    () => {
+        ") WITH ORDINALITY AS n (account_id, kind, seq, payload, created_at, position)
+    ORDER BY n.position
+    RETURNING id, account_id"
+    };
+}
+
+macro_rules! new_action_start {
+    () => {
+        "
+), new_action AS (
+    INSERT INTO actions (game_id, first_seq, last_seq, seat, account_id, action, idempotency_key, request, created_at, bot)
+    SELECT moved.id, "
+    };
+}
 
 fn statement(append: &Append, action: &ActionRow, notified: Vec<Notified>) -> AppendStatement {
     let notifications: Vec<&NewNotification> = notified
         .iter()
         .map(|notified| &notified.notification)
         .collect();
+    // Only then the statement's text with the webhooks' and mailboxes' queries: a move
+    // that tells no one beyond the feed (as most of a bot's or a benchmark's do) runs the
+    // shorter text, each prepared once per connection.
+    let channels = notified
+        .iter()
+        .any(|notified| notified.mail_bit != 0 || notified.webhooks);
     let new_seq = append.new_seq();
     let events = &append.events;
     let event_seqs = (1..=events.len() as i64)
@@ -170,7 +209,7 @@ fn statement(append: &Append, action: &ActionRow, notified: Vec<Notified>) -> Ap
         .collect();
     let seats = &append.seat_updates;
     let jobs = append.job_changes();
-    let pieces = vec![
+    let mut pieces = vec![
         (
             "WITH moved AS (
     UPDATE games SET current_seq = ",
@@ -306,56 +345,18 @@ fn statement(append: &Append, action: &ActionRow, notified: Vec<Notified>) -> Ap
             ", ",
             Param::BigInts(notifications.iter().map(|n| n.created_at).collect()),
         ),
+    ];
+    if channels {
+        pieces.extend(channel_pieces(&notified));
+    }
+    pieces.extend([
+        // With the channels: the mails' end, then a delivery to each of the account's
+        // webhooks, under a fresh random id (the `webhook-id` receivers deduplicate on) in
+        // `delivery_id`'s form, `msg_` and 24 of its characters. Then the action's insert.
         (
-            ") WITH ORDINALITY AS n (account_id, kind, seq, payload, created_at, position)
-    ORDER BY n.position
-    RETURNING id, account_id, kind, payload, created_at
-), listening AS (
-    SELECT DISTINCT l.account_id, l.kind, l.mail_bit, l.webhooks FROM unnest(",
-            Param::Texts(notifications.iter().map(|n| n.account_id.clone()).collect()),
-        ),
-        (
-            ", ",
-            Param::Texts(notifications.iter().map(|n| n.kind.clone()).collect()),
-        ),
-        (
-            ", ",
-            Param::Integers(notified.iter().map(|n| n.mail_bit).collect()),
-        ),
-        (
-            ", ",
-            Param::Bools(notified.iter().map(|n| n.webhooks).collect()),
-        ),
-        // A mail per notification whose topic the account's confirmed address takes, due
-        // at once or at the address's digest hour (`email::next_digest`), while fewer than
-        // the most its outbox may hold wait there (counting this statement's own mails).
-        (
-            ") AS l (account_id, kind, mail_bit, webhooks)
-), new_mail AS (
-    INSERT INTO mail_outbox (account_id, address, kind, notification_id, payload, due_at, created_at)
-    SELECT m.account_id, m.address, m.kind, m.id, m.payload,
-        CASE WHEN NOT m.digest THEN m.created_at
-            WHEN m.digest_today > m.created_at THEN m.digest_today
-            ELSE m.digest_today + 86400000 END,
-        m.created_at
-    FROM (
-        SELECT n.id, n.account_id, a.address, n.kind, n.payload, n.created_at, a.digest,
-            n.created_at / 86400000 * 86400000 + a.digest_hour * 3600000::int8 AS digest_today,
-            row_number() OVER (PARTITION BY n.account_id ORDER BY n.id) AS nth
-        FROM new_notifications n
-        JOIN listening l ON l.account_id = n.account_id AND l.kind = n.kind
-        JOIN email_addresses a ON a.account_id = n.account_id
-        WHERE a.confirmed_at IS NOT NULL AND a.topics & l.mail_bit <> 0
-    ) m
-    WHERE m.nth + (SELECT count(*) FROM mail_outbox o
-        WHERE o.account_id = m.account_id AND o.sent_at IS NULL AND o.failed_at IS NULL) <= ",
-            Param::BigInt(MOST_WAITING),
-        ),
-        // A delivery to each of the account's webhooks, under a fresh random id (the
-        // `webhook-id` receivers deduplicate on) in `delivery_id`'s form: `msg_` and 24 of
-        // its characters.
-        (
-            "
+            if channels {
+                concat!(
+                    "
     RETURNING due_at <= created_at AS due_now
 ), new_deliveries AS (
     INSERT INTO webhook_deliveries (id, webhook_id, notification_id, kind, payload, created_at, attempts, next_attempt_at)
@@ -364,10 +365,12 @@ fn statement(append: &Append, action: &ActionRow, notified: Vec<Notified>) -> Ap
     FROM new_notifications n
     JOIN listening l ON l.account_id = n.account_id AND l.kind = n.kind AND l.webhooks
     JOIN webhooks w ON w.account_id = n.account_id
-    RETURNING 1
-), new_action AS (
-    INSERT INTO actions (game_id, first_seq, last_seq, seat, account_id, action, idempotency_key, request, created_at, bot)
-    SELECT moved.id, ",
+    RETURNING 1",
+                    new_action_start!()
+                )
+            } else {
+                concat!(notifications_end!(), new_action_start!())
+            },
             Param::BigInt(action.first_seq),
         ),
         (", ", Param::BigInt(action.last_seq)),
@@ -404,13 +407,67 @@ fn statement(append: &Append, action: &ActionRow, notified: Vec<Notified>) -> Ap
             ", ",
             Param::Bools(jobs.put.iter().map(|job| job.interactive).collect()),
         ),
-    ];
+    ]);
     AppendStatement {
         pieces,
         game_id: append.game_id.clone(),
         new_seq,
         bot_due: jobs.bot_due,
+        channels,
     }
+}
+
+/// The queries that pass the notifications on to the accounts' webhooks and mailboxes,
+/// between the notifications' insert and the action's (see [`statement`]).
+fn channel_pieces(notified: &[Notified]) -> Vec<(&'static str, Param)> {
+    vec![
+        (
+            concat!(
+                notifications_end!(),
+                ", kind, payload, created_at
+), listening AS (
+    SELECT DISTINCT l.account_id, l.kind, l.mail_bit, l.webhooks FROM unnest("
+            ),
+            Param::Texts(notified.iter().map(|n| n.notification.account_id.clone()).collect()),
+        ),
+        (
+            ", ",
+            Param::Texts(notified.iter().map(|n| n.notification.kind.clone()).collect()),
+        ),
+        (
+            ", ",
+            Param::Integers(notified.iter().map(|n| n.mail_bit).collect()),
+        ),
+        (
+            ", ",
+            Param::Bools(notified.iter().map(|n| n.webhooks).collect()),
+        ),
+        // A mail per notification whose topic the account's confirmed address takes, due
+        // at once or at the address's digest hour (`email::next_digest`), while fewer than
+        // the most its outbox may hold wait there (counting this statement's own mails).
+        (
+            ") AS l (account_id, kind, mail_bit, webhooks)
+), new_mail AS (
+    INSERT INTO mail_outbox (account_id, address, kind, notification_id, payload, due_at, created_at)
+    SELECT m.account_id, m.address, m.kind, m.id, m.payload,
+        CASE WHEN NOT m.digest THEN m.created_at
+            WHEN m.digest_today > m.created_at THEN m.digest_today
+            ELSE m.digest_today + 86400000 END,
+        m.created_at
+    FROM (
+        SELECT n.id, n.account_id, a.address, n.kind, n.payload, n.created_at, a.digest,
+            n.created_at / 86400000 * 86400000 + a.digest_hour * 3600000::int8 AS digest_today,
+            row_number() OVER (PARTITION BY n.account_id ORDER BY n.id) AS nth
+        FROM new_notifications n
+        JOIN listening l ON l.account_id = n.account_id AND l.kind = n.kind
+        JOIN email_addresses a ON a.account_id = n.account_id
+        WHERE a.confirmed_at IS NOT NULL AND a.topics & l.mail_bit <> 0
+    ) m
+    WHERE m.nth + (SELECT count(*) FROM mail_outbox o
+        WHERE o.account_id = m.account_id AND o.sent_at IS NULL AND o.failed_at IS NULL) <= ",
+            Param::BigInt(MOST_WAITING),
+        ),
+    ]
 }
 
 impl QueryFragment<Pg> for AppendStatement {
@@ -438,21 +495,37 @@ impl QueryFragment<Pg> for AppendStatement {
                 Param::Bools(values) => out.push_bind_param::<Array<Bool>, _>(values)?,
             }
         }
-        out.push_sql(AFTER_THE_VALUES);
+        out.push_sql(if self.channels {
+            after_the_values!(
+                "(SELECT count(*) FROM new_mail WHERE due_now)",
+                "(SELECT count(*) FROM new_deliveries)"
+            )
+        } else {
+            after_the_values!("0::int8", "0::int8")
+        });
         Ok(())
     }
 }
 
-/// The text is the same for every append, so the connection's cache of prepared statements
-/// may keep it under this type.
-impl QueryId for AppendStatement {
-    type QueryId = AppendStatement;
+/// The statement as sent, `CHANNELS` telling which of its two texts it has: each text is
+/// the same for every append that has it, so the connection's cache of prepared
+/// statements may keep each under a type of its own.
+#[derive(Clone, Copy)]
+struct Sent<'a, const CHANNELS: bool>(&'a AppendStatement);
+
+impl<const CHANNELS: bool> QueryFragment<Pg> for Sent<'_, CHANNELS> {
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        self.0.walk_ast(out)
+    }
+}
+
+impl<const CHANNELS: bool> QueryId for Sent<'_, CHANNELS> {
+    type QueryId = Sent<'static, CHANNELS>;
     const HAS_STATIC_QUERY_ID: bool = true;
 }
 
-impl Query for AppendStatement {
+impl<const CHANNELS: bool> Query for Sent<'_, CHANNELS> {
     type SqlType = (BigInt, Array<BigInt>, Array<Text>, BigInt, BigInt);
 }
 
-/// Run by reference: a statement whose connection died runs again on another.
-impl RunQueryDsl<PgConnection> for &AppendStatement {}
+impl<const CHANNELS: bool> RunQueryDsl<PgConnection> for Sent<'_, CHANNELS> {}

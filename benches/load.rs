@@ -714,31 +714,23 @@ struct AppendShape {
 /// and row sizes the run's appends had: the game read with its seats (the one statement
 /// before deciding), then the append's one statement (`src/store/append_statement.rs`):
 /// the update guarded by the seq, and with it the action's events, the seats' turn flags,
-/// the next seat's notification when the run's actions made one on average, the look for
-/// its account's mail address and webhooks (it has neither), and the action record. Each
-/// client appends to a game of its own, with the statements prepared once as turnpost's
-/// are.
+/// the next seat's notification when the run's actions made one on average, and the action
+/// record. Each client appends to a game of its own, with the statements prepared once as
+/// turnpost's are.
 fn append_script(shape: &AppendShape) -> String {
     let game = "('pgbench-append-' || :client_id)";
     let events = (shape.events_per_action.round() as usize).max(1);
     let repeated = |value: &str| vec![value; events].join(", ");
     let event_seqs: Vec<String> = (1..=events).map(|n| format!(":seq + {n}")).collect();
     let payload = format!("repeat('x', {})", shape.event_payload.round() as usize);
-    // The benchmark's accounts have neither webhooks nor mailed topics.
-    let (notification, listening) = if shape.notifications_per_action >= 0.5 {
-        (
-            format!(
-                "ARRAY[:account_id], ARRAY['your_turn'], ARRAY[:seq + 1]::int8[], \
-                 ARRAY[repeat('x', {})], ARRAY[0]::int8[]",
-                shape.notification_payload.round() as usize,
-            ),
-            "ARRAY[:account_id], ARRAY['your_turn'], ARRAY[0]::int4[], ARRAY[false]",
+    let notification = if shape.notifications_per_action >= 0.5 {
+        format!(
+            "ARRAY[:account_id], ARRAY['your_turn'], ARRAY[:seq + 1]::int8[], \
+             ARRAY[repeat('x', {})], ARRAY[0]::int8[]",
+            shape.notification_payload.round() as usize,
         )
     } else {
-        (
-            "'{}'::text[], '{}'::text[], '{}'::int8[], '{}'::text[], '{}'::int8[]".to_owned(),
-            "'{}'::text[], '{}'::text[], '{}'::int4[], '{}'::bool[]",
-        )
+        "'{}'::text[], '{}'::text[], '{}'::int8[], '{}'::text[], '{}'::int8[]".to_owned()
     };
     format!(
         "SELECT games.id, games.kind, games.rules_version, games.options, games.seat_count, \
@@ -766,32 +758,12 @@ fn append_script(shape: &AppendShape) -> String {
          payload, created_at) SELECT n.account_id, moved.id, n.kind, n.seq, n.payload, \
          n.created_at FROM moved, unnest({notification}) WITH ORDINALITY \
          AS n (account_id, kind, seq, payload, created_at, position) ORDER BY n.position \
-         RETURNING id, account_id, kind, payload, created_at), \
-         listening AS (SELECT DISTINCT l.account_id, l.kind, l.mail_bit, l.webhooks \
-         FROM unnest({listening}) AS l (account_id, kind, mail_bit, webhooks)), \
-         new_mail AS (INSERT INTO mail_outbox (account_id, address, kind, notification_id, \
-         payload, due_at, created_at) SELECT m.account_id, m.address, m.kind, m.id, m.payload, \
-         m.created_at, m.created_at FROM (SELECT n.id, n.account_id, a.address, n.kind, \
-         n.payload, n.created_at, row_number() OVER (PARTITION BY n.account_id ORDER BY n.id) \
-         AS nth FROM new_notifications n JOIN listening l ON l.account_id = n.account_id \
-         AND l.kind = n.kind JOIN email_addresses a ON a.account_id = n.account_id \
-         WHERE a.confirmed_at IS NOT NULL AND a.topics & l.mail_bit <> 0) m \
-         WHERE m.nth + (SELECT count(*) FROM mail_outbox o WHERE o.account_id = m.account_id \
-         AND o.sent_at IS NULL AND o.failed_at IS NULL) <= 200 \
-         RETURNING due_at <= created_at AS due_now), \
-         new_deliveries AS (INSERT INTO webhook_deliveries (id, webhook_id, notification_id, \
-         kind, payload, created_at, attempts, next_attempt_at) SELECT \
-         'msg_' || md5(gen_random_uuid()::text), w.id, n.id, n.kind, n.payload, n.created_at, \
-         0, n.created_at FROM new_notifications n JOIN listening l \
-         ON l.account_id = n.account_id AND l.kind = n.kind AND l.webhooks \
-         JOIN webhooks w ON w.account_id = n.account_id RETURNING 1), \
+         RETURNING id, account_id), \
          new_action AS (INSERT INTO actions (game_id, first_seq, last_seq, seat, account_id, \
          action, idempotency_key, request, created_at, bot) SELECT moved.id, :seq + 1, \
          :seq + {events}, 0, :account_id, repeat('x', {action}), NULL, \
          repeat('x', {request}), 0, NULL FROM moved) \
-         SELECT (SELECT count(*) FROM moved), ARRAY(SELECT id FROM new_notifications), \
-         (SELECT count(*) FROM new_mail WHERE due_now), \
-         (SELECT count(*) FROM new_deliveries);\n",
+         SELECT (SELECT count(*) FROM moved), ARRAY(SELECT id FROM new_notifications);\n",
         seqs = event_seqs.join(", "),
         seats = repeated("0"),
         types = repeated("'placed'"),

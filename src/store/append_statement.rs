@@ -197,8 +197,8 @@ fn statement(append: &Append, action: &ActionRow, notified: Vec<Notified>) -> Ap
         .map(|notified| &notified.notification)
         .collect();
     // Only then the statement's text with the webhooks' and mailboxes' queries: a move
-    // that tells no one beyond the feed (as most of a bot's or a benchmark's do) runs the
-    // shorter text, each prepared once per connection.
+    // that tells no one beyond the feeds (as every move of the load benchmark) sends the
+    // shorter text; each text is prepared once per connection.
     let channels = notified
         .iter()
         .any(|notified| notified.mail_bit != 0 || notified.webhooks);

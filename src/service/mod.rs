@@ -34,6 +34,7 @@ use crate::games::take_back::TakeBackFold;
 use crate::games::{encode_seed, seed_commitment};
 use crate::games::{find_game_rules, GameRules, RecordedEvent, Table};
 use crate::store::jobs::GameWork;
+pub use crate::store::random_id;
 use crate::store::{
     self, ActionRow, Append, DbConnection, Listener, NewEvent, SeatUpdate, StoredEvent,
     ENGINE_SOURCE, SERVER_SOURCE,
@@ -625,14 +626,4 @@ pub fn now_millis() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|elapsed| elapsed.as_millis() as i64)
         .unwrap_or_default()
-}
-
-/// A random identifier of `len` characters from [a-z0-9], for games and accounts.
-pub fn random_id(len: usize) -> String {
-    use rand::Rng;
-    const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
-    let mut rng = rand::thread_rng();
-    (0..len)
-        .map(|_| char::from(ALPHABET[rng.gen_range(0..ALPHABET.len())]))
-        .collect()
 }

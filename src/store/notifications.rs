@@ -89,13 +89,7 @@ impl Delivery {
 
 /// A fresh delivery id (the `webhook-id` a receiver deduplicates on).
 pub fn delivery_id() -> String {
-    use rand::Rng;
-    const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
-    let mut rng = rand::thread_rng();
-    let random: String = (0..24)
-        .map(|_| char::from(ALPHABET[rng.gen_range(0..ALPHABET.len())]))
-        .collect();
-    format!("msg_{random}")
+    format!("msg_{}", super::random_id(24))
 }
 
 /// Where an account's notifications go beside its feed, as read with the account.

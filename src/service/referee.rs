@@ -17,7 +17,7 @@ use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;
 use crate::games::server_events::{too_few_remain, Forfeit, ForfeitReason, ServerEvent};
 use crate::games::{GameRules, Table};
-use crate::store::jobs::{self, Claim, ClaimedJob, JobKind};
+use crate::store::jobs::{self, Claim, ClaimedJob, HeldJob, JobKind};
 use crate::store::{self, ActionRow, CancelReason, Db, DbConnection, StoreError};
 
 /// How long after a deadline the timeout is recorded: a move sent just before the deadline
@@ -378,8 +378,9 @@ pub enum BotMove {
 }
 
 /// Plays one move for the first bot that must act in the claimed game. The bot thinks
-/// outside any transaction, for as long as `think` allows; its move is appended only if
-/// the game has not moved since, in the transaction that gives the job back.
+/// outside any transaction, for as long as `think` allows, on the state it read; its move
+/// is decided on that state and appended only if the game has not moved since, in the
+/// write that gives the job back (on PostgreSQL one statement).
 pub fn play_bot_move(
     db: &Db,
     cache: &FoldCache,
@@ -397,65 +398,52 @@ pub fn play_bot_move(
         let Some(&(seat, bot)) = game.bots_to_act().first() else {
             return Ok(None);
         };
-        let table = game.state_at(conn, cache, game.game.current_seq)?;
-        Ok::<_, ApiError>(Some((game, table, seat, bot)))
+        let fold = game.state_at(conn, cache, game.game.current_seq)?;
+        Ok::<_, ApiError>(Some((game, fold, seat, bot)))
     })?;
-    let Some((game, table, seat, bot)) = thinking else {
+    let Some((game, fold, seat, bot)) = thinking else {
         db.write(|conn| jobs::finish(conn, JobKind::Bot, job, owner))?;
         return Ok(BotMove::Nothing);
     };
     let seq = game.game.current_seq;
     let mut rng = bot_rng_for(game.game.seed, (seq + 1) as u64);
-    let action = think(bot, game.rules, table.table.as_ref(), seat, &mut rng);
+    let action = think(bot, game.rules, fold.table.as_ref(), seat, &mut rng);
     let now = now();
-    let written = db.write(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
-        if game.game.current_seq != seq || game.game.status != GameStatus::Running {
-            jobs::release(conn, JobKind::Bot, game_id, owner)?;
-            return Ok(None);
+    let mut table = Fold::into_table(fold);
+    let (action, events) = decide(&game, table.as_ref(), seat, &action)?;
+    let bot_name = bot.as_str();
+    let row = ActionRow {
+        game_id: game_id.to_owned(),
+        first_seq: seq + 1,
+        last_seq: seq + events.len() as i64,
+        seat: i32::from(seat),
+        account_id: None,
+        action: action.to_string(),
+        idempotency_key: None,
+        request: json!({"bot": bot_name, "action": action}).to_string(),
+        created_at: now,
+        bot: Some(bot_name.to_owned()),
+    };
+    let append = game.append_after(table.as_mut(), events, Some(seat), &[], now, Some(row))?;
+    let held = HeldJob {
+        kind: JobKind::Bot,
+        owner,
+    };
+    match db.append_giving_back(&append, &held) {
+        Ok(new_seq) => {
+            let game = game.game;
+            cache.put(&game.id, game.rules_version, &Fold::new(new_seq, table));
+            Ok(BotMove::Appended(Appended {
+                seq: new_seq,
+                finished: append.status == GameStatus::Finished,
+            }))
         }
-        let mut table = game.table_at(conn, cache, seq)?;
-        let (action, events) = decide(&game, table.as_ref(), seat, &action)?;
-        let bot_name = bot.as_str();
-        let row = ActionRow {
-            game_id: game_id.to_owned(),
-            first_seq: seq + 1,
-            last_seq: seq + events.len() as i64,
-            seat: i32::from(seat),
-            account_id: None,
-            action: action.to_string(),
-            idempotency_key: None,
-            request: json!({"bot": bot_name, "action": action}).to_string(),
-            created_at: now,
-            bot: Some(bot_name.to_owned()),
-        };
-        let append = game.append_after(table.as_mut(), events, Some(seat), &[], now, Some(row))?;
-        let appended = match store::append(conn, &append) {
-            Ok(new_seq) => Some((
-                Appended {
-                    seq: new_seq,
-                    finished: append.status == GameStatus::Finished,
-                },
-                game.game,
-                table,
-            )),
-            Err(StoreError::StaleSeq { .. }) => None,
-            Err(other) => return Err(ApiError::from(other)),
-        };
-        jobs::release(conn, JobKind::Bot, game_id, owner)?;
-        Ok(appended)
-    })?;
-    Ok(match written {
-        Some((appended, game, table)) => {
-            cache.put(
-                &game.id,
-                game.rules_version,
-                &Fold::new(appended.seq, table),
-            );
-            BotMove::Appended(appended)
+        Err(StoreError::StaleSeq { .. }) => {
+            db.write(|conn| jobs::release(conn, JobKind::Bot, game_id, owner))?;
+            Ok(BotMove::Discarded)
         }
-        None => BotMove::Discarded,
-    })
+        Err(other) => Err(other.into()),
+    }
 }
 
 /// Cancels the claimed open game as `expired` (it waited `due_at` plus the open-game time);

@@ -20,10 +20,12 @@
 //! after the seats' read, where the append learnt the channels), and the outbox's bound is
 //! as soft as in a transaction, which does not see another's uncommitted mails either.
 //!
-//! The statement's text never changes (lists go as arrays), so each connection prepares it
-//! once. It covers what a move writes; an append that also writes something else (a
-//! finished game's ratings) or has no action (a game's opening events) takes the
-//! transaction.
+//! The statement has two texts, each the same for every move that sends it (lists go as
+//! arrays), so each connection prepares each once: the shorter for moves whose
+//! notifications stay in the accounts' feeds, the longer with the webhooks' and mailboxes'
+//! queries. It covers what a move writes, a bot's too, whose held job it gives back
+//! ([`statement_giving_back`]); an append that also writes something else (a finished
+//! game's ratings) or has no action (a game's opening events) takes the transaction.
 
 use diesel::pg::Pg;
 use diesel::prelude::*;
@@ -33,6 +35,7 @@ use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text};
 
 use super::email::{MailTopic, MOST_WAITING};
 use super::games::{json_text, seat_notifications, stale_seq, ActionRow, Append};
+use super::jobs::HeldJob;
 use super::notifications::NewNotification;
 use super::{Change, DbConnection, StoreError};
 use crate::games::bots::BotStrategy;
@@ -42,6 +45,27 @@ use crate::games::server_events::ForfeitReason;
 /// an append without an action (a game's opening events) or one that rates a finished
 /// game.
 pub(super) fn statement_for(append: &Append) -> Option<AppendStatement> {
+    statement_holding(append, None)
+}
+
+/// [`statement_for`], the statement also giving `held` back: a held job the append puts
+/// again loses its lease in the jobs' upsert (a statement may write a row only once), and
+/// one it removes goes with its lease. `None` too when the append neither puts nor removes
+/// a job of `held`'s kind: the transaction gives it back apart.
+pub(super) fn statement_giving_back(
+    append: &Append,
+    held: &HeldJob<'_>,
+) -> Option<AppendStatement> {
+    let jobs = append.job_changes();
+    let writes_the_job =
+        jobs.put.iter().any(|job| job.kind == held.kind) || jobs.removed.contains(&held.kind);
+    if !writes_the_job {
+        return None;
+    }
+    statement_holding(append, Some(held))
+}
+
+fn statement_holding(append: &Append, held: Option<&HeldJob<'_>>) -> Option<AppendStatement> {
     let action = append.action.as_ref()?;
     if append.rates() {
         return None;
@@ -57,7 +81,7 @@ pub(super) fn statement_for(append: &Append) -> Option<AppendStatement> {
             notification,
         })
         .collect();
-    Some(statement(append, action, notified))
+    Some(statement(append, action, notified, held))
 }
 
 /// A notification the append writes, and where it goes beside the feed as its account's
@@ -157,9 +181,7 @@ pub(super) struct AppendStatement {
 macro_rules! after_the_values {
     ($mails_due:literal, $deliveries:literal) => {
         concat!(
-            ") AS j (kind, due_at, interactive)
-    ON CONFLICT (kind, game_id)
-    DO UPDATE SET due_at = excluded.due_at, interactive = excluded.interactive
+            " THEN NULL ELSE jobs.lease_until END
 )
 SELECT (SELECT count(*) FROM moved),
     ARRAY(SELECT id FROM new_notifications ORDER BY id),
@@ -191,7 +213,12 @@ macro_rules! new_action_start {
     };
 }
 
-fn statement(append: &Append, action: &ActionRow, notified: Vec<Notified>) -> AppendStatement {
+fn statement(
+    append: &Append,
+    action: &ActionRow,
+    notified: Vec<Notified>,
+    held: Option<&HeldJob<'_>>,
+) -> AppendStatement {
     let notifications: Vec<&NewNotification> = notified
         .iter()
         .map(|notified| &notified.notification)
@@ -352,7 +379,8 @@ fn statement(append: &Append, action: &ActionRow, notified: Vec<Notified>) -> Ap
     pieces.extend([
         // With the channels: the mails' end, then a delivery to each of the account's
         // webhooks, under a fresh random id (the `webhook-id` receivers deduplicate on) in
-        // `delivery_id`'s form, `msg_` and 24 of its characters. Then the action's insert.
+        // `delivery_id`'s form, `msg_` and 24 characters of `ID_ALPHABET` (its first 16).
+        // Then the action's insert.
         (
             if channels {
                 concat!(
@@ -407,6 +435,31 @@ fn statement(append: &Append, action: &ActionRow, notified: Vec<Notified>) -> Ap
             ", ",
             Param::Bools(jobs.put.iter().map(|job| job.interactive).collect()),
         ),
+    ]);
+    // A job put again keeps its lease, unless it is the held job given back (both null
+    // for any other append: then no row matches).
+    let (held_kind, held_owner) = (
+        held.map(|held| held.kind.as_str().to_owned()),
+        held.map(|held| held.owner.to_owned()),
+    );
+    pieces.extend([
+        (
+            ") AS j (kind, due_at, interactive)
+    ON CONFLICT (kind, game_id)
+    DO UPDATE SET due_at = excluded.due_at, interactive = excluded.interactive,
+        lease_owner = CASE WHEN jobs.kind = ",
+            Param::NullableText(held_kind.clone()),
+        ),
+        (
+            " AND jobs.lease_owner = ",
+            Param::NullableText(held_owner.clone()),
+        ),
+        (
+            " THEN NULL ELSE jobs.lease_owner END,
+        lease_until = CASE WHEN jobs.kind = ",
+            Param::NullableText(held_kind),
+        ),
+        (" AND jobs.lease_owner = ", Param::NullableText(held_owner)),
     ]);
     AppendStatement {
         pieces,

@@ -70,6 +70,14 @@ pub struct ClaimedJob {
     pub interactive: bool,
 }
 
+/// A job an instance holds while it works on it, to give back with the work's write.
+#[derive(Debug, Clone, Copy)]
+pub struct HeldJob<'a> {
+    pub kind: JobKind,
+    /// The holding instance's name: only its own lease is given back.
+    pub owner: &'a str,
+}
+
 /// What to claim, and for how long.
 #[derive(Debug, Clone, Copy)]
 pub struct Claim<'a> {

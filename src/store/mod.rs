@@ -556,6 +556,28 @@ impl Db {
         }
     }
 
+    /// [`Db::append`], giving `held` back with it (as [`jobs::release`] does), all or
+    /// nothing: the instance that made a bot move holds its game's bot job until the move
+    /// is in. A stale seq writes nothing and gives nothing back.
+    pub fn append_giving_back(
+        &self,
+        append: &Append,
+        held: &jobs::HeldJob<'_>,
+    ) -> Result<i64, StoreError> {
+        let statement = match self.backend {
+            Backend::Postgres => append_statement::statement_giving_back(append, held),
+            Backend::Sqlite => None,
+        };
+        match statement {
+            Some(statement) => self.write_alone(|conn| append_statement::append(conn, &statement)),
+            None => self.write(|conn| {
+                let seq = games::append(conn, append)?;
+                jobs::release(conn, held.kind, &append.game_id, held.owner)?;
+                Ok(seq)
+            }),
+        }
+    }
+
     /// Runs `work`, one statement that commits on its own, outside a transaction (which
     /// would add `BEGIN` and `COMMIT`, two round trips); what it changed goes to the
     /// [`Db::on_commit`] listener once it has succeeded. A connection that dies before the

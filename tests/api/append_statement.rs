@@ -4,14 +4,14 @@
 //! game, its seats, events, action, notifications, mails, webhook deliveries and jobs) is
 //! compared: for accounts whose notifications stay in their feed, and for accounts with
 //! webhooks and mailed topics (one on a daily digest, one whose outbox fills up). Also: the
-//! one statement is one statement, a stale seq writes nothing, and an append it does not
-//! cover takes the transaction.
+//! one statement is one statement and a stale seq writes nothing. A bot move gives its held
+//! job back in the same statement, as the transaction does after its append.
 
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 use serde_json::json;
 use turnpost::games::server_events::SeatClock;
-use turnpost::store::jobs::GameWork;
+use turnpost::store::jobs::{self, GameWork, HeldJob, JobKind};
 use turnpost::store::notifications::Channels;
 use turnpost::store::{
     self, ActionRow, Append, Db, GameStatus, Listener, NewEvent, SeatUpdate, StoreError,
@@ -313,9 +313,7 @@ async fn one_statement_writes_what_the_transaction_writes() {
         let random = delivery.strip_prefix("msg_").expect(delivery);
         assert_eq!(random.len(), 24, "{delivery}");
         assert!(
-            random
-                .bytes()
-                .all(|c| b"abcdefghijkmnpqrstuvwxyz23456789".contains(&c)),
+            random.bytes().all(|c| store::ID_ALPHABET.contains(&c)),
             "{delivery}"
         );
     }
@@ -351,4 +349,121 @@ async fn one_statement_writes_what_the_transaction_writes() {
         2
     );
     assert_eq!(table("mail_outbox").matches("bo@example.com").count(), 1);
+}
+
+/// Each of the game's jobs as `kind:lease owner` (`-` for none).
+fn leases_of(url: &str, game_id: &str) -> String {
+    let mut conn = PgConnection::establish(url).unwrap();
+    let leases: Rows = diesel::sql_query(
+        "SELECT coalesce(string_agg(kind || ':' || coalesce(lease_owner, '-'), ' ' \
+             ORDER BY kind), '') AS rows FROM jobs WHERE game_id = $1",
+    )
+    .bind::<Text, _>(game_id)
+    .get_result(&mut conn)
+    .unwrap();
+    leases.rows
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_move_gives_its_job_back_in_the_one_statement() {
+    let app = TestApp::start(Backend::Postgres).await;
+    let (id, copy, ada, bo) = game_and_its_copy(&app).await;
+    let url = app.database_url().to_owned();
+    let db = Db::open(&url).unwrap();
+    let seq = seq_of(&db, &id);
+    // Both games' jobs, their bot's, deadline's and reminder's, held by instance-a.
+    for game in [&id, &copy] {
+        app.execute_sql(&format!(
+            "INSERT INTO jobs (kind, game_id, account_id, due_at, interactive) \
+                 VALUES ('bot', '{game}', '{ada}', 0, true)"
+        ));
+        app.execute_sql(&format!(
+            "UPDATE jobs SET lease_owner = 'instance-a', lease_until = 9000000000000 \
+             WHERE game_id = '{game}'"
+        ));
+    }
+    assert_eq!(
+        leases_of(&url, &id),
+        "bot:instance-a deadline:instance-a reminder:instance-a"
+    );
+    let held = HeldJob {
+        kind: JobKind::Bot,
+        owner: "instance-a",
+    };
+    // bo's bot moves (the move itself is ada's of the other test, made by a bot), and has
+    // to move again, or not.
+    let bot_move = |game_id: &str, seq: i64, moves_again: bool| {
+        let mut append = move_by_ada(game_id, seq, &ada, &bo, Channels::default());
+        let action = append.action.as_mut().unwrap();
+        (action.account_id, action.idempotency_key) = (None, None);
+        action.bot = Some("random".into());
+        append.work_after.bot = moves_again.then_some(true);
+        append
+    };
+    let in_a_transaction = |game_id: &str, seq: i64, moves_again: bool| {
+        db.write(|conn| {
+            let new_seq = store::append(conn, &bot_move(game_id, seq, moves_again))?;
+            jobs::release(conn, JobKind::Bot, game_id, "instance-a")?;
+            Ok::<_, StoreError>(new_seq)
+        })
+        .unwrap()
+    };
+
+    // The bot job is put again without its lease; the deadline and reminder jobs, put
+    // again too, keep theirs.
+    let before = db.statements();
+    let new_seq = db
+        .append_giving_back(&bot_move(&id, seq, true), &held)
+        .unwrap();
+    let sent = db.statements() - before;
+    assert!(sent <= 2, "one statement, no BEGIN or COMMIT: {sent}");
+    assert_eq!(new_seq, seq + 2);
+    assert_eq!(in_a_transaction(&copy, seq, true), seq + 2);
+    let written = rows_of(&url, &id, seq);
+    assert_eq!(written, rows_of(&url, &copy, seq));
+    assert!(written.contains(r#""bot": "random""#), "{written}");
+    assert_eq!(
+        leases_of(&url, &id),
+        "bot:- deadline:instance-a reminder:instance-a"
+    );
+
+    // instance-b holds the bot job now (instance-a's lease lapsed): it keeps it.
+    app.execute_sql(&format!(
+        "UPDATE jobs SET lease_owner = 'instance-b', lease_until = 9000000000000 \
+         WHERE kind = 'bot' AND game_id IN ('{id}', '{copy}')"
+    ));
+    let new_seq = db
+        .append_giving_back(&bot_move(&id, seq + 2, true), &held)
+        .unwrap();
+    assert_eq!(new_seq, seq + 4);
+    assert_eq!(in_a_transaction(&copy, seq + 2, true), seq + 4);
+    assert_eq!(rows_of(&url, &id, seq + 2), rows_of(&url, &copy, seq + 2));
+    assert_eq!(
+        leases_of(&url, &id),
+        "bot:instance-b deadline:instance-a reminder:instance-a"
+    );
+
+    // Stale: nothing is written, nothing given back.
+    let written = rows_of(&url, &id, seq);
+    let stale = db.append_giving_back(&bot_move(&id, seq, true), &held);
+    assert!(matches!(stale, Err(StoreError::StaleSeq { current }) if current == seq + 4));
+    assert_eq!(rows_of(&url, &id, seq), written);
+
+    // The bot's last move: its job goes, lease and all.
+    app.execute_sql(&format!(
+        "UPDATE jobs SET lease_owner = 'instance-a' WHERE kind = 'bot' \
+         AND game_id IN ('{id}', '{copy}')"
+    ));
+    let before = db.statements();
+    let new_seq = db
+        .append_giving_back(&bot_move(&id, seq + 4, false), &held)
+        .unwrap();
+    assert!(db.statements() - before <= 2);
+    assert_eq!(new_seq, seq + 6);
+    assert_eq!(in_a_transaction(&copy, seq + 4, false), seq + 6);
+    assert_eq!(rows_of(&url, &id, seq + 4), rows_of(&url, &copy, seq + 4));
+    assert_eq!(
+        leases_of(&url, &id),
+        "deadline:instance-a reminder:instance-a"
+    );
 }

@@ -390,7 +390,9 @@ pub fn play_bot_move(
     now: impl Fn() -> i64,
 ) -> Result<BotMove, ApiError> {
     let game_id = job.game_id.as_str();
-    let thinking = db.read(|conn| {
+    // The game in one statement, then its events up to the seq it read: they agree
+    // without a transaction (see `Db::read_without_transaction`).
+    let thinking = db.read_without_transaction(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         if game.game.status != GameStatus::Running {
             return Ok(None);

@@ -1,15 +1,22 @@
 //! Background work as claimed jobs: which due job a claim takes (a person's first, then
 //! each account's oldest before any account's second), that a held job is nobody else's
-//! until its lease lapses, that instances claiming at once never take the same job, and
-//! that one account can leave only a few games to the bots alone.
+//! until its lease lapses, that instances claiming at once never take the same job, that
+//! one account can leave only a few games to the bots alone, and that a bot move gives its
+//! job back whether it was appended or discarded.
 
 use std::collections::BTreeSet;
 
+use rand::RngCore;
 use serde_json::json;
 use turnpost::auth::AuthUser;
+use turnpost::games::bots::{choose_action, BotStrategy};
+use turnpost::games::{GameRules, Table};
+use turnpost::service::fold_cache::FoldCache;
 use turnpost::service::lobby::{self, NewGame};
+use turnpost::service::now_millis;
+use turnpost::service::referee::{self, BotMove};
 use turnpost::store::jobs::{self, Claim, ClaimedJob, JobKind};
-use turnpost::store::Db;
+use turnpost::store::{Db, StoreError};
 
 use crate::util::{account, Backend, TestApp};
 use crate::with_each_backend;
@@ -156,7 +163,94 @@ with_each_backend!(
     claims_take_turns_without_workers,
     concurrent_claims_without_workers,
     games_left_to_bots_are_capped,
+    a_bot_move_gives_its_job_back_even_when_discarded,
 );
+
+/// The game's bot job as `lease owner` (`-` for none), `None` when it has none; and how
+/// many actions its log holds.
+fn bot_job_and_actions(db: &Db, game: &str) -> (Option<String>, usize) {
+    let job = db
+        .read(|conn| {
+            use diesel::prelude::*;
+            use turnpost::store::schema::jobs::dsl as j;
+            j::jobs
+                .filter(j::kind.eq("bot"))
+                .filter(j::game_id.eq(game))
+                .select(j::lease_owner)
+                .first::<Option<String>>(conn)
+                .optional()
+                .map_err(StoreError::from)
+        })
+        .unwrap()
+        .map(|owner| owner.unwrap_or_else(|| "-".into()));
+    let actions = db
+        .read(|conn| turnpost::store::load_actions(conn, game))
+        .unwrap()
+        .len();
+    (job, actions)
+}
+
+/// A bot move on the game as the bot read it is appended, and its job goes back, due again
+/// (the other bot moves next); one decided while another writer moved the game on is
+/// thrown away, and its job goes back all the same, for the move to be thought anew.
+async fn a_bot_move_gives_its_job_back_even_when_discarded(backend: Backend) {
+    let app = TestApp::start_with(backend, |config| {
+        no_background_work(config);
+        config.bot_workers = Some(0);
+    })
+    .await;
+    let db = Db::open(app.database_url()).unwrap();
+    let ada = account(&db, "ada");
+    let request = NewGame {
+        kind: "tikal".into(),
+        seats: 3,
+        options: json!({}),
+        bots: vec![(0, BotStrategy::Random), (1, BotStrategy::Random)],
+        ..NewGame::default()
+    };
+    let game = lobby::create_game(&db, &ada, &request, 100, now_millis())
+        .unwrap()
+        .game
+        .id;
+    let cache = FoldCache::new(16, 1 << 24);
+    let claim = || claim_at(&db, "instance-a", now_millis() + 1_000, false).expect("due");
+    let thinks = |moves_the_game_on: bool| {
+        let (app, game) = (&app, game.clone());
+        move |bot: BotStrategy,
+              rules: &dyn GameRules,
+              table: &dyn Table,
+              seat,
+              rng: &mut dyn RngCore| {
+            if moves_the_game_on {
+                // Stands for another writer's append while the bot thinks.
+                app.execute_sql(&format!(
+                    "UPDATE games SET current_seq = current_seq + 1 WHERE id = '{game}'"
+                ));
+            }
+            choose_action(bot, rules, table, seat, rng)
+        }
+    };
+    assert_eq!(bot_job_and_actions(&db, &game), (Some("-".into()), 0));
+
+    let job = claim();
+    assert_eq!(job.game_id, game);
+    assert_eq!(
+        bot_job_and_actions(&db, &game).0.as_deref(),
+        Some("instance-a")
+    );
+    let played =
+        referee::play_bot_move(&db, &cache, &job, "instance-a", &thinks(false), now_millis)
+            .unwrap();
+    assert!(matches!(played, BotMove::Appended(_)));
+    assert_eq!(bot_job_and_actions(&db, &game), (Some("-".into()), 1));
+
+    let job = claim();
+    let played =
+        referee::play_bot_move(&db, &cache, &job, "instance-a", &thinks(true), now_millis).unwrap();
+    assert!(matches!(played, BotMove::Discarded));
+    assert_eq!(bot_job_and_actions(&db, &game), (Some("-".into()), 1));
+    assert_eq!(claim().game_id, game, "due again");
+}
 
 /// An account may leave one running game to the bots alone here: resigning from a second
 /// such game is refused with 409 `bot_games_quota`, resigning where the game ends is not,

@@ -36,19 +36,6 @@ pub use accounts::{
     token_generations, Account,
 };
 pub use changes::Change;
-
-/// The characters of random identifiers (games, accounts, webhook deliveries): lowercase
-/// letters and digits without the look-alikes 0, 1, l and o.
-pub const ID_ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
-
-/// A random identifier of `len` characters from [`ID_ALPHABET`].
-pub fn random_id(len: usize) -> String {
-    use rand::Rng;
-    let mut rng = rand::thread_rng();
-    (0..len)
-        .map(|_| char::from(ID_ALPHABET[rng.gen_range(0..ID_ALPHABET.len())]))
-        .collect()
-}
 pub use games::{
     append, cancel_open_game, count_open_games_created_by, current_seqs, decline_invitation,
     find_action_by_key, find_game, find_game_with_seats, finished_game_ids, games_played_by,
@@ -612,6 +599,19 @@ impl Db {
         })
         .is_ok()
     }
+}
+
+/// The characters of random identifiers (games, accounts, webhook deliveries): lowercase
+/// letters and digits without the look-alikes 0, 1, l and o.
+pub const ID_ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+
+/// A random identifier of `len` characters from [`ID_ALPHABET`].
+pub fn random_id(len: usize) -> String {
+    use rand::Rng;
+    let mut rng = rand::thread_rng();
+    (0..len)
+        .map(|_| char::from(ID_ALPHABET[rng.gen_range(0..ID_ALPHABET.len())]))
+        .collect()
 }
 
 /// `url` when it names a PostgreSQL database.

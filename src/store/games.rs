@@ -7,6 +7,7 @@ use utoipa::ToSchema;
 
 use super::jobs::{self, GameWork};
 use super::on_backend;
+use super::prepared_updates::{GameHeadUpdate, OneSeatToAct};
 use super::schema::{
     accounts, actions, events, game_invitations, game_settings, games, rematches, seats,
 };
@@ -998,18 +999,15 @@ pub fn find_action_by_key(
 /// game's row lock before anything else is written.
 pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreError> {
     let new_seq = append.new_seq();
-    let update = diesel::update(
-        games::table
-            .find(&append.game_id)
-            .filter(games::current_seq.eq(append.expected_seq)),
-    )
-    .set((
-        games::current_seq.eq(new_seq),
-        games::status.eq(append.status.as_str()),
-        games::to_act.eq(json_text(&append.to_act)),
-        games::outcome.eq(append.outcome.as_ref().map(json_text)),
-        games::updated_at.eq(append.now),
-    ));
+    let update = GameHeadUpdate {
+        game_id: &append.game_id,
+        expected_seq: append.expected_seq,
+        new_seq,
+        status: append.status.as_str(),
+        to_act: json_text(&append.to_act),
+        outcome: append.outcome.as_ref().map(json_text),
+        updated_at: append.now,
+    };
     let updated = on_backend!(conn, |c| update.execute(c))?;
     if updated != 1 {
         return Err(stale_seq(conn, &append.game_id)?);
@@ -1210,11 +1208,14 @@ fn mark_seats_to_act(
 ) -> Result<(), StoreError> {
     let acting: Vec<i32> = to_act.iter().map(|&seat| i32::from(seat)).collect();
     let game_seats = seats::table.filter(seats::game_id.eq(game_id));
-    // One acting seat, the usual case, as `seat = ?`: SQLite writes `IN (?, ?)` anew for
-    // every count of seats and so prepares it again for every move.
+    // One acting seat, the usual case, as a statement kept prepared; `IN (?, ?)` would be
+    // written anew for every count of seats.
     match acting.as_slice() {
         [one] => {
-            let update = diesel::update(game_seats).set(seats::must_act.eq(seats::seat.eq(*one)));
+            let update = OneSeatToAct {
+                game_id,
+                seat: *one,
+            };
             on_backend!(conn, |c| update.execute(c))?
         }
         _ => {

@@ -10,6 +10,7 @@ mod games;
 pub mod jobs;
 pub mod notifications;
 pub mod personal_tokens;
+mod prepared_updates;
 pub mod ratings;
 pub mod reminders;
 pub mod schema;

@@ -1,0 +1,87 @@
+//! The updates every move makes, as statements a connection prepares once. Diesel prepares
+//! its own `UPDATE`s again on every call (a changeset may leave columns out, so it never
+//! trusts their text to stay the same); on SQLite, where the transaction is the move's path,
+//! that was a parse of the game's update, and of the turn flags' when the turn passed, for
+//! every move. These have one text each and a type of their own, under which the
+//! connection's statement cache keeps them.
+
+use diesel::backend::Backend;
+use diesel::prelude::*;
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::sql_types::{BigInt, Integer, Nullable, Text};
+
+/// `UPDATE games` to the append's new head, guarded by the seq it was decided at.
+pub(super) struct GameHeadUpdate<'a> {
+    pub game_id: &'a str,
+    pub expected_seq: i64,
+    pub new_seq: i64,
+    pub status: &'a str,
+    pub to_act: String,
+    pub outcome: Option<String>,
+    pub updated_at: i64,
+}
+
+impl<DB> QueryFragment<DB> for GameHeadUpdate<'_>
+where
+    DB: Backend,
+    DB: diesel::sql_types::HasSqlType<BigInt> + diesel::sql_types::HasSqlType<Text>,
+    i64: diesel::serialize::ToSql<BigInt, DB>,
+    str: diesel::serialize::ToSql<Text, DB>,
+    String: diesel::serialize::ToSql<Text, DB>,
+    Option<String>: diesel::serialize::ToSql<Nullable<Text>, DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.push_sql("UPDATE games SET current_seq = ");
+        out.push_bind_param::<BigInt, _>(&self.new_seq)?;
+        out.push_sql(", status = ");
+        out.push_bind_param::<Text, _>(self.status)?;
+        out.push_sql(", to_act = ");
+        out.push_bind_param::<Text, _>(&self.to_act)?;
+        out.push_sql(", outcome = ");
+        out.push_bind_param::<Nullable<Text>, _>(&self.outcome)?;
+        out.push_sql(", updated_at = ");
+        out.push_bind_param::<BigInt, _>(&self.updated_at)?;
+        out.push_sql(" WHERE id = ");
+        out.push_bind_param::<Text, _>(self.game_id)?;
+        out.push_sql(" AND current_seq = ");
+        out.push_bind_param::<BigInt, _>(&self.expected_seq)?;
+        Ok(())
+    }
+}
+
+impl QueryId for GameHeadUpdate<'_> {
+    type QueryId = GameHeadUpdate<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl<Conn> RunQueryDsl<Conn> for GameHeadUpdate<'_> {}
+
+/// The turn flags of a game's seats when exactly one seat acts: that seat's set, every
+/// other's cleared.
+pub(super) struct OneSeatToAct<'a> {
+    pub game_id: &'a str,
+    pub seat: i32,
+}
+
+impl<DB> QueryFragment<DB> for OneSeatToAct<'_>
+where
+    DB: Backend,
+    DB: diesel::sql_types::HasSqlType<Integer> + diesel::sql_types::HasSqlType<Text>,
+    i32: diesel::serialize::ToSql<Integer, DB>,
+    str: diesel::serialize::ToSql<Text, DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.push_sql("UPDATE seats SET must_act = (seat = ");
+        out.push_bind_param::<Integer, _>(&self.seat)?;
+        out.push_sql(") WHERE game_id = ");
+        out.push_bind_param::<Text, _>(self.game_id)?;
+        Ok(())
+    }
+}
+
+impl QueryId for OneSeatToAct<'_> {
+    type QueryId = OneSeatToAct<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl<Conn> RunQueryDsl<Conn> for OneSeatToAct<'_> {}

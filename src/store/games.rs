@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use super::jobs::{self, GameWork};
 use super::on_backend;
-use super::prepared_updates::{GameHeadUpdate, OneSeatToAct};
+use super::prepared_updates::{GameHeadUpdate, OneSeatToAct, SeatStateUpdate};
 use super::schema::{
     accounts, actions, events, game_invitations, game_settings, games, rematches, seats,
 };
@@ -1046,19 +1046,16 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
         mark_seats_to_act(conn, &append.game_id, &append.to_act)?;
     }
     for update in &append.seat_updates {
-        diesel::update(
-            seats::table
-                .filter(seats::game_id.eq(&append.game_id))
-                .filter(seats::seat.eq(i32::from(update.seat))),
-        )
-        .set((
-            seats::deadline.eq(update.clock.deadline_ms),
-            seats::bank_ms.eq(update.clock.bank_ms),
-            seats::bot.eq(update.bot.map(BotStrategy::as_str)),
-            seats::forfeit.eq(update.forfeit.map(ForfeitReason::as_str)),
-            seats::vacation_until.eq(update.vacation_until),
-        ))
-        .execute(conn)?;
+        let update = SeatStateUpdate {
+            game_id: &append.game_id,
+            seat: i32::from(update.seat),
+            deadline: update.clock.deadline_ms,
+            bank_ms: update.clock.bank_ms,
+            bot: update.bot.map(BotStrategy::as_str),
+            forfeit: update.forfeit.map(ForfeitReason::as_str),
+            vacation_until: update.vacation_until,
+        };
+        on_backend!(&mut *conn, |c| update.execute(c))?;
     }
     notify_seats(conn, append, new_seq)?;
     if let Some(standing) = append.outcome.as_ref().filter(|_| append.rates()) {

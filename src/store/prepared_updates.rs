@@ -1,8 +1,8 @@
 //! The updates every move makes, as statements a connection prepares once. Diesel prepares
 //! its own `UPDATE`s again on every call (a changeset may leave columns out, so it never
 //! trusts their text to stay the same); on SQLite, where the transaction is the move's path,
-//! that was a parse of the game's update, and of the turn flags' when the turn passed, for
-//! every move. These have one text each and a type of their own, under which the
+//! that was a parse of the game's update, of the turn flags' when the turn passed and of
+//! each changed seat's (its clock, on a timed game's every move), for every move. These have one text each and a type of their own, under which the
 //! connection's statement cache keeps them.
 
 use diesel::backend::Backend;
@@ -85,3 +85,52 @@ impl QueryId for OneSeatToAct<'_> {
 }
 
 impl<Conn> RunQueryDsl<Conn> for OneSeatToAct<'_> {}
+
+/// One seat's clock, bot, forfeit and vacation as an append leaves them.
+pub(super) struct SeatStateUpdate<'a> {
+    pub game_id: &'a str,
+    pub seat: i32,
+    pub deadline: Option<i64>,
+    pub bank_ms: i64,
+    pub bot: Option<&'a str>,
+    pub forfeit: Option<&'a str>,
+    pub vacation_until: Option<i64>,
+}
+
+impl<DB> QueryFragment<DB> for SeatStateUpdate<'_>
+where
+    DB: Backend,
+    DB: diesel::sql_types::HasSqlType<BigInt>
+        + diesel::sql_types::HasSqlType<Integer>
+        + diesel::sql_types::HasSqlType<Text>,
+    i64: diesel::serialize::ToSql<BigInt, DB>,
+    i32: diesel::serialize::ToSql<Integer, DB>,
+    str: diesel::serialize::ToSql<Text, DB>,
+    Option<i64>: diesel::serialize::ToSql<Nullable<BigInt>, DB>,
+    for<'s> Option<&'s str>: diesel::serialize::ToSql<Nullable<Text>, DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.push_sql("UPDATE seats SET deadline = ");
+        out.push_bind_param::<Nullable<BigInt>, _>(&self.deadline)?;
+        out.push_sql(", bank_ms = ");
+        out.push_bind_param::<BigInt, _>(&self.bank_ms)?;
+        out.push_sql(", bot = ");
+        out.push_bind_param::<Nullable<Text>, _>(&self.bot)?;
+        out.push_sql(", forfeit = ");
+        out.push_bind_param::<Nullable<Text>, _>(&self.forfeit)?;
+        out.push_sql(", vacation_until = ");
+        out.push_bind_param::<Nullable<BigInt>, _>(&self.vacation_until)?;
+        out.push_sql(" WHERE game_id = ");
+        out.push_bind_param::<Text, _>(self.game_id)?;
+        out.push_sql(" AND seat = ");
+        out.push_bind_param::<Integer, _>(&self.seat)?;
+        Ok(())
+    }
+}
+
+impl QueryId for SeatStateUpdate<'_> {
+    type QueryId = SeatStateUpdate<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl<Conn> RunQueryDsl<Conn> for SeatStateUpdate<'_> {}

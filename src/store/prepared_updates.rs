@@ -2,8 +2,9 @@
 //! its own `UPDATE`s again on every call (a changeset may leave columns out, so it never
 //! trusts their text to stay the same); on SQLite, where the transaction is the move's path,
 //! that was a parse of the game's update, of the turn flags' when the turn passed and of
-//! each changed seat's (its clock, on a timed game's every move), for every move. These have one text each and a type of their own, under which the
-//! connection's statement cache keeps them.
+//! each changed seat's (its clock, on a timed game's every move), for every move. These
+//! have one text each and a type of their own, under which the connection's statement
+//! cache keeps them.
 
 use diesel::backend::Backend;
 use diesel::prelude::*;

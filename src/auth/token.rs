@@ -1,4 +1,6 @@
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Mutex;
 
 use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use rand::RngCore;
@@ -32,6 +34,21 @@ pub struct TokenKeys {
     encoding: EncodingKey,
     decoding: DecodingKey,
     ttl_seconds: u64,
+    /// Tokens whose signature checked, by their exact text, until they expire: a client
+    /// sends the same token with every request, and decoding and checking it again each
+    /// time was a few percent of a move's CPU. Only tokens that passed go in, so the map
+    /// holds no more than sign-ins made (which are rate-limited), and at most
+    /// [`MOST_VERIFIED`] of those.
+    verified: Mutex<HashMap<String, VerifiedToken>>,
+}
+
+/// Verified tokens kept at most: past it, the expired ones are dropped, then all.
+const MOST_VERIFIED: usize = 10_000;
+
+struct VerifiedToken {
+    signed: SignedToken,
+    /// Unix seconds, as the token's `exp` says.
+    expires_at: u64,
 }
 
 pub struct IssuedToken {
@@ -46,6 +63,7 @@ impl TokenKeys {
             encoding: EncodingKey::from_secret(secret),
             decoding: DecodingKey::from_secret(secret),
             ttl_seconds,
+            verified: Mutex::new(HashMap::new()),
         }
     }
 
@@ -68,20 +86,48 @@ impl TokenKeys {
         Ok(IssuedToken { token, expires_at })
     }
 
+    /// The token's signed claims when its signature is good and it has not expired.
     pub fn verify(&self, token: &str) -> Result<SignedToken, ApiError> {
+        let now = unix_seconds();
+        // Strictly before `exp`, where the decoding below still accepts `exp` itself: a
+        // token in its last second is decoded again, and refused in the next.
+        if let Some(known) = self
+            .lock_verified()
+            .get(token)
+            .filter(|known| now < known.expires_at)
+        {
+            return Ok(known.signed.clone());
+        }
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 0;
         validation.set_required_spec_claims(&["exp", "sub"]);
         match decode::<Claims>(token, &self.decoding, &validation) {
-            Ok(data) => Ok(SignedToken {
-                user: AuthUser {
-                    account_id: data.claims.sub,
-                    name: data.claims.name,
-                    token_generation: data.claims.gen,
-                    credential: Credential::SignIn,
-                },
-                generation: data.claims.gen,
-            }),
+            Ok(data) => {
+                let signed = SignedToken {
+                    user: AuthUser {
+                        account_id: data.claims.sub,
+                        name: data.claims.name,
+                        token_generation: data.claims.gen,
+                        credential: Credential::SignIn,
+                    },
+                    generation: data.claims.gen,
+                };
+                let mut verified = self.lock_verified();
+                if verified.len() >= MOST_VERIFIED {
+                    verified.retain(|_, known| now < known.expires_at);
+                    if verified.len() >= MOST_VERIFIED {
+                        verified.clear();
+                    }
+                }
+                verified.insert(
+                    token.to_owned(),
+                    VerifiedToken {
+                        signed: signed.clone(),
+                        expires_at: data.claims.exp,
+                    },
+                );
+                Ok(signed)
+            }
             Err(error)
                 if matches!(
                     error.kind(),
@@ -99,6 +145,20 @@ impl TokenKeys {
             )),
         }
     }
+
+    /// A poisoned lock only means a thread panicked while holding it; the map stays whole.
+    fn lock_verified(&self) -> std::sync::MutexGuard<'_, HashMap<String, VerifiedToken>> {
+        self.verified
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+fn unix_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs())
+        .unwrap_or_default()
 }
 
 /// Shorter secrets can be guessed offline from any one token (HS256 keys want 256 bits).
@@ -253,6 +313,55 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn a_verified_token_is_answered_again_only_while_it_lasts() {
+        let keys = TokenKeys::new(b"secret", 2);
+        let issued = keys.issue(&user(), 1, now()).unwrap();
+        let first = keys.verify(&issued.token).unwrap();
+        assert_eq!(keys.verify(&issued.token).unwrap(), first);
+        assert_eq!(keys.lock_verified().len(), 1);
+        // One character of the signature off is another text: checked, and refused.
+        let mut tampered = issued.token.clone().into_bytes();
+        let inside_the_signature = tampered.len() - 10;
+        tampered[inside_the_signature] = match tampered[inside_the_signature] {
+            b'A' => b'B',
+            _ => b'A',
+        };
+        let tampered = String::from_utf8(tampered).unwrap();
+        assert!(matches!(
+            keys.verify(&tampered),
+            Err(ApiError::Unauthorized {
+                code: "invalid_token",
+                ..
+            })
+        ));
+        while now() <= issued.expires_at {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert!(matches!(
+            keys.verify(&issued.token),
+            Err(ApiError::Unauthorized {
+                code: "token_expired",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn verified_tokens_kept_are_bounded() {
+        let keys = TokenKeys::new(b"secret", 600);
+        for n in 0..=MOST_VERIFIED {
+            let user = AuthUser {
+                name: format!("player{n}"),
+                ..user()
+            };
+            let issued = keys.issue(&user, 0, now()).unwrap();
+            keys.verify(&issued.token).unwrap();
+        }
+        let kept = keys.lock_verified().len();
+        assert!((1..=MOST_VERIFIED).contains(&kept), "{kept}");
     }
 
     #[test]

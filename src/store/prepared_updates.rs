@@ -11,6 +11,19 @@ use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 
+/// Gives the query its type as a static query id, under which the connection's statement
+/// cache keeps it prepared (its text must never change), and lets it run.
+macro_rules! kept_prepared {
+    ($query:ident) => {
+        impl QueryId for $query<'_> {
+            type QueryId = $query<'static>;
+            const HAS_STATIC_QUERY_ID: bool = true;
+        }
+
+        impl<Conn> RunQueryDsl<Conn> for $query<'_> {}
+    };
+}
+
 /// `UPDATE games` to the append's new head, guarded by the seq it was decided at.
 pub(super) struct GameHeadUpdate<'a> {
     pub game_id: &'a str,
@@ -50,12 +63,7 @@ where
     }
 }
 
-impl QueryId for GameHeadUpdate<'_> {
-    type QueryId = GameHeadUpdate<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl<Conn> RunQueryDsl<Conn> for GameHeadUpdate<'_> {}
+kept_prepared!(GameHeadUpdate);
 
 /// The turn flags of a game's seats when exactly one seat acts: that seat's set, every
 /// other's cleared.
@@ -80,12 +88,7 @@ where
     }
 }
 
-impl QueryId for OneSeatToAct<'_> {
-    type QueryId = OneSeatToAct<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl<Conn> RunQueryDsl<Conn> for OneSeatToAct<'_> {}
+kept_prepared!(OneSeatToAct);
 
 /// One seat's clock, bot, forfeit and vacation as an append leaves them.
 pub(super) struct SeatStateUpdate<'a> {
@@ -129,9 +132,4 @@ where
     }
 }
 
-impl QueryId for SeatStateUpdate<'_> {
-    type QueryId = SeatStateUpdate<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl<Conn> RunQueryDsl<Conn> for SeatStateUpdate<'_> {}
+kept_prepared!(SeatStateUpdate);

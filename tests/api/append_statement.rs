@@ -50,6 +50,13 @@ async fn game_and_its_copy(app: &TestApp) -> (String, String, String, String) {
     (id, copy, ada, bo)
 }
 
+/// No worker of the server touches the jobs and deliveries these tests write and compare
+/// (a bot worker would finish a bot job no bot needs, a delivery worker try the webhooks).
+fn no_background_work(config: &mut turnpost::config::Config) {
+    config.referee_poll_ms = 0;
+    config.webhook_poll_ms = 0;
+}
+
 /// The filter of an outbox's rows about the game `$1`.
 const NAMES_THE_GAME: &str = r#"payload LIKE '%"game_id":"' || $1 || '"%'"#;
 
@@ -203,7 +210,7 @@ fn seq_of(db: &Db, game_id: &str) -> i64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_statement_writes_what_the_transaction_writes() {
-    let app = TestApp::start(Backend::Postgres).await;
+    let app = TestApp::start_with(Backend::Postgres, no_background_work).await;
     let (id, copy, ada, bo) = game_and_its_copy(&app).await;
     let url = app.database_url().to_owned();
     let db = Db::open(&url).unwrap();
@@ -366,7 +373,7 @@ fn leases_of(url: &str, game_id: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_move_gives_its_job_back_in_the_one_statement() {
-    let app = TestApp::start(Backend::Postgres).await;
+    let app = TestApp::start_with(Backend::Postgres, no_background_work).await;
     let (id, copy, ada, bo) = game_and_its_copy(&app).await;
     let url = app.database_url().to_owned();
     let db = Db::open(&url).unwrap();

@@ -88,7 +88,7 @@ impl TokenKeys {
 
     /// The token's signed claims when its signature is good and it has not expired.
     pub fn verify(&self, token: &str) -> Result<SignedToken, ApiError> {
-        let now = unix_seconds();
+        let now = (crate::service::now_millis() / 1000) as u64;
         // Strictly before `exp`, where the decoding below still accepts `exp` itself: a
         // token in its last second is decoded again, and refused in the next.
         if let Some(known) = self
@@ -152,13 +152,6 @@ impl TokenKeys {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
-}
-
-fn unix_seconds() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_secs())
-        .unwrap_or_default()
 }
 
 /// Shorter secrets can be guessed offline from any one token (HS256 keys want 256 bits).

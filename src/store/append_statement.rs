@@ -23,8 +23,8 @@
 //! The statement has two texts, each the same for every move that sends it (lists go as
 //! arrays), so each connection prepares each once: the shorter for moves whose
 //! notifications stay in the accounts' feeds, the longer with the webhooks' and mailboxes'
-//! queries. It covers what a move writes, a bot's too, whose held job it gives back
-//! ([`statement_giving_back`]); an append that also writes something else (a finished
+//! queries. It covers what a move writes, a bot's too, whose held job it gives back; an
+//! append that also writes something else (a finished
 //! game's ratings) or has no action (a game's opening events) takes the transaction.
 
 use diesel::pg::Pg;
@@ -35,40 +35,33 @@ use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text};
 
 use super::email::{MailTopic, MOST_WAITING};
 use super::games::{json_text, seat_notifications, stale_seq, ActionRow, Append};
-use super::jobs::HeldJob;
+use super::jobs::{HeldJob, JobChanges};
 use super::notifications::NewNotification;
 use super::{Change, DbConnection, StoreError};
 use crate::games::bots::BotStrategy;
 use crate::games::server_events::ForfeitReason;
 
-/// `append` as one statement, or `None` when it writes more than the statement covers:
-/// an append without an action (a game's opening events) or one that rates a finished
-/// game.
-pub(super) fn statement_for(append: &Append) -> Option<AppendStatement> {
-    statement_holding(append, None)
-}
-
-/// [`statement_for`], the statement also giving `held` back: a held job the append puts
-/// again loses its lease in the jobs' upsert (a statement may write a row only once), and
-/// one it removes goes with its lease. `None` too when the append neither puts nor removes
-/// a job of `held`'s kind: the transaction gives it back apart.
-pub(super) fn statement_giving_back(
+/// `append` as one statement, giving `held` back with it when given: a held job the append
+/// puts again loses its lease in the jobs' upsert (a statement may write a row only once),
+/// and one it removes goes with its lease. `None` when the append writes more than the
+/// statement covers: one without an action (a game's opening events), one that rates a
+/// finished game, or one holding a job it neither puts nor removes (the transaction gives
+/// that back apart).
+pub(super) fn statement_for(
     append: &Append,
-    held: &HeldJob<'_>,
+    held: Option<&HeldJob<'_>>,
 ) -> Option<AppendStatement> {
-    let jobs = append.job_changes();
-    let writes_the_job =
-        jobs.put.iter().any(|job| job.kind == held.kind) || jobs.removed.contains(&held.kind);
-    if !writes_the_job {
-        return None;
-    }
-    statement_holding(append, Some(held))
-}
-
-fn statement_holding(append: &Append, held: Option<&HeldJob<'_>>) -> Option<AppendStatement> {
     let action = append.action.as_ref()?;
     if append.rates() {
         return None;
+    }
+    let jobs = append.job_changes();
+    if let Some(held) = held {
+        let writes_the_job =
+            jobs.put.iter().any(|job| job.kind == held.kind) || jobs.removed.contains(&held.kind);
+        if !writes_the_job {
+            return None;
+        }
     }
     let notified = seat_notifications(append, append.new_seq())
         .into_iter()
@@ -81,7 +74,7 @@ fn statement_holding(append: &Append, held: Option<&HeldJob<'_>>) -> Option<Appe
             notification,
         })
         .collect();
-    Some(statement(append, action, notified, held))
+    Some(statement(append, action, notified, &jobs, held))
 }
 
 /// A notification the append writes, and where it goes beside the feed as its account's
@@ -217,6 +210,7 @@ fn statement(
     append: &Append,
     action: &ActionRow,
     notified: Vec<Notified>,
+    jobs: &JobChanges,
     held: Option<&HeldJob<'_>>,
 ) -> AppendStatement {
     let notifications: Vec<&NewNotification> = notified
@@ -235,7 +229,6 @@ fn statement(
         .map(|offset| append.expected_seq + offset)
         .collect();
     let seats = &append.seat_updates;
-    let jobs = append.job_changes();
     let mut pieces = vec![
         (
             "WITH moved AS (

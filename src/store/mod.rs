@@ -534,14 +534,7 @@ impl Db {
     /// statement alone, outside a transaction; any other, and every append on SQLite, runs
     /// in a write transaction.
     pub fn append(&self, append: &Append) -> Result<i64, StoreError> {
-        let statement = match self.backend {
-            Backend::Postgres => append_statement::statement_for(append),
-            Backend::Sqlite => None,
-        };
-        match statement {
-            Some(statement) => self.write_alone(|conn| append_statement::append(conn, &statement)),
-            None => self.write(|conn| games::append(conn, append)),
-        }
+        self.append_holding(append, None)
     }
 
     /// [`Db::append`], giving `held` back with it (as [`jobs::release`] does), all or
@@ -552,15 +545,25 @@ impl Db {
         append: &Append,
         held: &jobs::HeldJob<'_>,
     ) -> Result<i64, StoreError> {
+        self.append_holding(append, Some(held))
+    }
+
+    fn append_holding(
+        &self,
+        append: &Append,
+        held: Option<&jobs::HeldJob<'_>>,
+    ) -> Result<i64, StoreError> {
         let statement = match self.backend {
-            Backend::Postgres => append_statement::statement_giving_back(append, held),
+            Backend::Postgres => append_statement::statement_for(append, held),
             Backend::Sqlite => None,
         };
         match statement {
             Some(statement) => self.write_alone(|conn| append_statement::append(conn, &statement)),
             None => self.write(|conn| {
                 let seq = games::append(conn, append)?;
-                jobs::release(conn, held.kind, &append.game_id, held.owner)?;
+                if let Some(held) = held {
+                    jobs::release(conn, held.kind, &append.game_id, held.owner)?;
+                }
                 Ok(seq)
             }),
         }

@@ -18,7 +18,7 @@ use turnpost::store::{
     ENGINE_SOURCE, SERVER_SOURCE,
 };
 
-use crate::util::{Backend, TestApp};
+use crate::util::{no_background_work, Backend, TestApp};
 
 /// A running Tikal game between ada (seat 0, to act) and bo with a day per move, and a
 /// copy of it under another id; the ids and ada's and bo's account ids.
@@ -48,13 +48,6 @@ async fn game_and_its_copy(app: &TestApp) -> (String, String, String, String) {
     };
     let (ada, bo) = (id_of("ada"), id_of("bo"));
     (id, copy, ada, bo)
-}
-
-/// No worker of the server touches the jobs and deliveries these tests write and compare
-/// (a bot worker would finish a bot job no bot needs, a delivery worker try the webhooks).
-fn no_background_work(config: &mut turnpost::config::Config) {
-    config.referee_poll_ms = 0;
-    config.webhook_poll_ms = 0;
 }
 
 /// The filter of an outbox's rows about the game `$1`.
@@ -373,6 +366,7 @@ fn leases_of(url: &str, game_id: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_move_gives_its_job_back_in_the_one_statement() {
+    // No bot worker may finish the bot job this test writes by hand.
     let app = TestApp::start_with(Backend::Postgres, no_background_work).await;
     let (id, copy, ada, bo) = game_and_its_copy(&app).await;
     let url = app.database_url().to_owned();

@@ -18,7 +18,7 @@ use turnpost::service::referee::{self, BotMove};
 use turnpost::store::jobs::{self, Claim, ClaimedJob, JobKind};
 use turnpost::store::{Db, StoreError};
 
-use crate::util::{account, Backend, TestApp};
+use crate::util::{account, no_background_work, Backend, TestApp};
 use crate::with_each_backend;
 
 /// An open game of `creator`'s, its id.
@@ -141,12 +141,6 @@ async fn concurrent_claims_never_share_a_job(app: &TestApp) {
     let distinct: BTreeSet<String> = claimed.iter().cloned().collect();
     assert_eq!(claimed.len(), distinct.len(), "no job claimed twice");
     assert_eq!(distinct, expected, "every job claimed");
-}
-
-/// No worker of the server takes the jobs these tests make by hand.
-fn no_background_work(config: &mut turnpost::config::Config) {
-    config.referee_poll_ms = 0;
-    config.webhook_poll_ms = 0;
 }
 
 async fn claims_take_turns_without_workers(backend: Backend) {

@@ -533,6 +533,13 @@ pub fn of_type<'a>(notifications: &'a [Value], kind: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// A server none of whose workers takes jobs or delivers webhooks (deadlines, bots, open
+/// games' expiry, deliveries): for tests that write or compare those rows themselves.
+pub fn no_background_work(config: &mut turnpost::config::Config) {
+    config.referee_poll_ms = 0;
+    config.webhook_poll_ms = 0;
+}
+
 /// An account written straight into `db` (no password to hash), as the services see it.
 pub fn account(db: &turnpost::store::Db, name: &str) -> turnpost::auth::AuthUser {
     let account = turnpost::store::Account {

@@ -11,7 +11,7 @@ use actix_http::{HttpService, KeepAlive};
 use actix_service::{map_config, IntoServiceFactory, ServiceFactoryExt};
 use actix_web::dev::{fn_service, AppConfig, Extensions, Server};
 use actix_web::http::{header, Method};
-use actix_web::middleware::{from_fn, Compress, ErrorHandlers, Logger};
+use actix_web::middleware::{from_fn, Compress, Condition, ErrorHandlers, Logger};
 use actix_web::rt::net::TcpStream;
 use actix_web::{web, App};
 
@@ -164,6 +164,10 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         Duration::from_secs(config.follow_recheck_seconds.max(1)),
     ));
     let head_timeout_seconds = config.head_timeout_seconds;
+    // The access log's middleware renders parts of every request as it comes, whether or not
+    // its line is logged in the end; an instance that does not log it skips the middleware.
+    let access_log =
+        tracing::enabled!(target: "actix_web::middleware::logger", tracing::Level::INFO);
     let builder = Server::build()
         .workers(workers)
         // Requests wait for the database on blocking threads, one per connection the pool
@@ -209,7 +213,10 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .wrap(Compress::default())
                 .wrap(cors(&cors_origins))
                 .wrap(from_fn(time_requests))
-                .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
+                .wrap(Condition::new(
+                    access_log,
+                    Logger::new("%a \"%r\" %s %b %Dms"),
+                ))
                 // Outermost: it must see every request the app is handed.
                 .wrap(CountRequests)
                 .configure(api::configure);

@@ -4,7 +4,56 @@
 use reqwest::Method;
 use serde_json::json;
 
-use crate::util::{Backend, Response, TestApp};
+use crate::util::{free_port, Backend, Response, TestApp};
+
+/// The access log has a line for every request when the log takes `info`, and the server
+/// leaves its middleware out when it does not (that middleware formats parts of every
+/// request whether or not the line is written).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_access_log_has_a_line_per_request_only_when_logged() {
+    for (level, logged) in [("info", true), ("warn", false)] {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let log = dir.path().join("server.log");
+        let address = format!("127.0.0.1:{}", free_port());
+        let output = std::fs::File::create(&log).expect("a log file");
+        let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_turnpost"))
+            .args(["--bind", &address, "--log", level, "--data-dir"])
+            .arg(dir.path().join("data"))
+            .stdout(output.try_clone().expect("a log file"))
+            .stderr(output)
+            .spawn()
+            .expect("the server binary starts");
+        let http = reqwest::Client::new();
+        let started = std::time::Instant::now();
+        let answered = loop {
+            if let Ok(response) = http.get(format!("http://{address}/healthz")).send().await {
+                break response.status();
+            }
+            assert!(started.elapsed().as_secs() < 60, "the server did not start");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        };
+        assert_eq!(answered, 200);
+        let missing = http
+            .get(format!("http://{address}/v1/kinds-of-nothing"))
+            .send()
+            .await
+            .expect("the server answers");
+        assert_eq!(missing.status(), 404);
+        server.kill().expect("the server stops");
+        server.wait().expect("the server stops");
+        let text = std::fs::read_to_string(&log).expect("the log");
+        for line in [
+            "\"GET /healthz HTTP/1.1\" 200",
+            "\"GET /v1/kinds-of-nothing HTTP/1.1\" 404",
+        ] {
+            assert_eq!(
+                text.contains(line),
+                logged,
+                "--log {level}: {line} in\n{text}"
+            );
+        }
+    }
+}
 
 async fn raw(app: &TestApp, method: Method, path: &str, headers: &[(&str, &str)]) -> Response {
     let mut request = reqwest::Client::new().request(method.clone(), format!("{}{path}", app.base));

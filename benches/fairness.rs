@@ -35,7 +35,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{json, Value};
-use server::{answer, fresh_database, load_average, percentile, sign_up, Server};
+use server::{answer, drop_database, fresh_database, load_average, percentile, sign_up, Server};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
@@ -1066,12 +1066,10 @@ async fn main() {
             "sqlite" => ("one instance, SQLite", 1, "sqlite"),
             other => panic!("unknown scenario {other}: postgres, cluster or sqlite"),
         };
+        let database = format!("turnpost_fairness_{scenario}_{}", std::process::id());
         let database_url = match (backend, &admin_url) {
             ("sqlite", _) => None,
-            (_, Some(admin_url)) => Some(fresh_database(
-                admin_url,
-                &format!("turnpost_fairness_{scenario}_{}", std::process::id()),
-            )),
+            (_, Some(admin_url)) => Some(fresh_database(admin_url, &database)),
             (_, None) => {
                 println!("BENCH_DATABASE_URL is not set: {name} skipped");
                 continue;
@@ -1080,6 +1078,9 @@ async fn main() {
         let servers = start_servers(instances, database_url.as_deref());
         let mut figures = measure(name, &servers).await;
         drop(servers);
+        if let (Some(_), Some(admin_url)) = (&database_url, &admin_url) {
+            drop_database(admin_url, &database);
+        }
         figures.print();
         missed.extend(figures.missed());
     }

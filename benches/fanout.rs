@@ -20,13 +20,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use diesel::connection::SimpleConnection;
 use diesel::sql_types::{BigInt, Text};
 use diesel::{Connection, QueryableByName, RunQueryDsl};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use server::{answer, fresh_database, load_average, percentile, sign_up, Server};
+use server::{answer, drop_database, fresh_database, load_average, percentile, sign_up, Server};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
@@ -833,12 +832,8 @@ async fn main() {
                 database: database.clone(),
             });
             rows.extend(run_backend("postgres", &url, &mut stats, &counts).await);
-            if let Some(mut stats) = stats {
-                // The servers are gone; their connections may take a moment to close.
-                let _ = stats
-                    .admin
-                    .batch_execute(&format!("DROP DATABASE {database} WITH (FORCE)"));
-            }
+            drop(stats);
+            drop_database(&admin_url, &database);
         }
         Err(_) => println!("BENCH_DATABASE_URL is not set: PostgreSQL skipped"),
     }

@@ -19,7 +19,7 @@ use diesel::Connection;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use server::{fresh_database, percentile, sign_up, Server};
+use server::{drop_database, fresh_database, percentile, sign_up, Server};
 use tokio::sync::Mutex;
 
 const KINDS: [&str; 3] = ["tikal", "java", "eternal_palace"];
@@ -880,7 +880,8 @@ async fn main() {
     let mut pgbench_append = None;
     match std::env::var("BENCH_DATABASE_URL") {
         Ok(admin_url) if plays("postgres") => {
-            let url = fresh_database(&admin_url, &format!("turnpost_load_{}", std::process::id()));
+            let database = format!("turnpost_load_{}", std::process::id());
+            let url = fresh_database(&admin_url, &database);
             let (postgres, memory, storage) =
                 run("postgres", &url, &kinds, games, seconds, phases).await;
             tables.extend(postgres);
@@ -889,6 +890,7 @@ async fn main() {
                 pgbench = pgbench_inserts(&url, games, seconds.min(10));
                 pgbench_append = pgbench_appends(&url, games, seconds.min(10));
             }
+            drop_database(&admin_url, &database);
         }
         Ok(_) => {}
         Err(_) => println!("BENCH_DATABASE_URL is not set: PostgreSQL and pgbench skipped"),

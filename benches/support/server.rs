@@ -188,6 +188,22 @@ pub fn fresh_database(admin_url: &str, name: &str) -> String {
     format!("{server_part}/{name}{query}")
 }
 
+/// Drops the database `name` a run made with [`fresh_database`], with any connection the
+/// run's servers left behind, so that runs against a shared PostgreSQL leave nothing.
+#[allow(dead_code)]
+pub fn drop_database(admin_url: &str, name: &str) {
+    use diesel::connection::SimpleConnection;
+    use diesel::Connection;
+    let dropped = diesel::PgConnection::establish(admin_url).and_then(|mut admin| {
+        admin
+            .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .map_err(|error| diesel::ConnectionError::BadConnection(error.to_string()))
+    });
+    if let Err(error) = dropped {
+        eprintln!("the run's database {name} stays: {error}");
+    }
+}
+
 /// The value below which `fraction` of the samples lie.
 pub fn percentile(samples: &mut [Duration], fraction: f64) -> Duration {
     if samples.is_empty() {

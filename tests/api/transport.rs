@@ -6,9 +6,8 @@ use serde_json::json;
 
 use crate::util::{free_port, Backend, Response, TestApp};
 
-/// The access log has a line for every request when the log takes `info`, and the server
-/// leaves its middleware out when it does not (that middleware formats parts of every
-/// request whether or not the line is written).
+/// The access log has a line for every request when the log takes `info`, and none when it
+/// does not (the server then leaves the log's middleware out: docs/performance.md).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_access_log_has_a_line_per_request_only_when_logged() {
     for (level, logged) in [("info", true), ("warn", false)] {
@@ -16,13 +15,14 @@ async fn the_access_log_has_a_line_per_request_only_when_logged() {
         let log = dir.path().join("server.log");
         let address = format!("127.0.0.1:{}", free_port());
         let output = std::fs::File::create(&log).expect("a log file");
-        let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_turnpost"))
+        let server = std::process::Command::new(env!("CARGO_BIN_EXE_turnpost"))
             .args(["--bind", &address, "--log", level, "--data-dir"])
             .arg(dir.path().join("data"))
             .stdout(output.try_clone().expect("a log file"))
             .stderr(output)
             .spawn()
             .expect("the server binary starts");
+        let server = Stopped(server);
         let http = reqwest::Client::new();
         let started = std::time::Instant::now();
         let answered = loop {
@@ -39,8 +39,7 @@ async fn the_access_log_has_a_line_per_request_only_when_logged() {
             .await
             .expect("the server answers");
         assert_eq!(missing.status(), 404);
-        server.kill().expect("the server stops");
-        server.wait().expect("the server stops");
+        drop(server);
         let text = std::fs::read_to_string(&log).expect("the log");
         for line in [
             "\"GET /healthz HTTP/1.1\" 200",
@@ -52,6 +51,16 @@ async fn the_access_log_has_a_line_per_request_only_when_logged() {
                 "--log {level}: {line} in\n{text}"
             );
         }
+    }
+}
+
+/// A server process stopped when the test is done with it, or fails before.
+struct Stopped(std::process::Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 

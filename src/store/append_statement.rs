@@ -24,8 +24,8 @@
 //! arrays), so each connection prepares each once: the shorter for moves whose
 //! notifications stay in the accounts' feeds, the longer with the webhooks' and mailboxes'
 //! queries. It covers what a move writes, a bot's too, whose held job it gives back; an
-//! append that also writes something else (a finished
-//! game's ratings) or has no action (a game's opening events) takes the transaction.
+//! append that also writes something else (a finished game's ratings) or has no action (a
+//! game's opening events) takes the transaction.
 
 use diesel::pg::Pg;
 use diesel::prelude::*;

@@ -688,6 +688,108 @@ mod tests {
     }
 
     #[derive(QueryableByName)]
+    struct Line {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        line: String,
+    }
+
+    /// Every row of a game's log, one line per row with every column, in key order.
+    fn log_rows(conn: &mut diesel::SqliteConnection) -> Vec<String> {
+        let lines = |sql: &str, conn: &mut diesel::SqliteConnection| {
+            diesel::sql_query(sql)
+                .load::<Line>(conn)
+                .unwrap()
+                .into_iter()
+                .map(|row| row.line)
+        };
+        lines(
+            "SELECT concat_ws('|', game_id, seq, created_at, quote(seat), event_type, \
+             schema_version, payload, source) AS line FROM events ORDER BY game_id, seq",
+            conn,
+        )
+        .chain(lines(
+            "SELECT concat_ws('|', game_id, first_seq, last_seq, seat, quote(account_id), action, \
+             quote(idempotency_key), request, created_at, quote(bot)) AS line FROM actions \
+             ORDER BY game_id, first_seq",
+            conn,
+        ))
+        .collect()
+    }
+
+    #[test]
+    fn sqlite_logs_move_into_tables_ordered_by_game_with_every_row_and_constraint() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn =
+            diesel::SqliteConnection::establish(dir.path().join("db.sqlite").to_str().unwrap())
+                .unwrap();
+        conn.batch_execute("PRAGMA foreign_keys = ON;").unwrap();
+        for migration in &conn.pending_migrations(SQLITE_MIGRATIONS).unwrap() {
+            if migration
+                .name()
+                .to_string()
+                .ends_with("logs_clustered_by_game")
+            {
+                break;
+            }
+            conn.run_migration(migration).unwrap();
+        }
+        conn.batch_execute(
+            "INSERT INTO accounts (id, name, name_key, password_hash, created_at)
+                 VALUES ('a1', 'Ada', 'ada', 'h', 1), ('a2', 'Bo', 'bo', 'h', 1);
+             INSERT INTO games (id, kind, rules_version, options, seat_count, status, seed,
+                                created_by, created_at, updated_at, current_seq, to_act)
+                 VALUES ('g2', 'tikal', 1, '{}', 2, 'running', '00', 'a1', 1, 5, 3, '[1]'),
+                        ('g1', 'java', 1, '{}', 2, 'running', '00', 'a2', 1, 5, 2, '[0]');
+             INSERT INTO events (game_id, seq, created_at, seat, event_type, schema_version,
+                                 payload, source)
+                 VALUES ('g2', 2, 3, 0, 'moved', 1, '{\"type\":\"moved\"}', 'engine'),
+                        ('g1', 1, 2, NULL, 'setup', 1, '{\"type\":\"setup\"}', 'engine'),
+                        ('g2', 1, 2, NULL, 'setup', 2, '{\"type\":\"setup\"}', 'engine'),
+                        ('g2', 3, 4, NULL, 'clock', 1, '{\"type\":\"clock\"}', 'server'),
+                        ('g1', 2, 4, 1, 'moved', 1, '{\"type\":\"moved\"}', 'engine');
+             INSERT INTO actions (game_id, first_seq, last_seq, seat, account_id, action,
+                                  idempotency_key, request, created_at, bot)
+                 VALUES ('g2', 2, 3, 0, 'a1', '{}', 'key-1', '{\"action\":{}}', 3, NULL),
+                        ('g1', 2, 2, 1, NULL, '{}', NULL, '{}', 4, 'random');",
+        )
+        .unwrap();
+        let before = log_rows(&mut conn);
+        assert_eq!(before.len(), 7);
+
+        conn.run_pending_migrations(SQLITE_MIGRATIONS).unwrap();
+        assert_eq!(log_rows(&mut conn), before, "every row kept as it was");
+        let clustered: Vec<Line> = diesel::sql_query(
+            "SELECT name AS line FROM pragma_table_list WHERE wr = 1 ORDER BY name",
+        )
+        .load(&mut conn)
+        .unwrap();
+        let clustered: Vec<String> = clustered.into_iter().map(|row| row.line).collect();
+        assert_eq!(
+            clustered,
+            ["actions", "events"],
+            "no hidden row id beside the key"
+        );
+        for refused in [
+            "INSERT INTO events (game_id, seq, created_at, event_type, schema_version, payload)
+                 VALUES ('g2', 3, 5, 'again', 1, '{}')",
+            "INSERT INTO events (game_id, seq, created_at, event_type, schema_version, payload)
+                 VALUES ('nowhere', 1, 5, 'setup', 1, '{}')",
+            "INSERT INTO actions (game_id, first_seq, last_seq, seat, account_id, action,
+                                  idempotency_key, request, created_at)
+                 VALUES ('g2', 4, 4, 0, 'a1', '{}', 'key-1', '{}', 5)",
+        ] {
+            assert!(conn.batch_execute(refused).is_err(), "{refused}");
+        }
+        // A new event lands in its game's order, with the source's default.
+        conn.batch_execute(
+            "INSERT INTO events (game_id, seq, created_at, event_type, schema_version, payload)
+                 VALUES ('g1', 3, 5, 'moved', 1, '{}')",
+        )
+        .unwrap();
+        assert_eq!(log_rows(&mut conn)[2], "g1|3|5|NULL|moved|1|{}|engine");
+    }
+
+    #[derive(QueryableByName)]
     struct AutomaticCheckpoint {
         #[diesel(sql_type = diesel::sql_types::BigInt)]
         wal_autocheckpoint: i64,

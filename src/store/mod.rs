@@ -693,7 +693,8 @@ mod tests {
         line: String,
     }
 
-    /// Every row of a game's log, one line per row with every column, in key order.
+    /// Every row of the games' logs (events, then actions), one line of all its columns per
+    /// row, in key order.
     fn log_rows(conn: &mut diesel::SqliteConnection) -> Vec<String> {
         let lines = |sql: &str, conn: &mut diesel::SqliteConnection| {
             diesel::sql_query(sql)

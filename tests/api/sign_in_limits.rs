@@ -119,6 +119,8 @@ async fn guesses_from_many_addresses_wait_longer_and_longer(backend: Backend) {
 /// only its own share of the hashing queue: another user's sign-ins all succeed.
 async fn a_flood_of_password_changes_does_not_push_others_out(backend: Backend) {
     let app = start(backend, |config| {
+        // Hashes as slow as in production, so that the flood fills the queue.
+        config.password_memory_kib = turnpost::config::Config::defaults().password_memory_kib;
         config.password_hashes = Some(1);
         config.password_queue = 16;
         config.password_changes_per_hour_per_account = 1_000;

@@ -372,9 +372,9 @@ fn test_config(data_dir: &std::path::Path, database_url: &str) -> Config {
         bulk_exports_per_hour_per_account: 100_000,
         open_games_per_account: 10_000,
         referee_poll_ms: 100,
-        // A 64th of the production hash's memory: the tests sign up and in thousands of
-        // times, and argon2 with 19 MiB took a sixth of their CPU. The tests of the hashing
-        // queue under a flood set the production cost again.
+        // A 64th of the production hash's memory: every test signs accounts up and in, and
+        // argon2 with 19 MiB took a sixth of the tests' CPU. The test of the hashing queue
+        // under a flood sets the production cost again.
         password_memory_kib: 304,
         ..Config::defaults()
     }

@@ -168,16 +168,11 @@ pub async fn sign_up(client: &reqwest::Client, base: &str, name: &str) -> String
 pub fn fresh_database(admin_url: &str, name: &str) -> String {
     use diesel::connection::SimpleConnection;
     use diesel::Connection;
-    let mut admin = diesel::PgConnection::establish(admin_url).expect("postgres");
-    // One statement each: several in one string run as one transaction, which these refuse.
-    for statement in [
-        format!("DROP DATABASE IF EXISTS {name}"),
-        format!("CREATE DATABASE {name}"),
-    ] {
-        admin
-            .batch_execute(&statement)
-            .expect("a database for the run");
-    }
+    drop_database(admin_url, name);
+    diesel::PgConnection::establish(admin_url)
+        .expect("postgres")
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .expect("a database for the run");
     let (base, query) = admin_url.split_once('?').unwrap_or((admin_url, ""));
     let server_part = base.rsplit_once('/').map_or(base, |(server, _)| server);
     let query = if query.is_empty() {
@@ -188,19 +183,20 @@ pub fn fresh_database(admin_url: &str, name: &str) -> String {
     format!("{server_part}/{name}{query}")
 }
 
-/// Drops the database `name` a run made with [`fresh_database`], with any connection the
-/// run's servers left behind, so that runs against a shared PostgreSQL leave nothing.
+/// Drops the database `name` if it exists, with any connection a run's servers left behind,
+/// so that runs against a shared PostgreSQL leave nothing and start empty.
 #[allow(dead_code)]
 pub fn drop_database(admin_url: &str, name: &str) {
     use diesel::connection::SimpleConnection;
     use diesel::Connection;
-    let dropped = diesel::PgConnection::establish(admin_url).and_then(|mut admin| {
-        admin
+    let dropped = match diesel::PgConnection::establish(admin_url) {
+        Ok(mut admin) => admin
             .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-            .map_err(|error| diesel::ConnectionError::BadConnection(error.to_string()))
-    });
+            .map_err(|error| error.to_string()),
+        Err(error) => Err(error.to_string()),
+    };
     if let Err(error) = dropped {
-        eprintln!("the run's database {name} stays: {error}");
+        eprintln!("the database {name} stays: {error}");
     }
 }
 

@@ -7,7 +7,9 @@
 //! fold of a whole finished game < 50 ms, legal actions < 10 ms, a view < 5 ms,
 //! a finished game's state < 256 KiB as JSON. It also prints, with no target, the most memory
 //! a table took at any position of the played games (`Table::memory_bytes`: the state and the
-//! heap buffers it owns).
+//! heap buffers it owns), and what the server spends once per fold and seat: the legal actions
+//! and the view written as JSON (`legal_actions_json`, `view_json`), per call and their
+//! average size.
 
 use std::time::{Duration, Instant};
 
@@ -16,6 +18,9 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 use turnpost_games::engine::Viewer;
 use turnpost_games::{all_games, rng_for, GameRules, Table};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const GAMES_PER_KIND: u64 = 20;
 const FOLD_TARGET: Duration = Duration::from_millis(50);
@@ -30,6 +35,11 @@ struct Measured {
     legal_calls: u32,
     view: Duration,
     view_calls: u32,
+    /// `legal_actions_json` and `view_json`, as the server writes them once per fold.
+    legal_json: Duration,
+    legal_json_bytes: usize,
+    view_json: Duration,
+    view_json_bytes: usize,
     state_bytes: usize,
     /// The most `Table::memory_bytes` of any position.
     memory_bytes: usize,
@@ -73,6 +83,14 @@ fn play(rules: &dyn GameRules, seats: u8, seed: u64, measured: &mut Measured) ->
         std::hint::black_box(table.view(Viewer::Seat(seat)));
         measured.view += started.elapsed();
         measured.view_calls += 1;
+        let started = Instant::now();
+        let json = std::hint::black_box(table.legal_actions_json(seat));
+        measured.legal_json += started.elapsed();
+        measured.legal_json_bytes += json.get().len();
+        let started = Instant::now();
+        let json = std::hint::black_box(table.view_json(Viewer::Seat(seat)));
+        measured.view_json += started.elapsed();
+        measured.view_json_bytes += json.get().len();
         let action = &actions[chooser.gen_range(0..actions.len())];
         let (_, events) = table
             .decide(seat, action, &mut rng_for(seed_bytes, log.len() as u64 + 1))
@@ -111,7 +129,7 @@ fn fold(rules: &dyn GameRules, seats: u8, log: &[String]) -> Box<dyn Table> {
 fn main() {
     let mut missed = Vec::new();
     println!(
-        "{:<16} {:>5} {:>8} {:>12} {:>12} {:>10} {:>11} {:>11}",
+        "{:<16} {:>5} {:>8} {:>12} {:>12} {:>10} {:>11} {:>11} {:>18} {:>18}",
         "kind",
         "seats",
         "events",
@@ -119,7 +137,9 @@ fn main() {
         "legal/call",
         "view/call",
         "state KiB",
-        "memory KiB"
+        "memory KiB",
+        "legal JSON/call",
+        "view JSON/call"
     );
     for rules in all_games() {
         let seats = (*rules.player_counts().start())
@@ -132,6 +152,10 @@ fn main() {
             legal_calls: 0,
             view: Duration::ZERO,
             view_calls: 0,
+            legal_json: Duration::ZERO,
+            legal_json_bytes: 0,
+            view_json: Duration::ZERO,
+            view_json_bytes: 0,
             state_bytes: 0,
             memory_bytes: 0,
         };
@@ -147,8 +171,16 @@ fn main() {
         }
         let legal = measured.legal / measured.legal_calls.max(1);
         let view = measured.view / measured.view_calls.max(1);
+        let calls = measured.legal_calls.max(1);
+        let written = |time: Duration, bytes: usize| {
+            format!(
+                "{:.2?} {:.1}K",
+                time / calls,
+                bytes as f64 / f64::from(calls) / 1024.0
+            )
+        };
         println!(
-            "{:<16} {:>5} {:>8} {:>12.2?} {:>12.2?} {:>10.2?} {:>11.1} {:>11.1}",
+            "{:<16} {:>5} {:>8} {:>12.2?} {:>12.2?} {:>10.2?} {:>11.1} {:>11.1} {:>18} {:>18}",
             rules.kind(),
             seats,
             measured.events / GAMES_PER_KIND as usize,
@@ -156,7 +188,9 @@ fn main() {
             legal,
             view,
             measured.state_bytes as f64 / 1024.0,
-            measured.memory_bytes as f64 / 1024.0
+            measured.memory_bytes as f64 / 1024.0,
+            written(measured.legal_json, measured.legal_json_bytes),
+            written(measured.view_json, measured.view_json_bytes)
         );
         if worst_fold > FOLD_TARGET {
             missed.push(format!(

@@ -131,10 +131,15 @@ fn legal_actions_body(game_id: String, legal: play::LegalActions) -> Result<Stri
     let fields = head
         .strip_suffix("\"actions\":[]}")
         .ok_or_else(|| ApiError::Internal("legal actions did not end in `actions`".into()))?;
-    Ok(format!(
-        "{fields}\"actions\":{}}}",
-        legal.actions_json.get()
-    ))
+    let actions = legal.actions_json.get();
+    // Sized once: `format!` would grow the string by doubling, copying Java's long lists
+    // several times.
+    let mut body = String::with_capacity(fields.len() + actions.len() + 12);
+    body.push_str(fields);
+    body.push_str("\"actions\":");
+    body.push_str(actions);
+    body.push('}');
+    Ok(body)
 }
 
 /// At most this many picks in one request: no action of any kind has more fields.

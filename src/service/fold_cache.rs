@@ -49,6 +49,11 @@ pub enum Rendering {
     View(Viewer),
 }
 
+/// JSON written from a fold, shared by its readers. The engine writes it into a `Box`, which
+/// the `Arc` takes over as it is: an `Arc<RawValue>` would copy the text (Java's opening
+/// legal actions are 190 KB).
+pub type SharedJson = Arc<Box<RawValue>>;
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Key {
     game_id: String,
@@ -58,7 +63,7 @@ struct Key {
 struct Entry {
     fold: Arc<Fold>,
     /// JSON written from the fold, by what it is.
-    rendered: Vec<(Rendering, Arc<RawValue>)>,
+    rendered: Vec<(Rendering, SharedJson)>,
     /// What the entry takes: the table's own count, the renderings, the key and the maps'
     /// slots.
     bytes: usize,
@@ -74,8 +79,11 @@ fn overhead(key: &Key) -> usize {
         + std::mem::size_of::<u64>()
 }
 
+/// The text, its slot in the entry and the `Arc`'s allocation (two counts and the `Box`).
 fn rendering_bytes(json: &RawValue) -> usize {
-    json.get().len() + std::mem::size_of::<(Rendering, Arc<RawValue>)>()
+    json.get().len()
+        + std::mem::size_of::<(Rendering, SharedJson)>()
+        + std::mem::size_of::<(usize, usize, Box<RawValue>)>()
 }
 
 #[derive(Default)]
@@ -93,16 +101,26 @@ impl Entries {
         self.clock
     }
 
-    fn remove(&mut self, key: &Key) {
-        if let Some(entry) = self.by_key.remove(key) {
-            self.by_use.remove(&entry.last_used);
-            self.bytes -= entry.bytes;
-        }
+    /// The entry taken out, for the caller to drop once it has let go of the lock: freeing a
+    /// state and its renderings takes long enough to hold up every other reader.
+    fn remove(&mut self, key: &Key) -> Option<Entry> {
+        let entry = self.by_key.remove(key)?;
+        self.by_use.remove(&entry.last_used);
+        self.bytes -= entry.bytes;
+        Some(entry)
     }
 
     /// Forgets the least recently used entries other than `keep` until `more` bytes fit
-    /// under `bound` and there is room for another game under `games`.
-    fn make_room(&mut self, games: usize, bound: usize, more: usize, keep: Option<&Key>) {
+    /// under `bound` and there is room for another game under `games`; returns them, to be
+    /// dropped outside the lock.
+    #[must_use]
+    fn make_room(
+        &mut self,
+        games: usize,
+        bound: usize,
+        more: usize,
+        keep: Option<&Key>,
+    ) -> Vec<Entry> {
         let mut uses = self.by_use.iter();
         let mut doomed = Vec::new();
         let mut bytes = self.bytes;
@@ -118,9 +136,7 @@ impl Entries {
                 doomed.push(key.clone());
             }
         }
-        for key in doomed {
-            self.remove(&key);
-        }
+        doomed.iter().filter_map(|key| self.remove(key)).collect()
     }
 }
 
@@ -216,8 +232,8 @@ impl FoldCache {
         {
             return;
         }
-        entries.remove(&key);
-        entries.make_room(self.games, self.bytes, bytes, None);
+        let replaced = entries.remove(&key);
+        let evicted = entries.make_room(self.games, self.bytes, bytes, None);
         let now = entries.tick();
         entries.by_use.insert(now, key.clone());
         entries.bytes += bytes;
@@ -230,6 +246,8 @@ impl FoldCache {
                 last_used: now,
             },
         );
+        drop(guard);
+        drop((replaced, evicted));
     }
 
     /// `what`, written from `fold` by `render`: once while the fold is the game's cached
@@ -241,7 +259,7 @@ impl FoldCache {
         fold: &Arc<Fold>,
         what: Rendering,
         render: impl FnOnce(&dyn Table) -> Box<RawValue>,
-    ) -> Arc<RawValue> {
+    ) -> SharedJson {
         let key = FoldCache::key(game_id, rules_version);
         let is_this_fold = |entry: &Entry| Arc::ptr_eq(&entry.fold, fold);
         if let Some(json) = self.lock().by_key.get(&key).and_then(|entry| {
@@ -252,14 +270,14 @@ impl FoldCache {
         }) {
             return json;
         }
-        let json: Arc<RawValue> = Arc::from(render(fold.table.as_ref()));
+        let json = Arc::new(render(fold.table.as_ref()));
         self.keep_rendering(&key, fold, what, &json);
         json
     }
 
     /// Keeps `json`, written from `fold`, with the fold's entry if that is still the cached
     /// one and the bound leaves room.
-    fn keep_rendering(&self, key: &Key, fold: &Arc<Fold>, what: Rendering, json: &Arc<RawValue>) {
+    fn keep_rendering(&self, key: &Key, fold: &Arc<Fold>, what: Rendering, json: &SharedJson) {
         let more = rendering_bytes(json);
         let mut guard = self.lock();
         let entries = &mut *guard;
@@ -272,12 +290,14 @@ impl FoldCache {
         {
             return;
         }
-        entries.make_room(usize::MAX, self.bytes, more, Some(key));
+        let evicted = entries.make_room(usize::MAX, self.bytes, more, Some(key));
         if let Some(entry) = entries.by_key.get_mut(key) {
             entry.rendered.push((what, json.clone()));
             entry.bytes += more;
             entries.bytes += more;
         }
+        drop(guard);
+        drop(evicted);
     }
 
     pub fn stats(&self) -> FoldCacheStats {

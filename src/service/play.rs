@@ -3,10 +3,9 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::fold_cache::{Fold, FoldCache, Rendering};
+use super::fold_cache::{Fold, FoldCache, Rendering, SharedJson};
 use super::{format_time, GameStatus, LoadedGame};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
@@ -55,12 +54,12 @@ pub struct ViewAt {
 /// a cached fold is written once for all its readers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct ViewJson(Arc<RawValue>);
+pub struct ViewJson(SharedJson);
 
 impl ViewJson {
     /// Written from `table` for this caller alone (a past seq, a replayed answer).
     fn of(table: &dyn Table, viewer: Viewer) -> ViewJson {
-        ViewJson(Arc::from(table.view_json(viewer)))
+        ViewJson(Arc::new(table.view_json(viewer)))
     }
 
     /// Written once per fold and viewer while `fold` is the game's cached one.
@@ -333,7 +332,7 @@ pub struct LegalActions {
     pub seat: Option<Seat>,
     /// The actions as one JSON array: written straight from the engine's typed actions when
     /// nothing is filtered out, since Java's opening list is 190 KB, and once per seq.
-    pub actions_json: Arc<RawValue>,
+    pub actions_json: SharedJson,
 }
 
 /// Which of the legal actions a client asks for, so that a UI can ask for what one click
@@ -476,7 +475,7 @@ fn all_legal_actions(
     game: &LoadedGame,
     fold: &Arc<Fold>,
     seat: Seat,
-) -> Arc<RawValue> {
+) -> SharedJson {
     cache.rendered(
         &game.game.id,
         game.game.rules_version,
@@ -486,9 +485,9 @@ fn all_legal_actions(
     )
 }
 
-fn json_array(values: &[Value]) -> Result<Arc<RawValue>, ApiError> {
+fn json_array(values: &[Value]) -> Result<SharedJson, ApiError> {
     serde_json::value::to_raw_value(values)
-        .map(Arc::from)
+        .map(Arc::new)
         .map_err(|error| ApiError::Internal(format!("actions are not JSON: {error}")))
 }
 

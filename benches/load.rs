@@ -2,8 +2,9 @@
 //! client plays many games of every kind at once (each step reads the legal actions and
 //! posts one; every fourth step reads the view too), and the run prints actions per
 //! second, POST latency, read latency early and late in a game, the server's CPU time per
-//! action, and, on the same PostgreSQL with as many clients, pgbench's rate of single-row
-//! inserts.
+//! action and, when PostgreSQL runs on this machine, its processes' CPU time per action,
+//! and, on the same PostgreSQL with as many clients, pgbench's rates for the statements of
+//! one append and for single-row inserts.
 //!
 //! `scripts/bench-load [concurrent games] [seconds per backend]` (defaults 64 and 20); it
 //! starts a throwaway PostgreSQL unless `BENCH_DATABASE_URL` names one.
@@ -86,6 +87,9 @@ struct Table {
     actions: usize,
     finished: usize,
     errors: usize,
+    /// PostgreSQL's processes on this machine, per action (`None`: SQLite, which runs in
+    /// the server, or a database elsewhere).
+    database_cpu_ms_per_action: Option<f64>,
 }
 
 /// What the client reads of legal actions: the actions stay unparsed JSON, as a bot that
@@ -369,6 +373,7 @@ async fn run(
     }
     let idle_mib = server.memory_mib().0;
     let load = Load {
+        backend,
         server: &server,
         client: &client,
         tokens: &tokens,
@@ -529,8 +534,39 @@ async fn storage(
     })
 }
 
+/// CPU time (user and system) of every process named `postgres` on this machine, in
+/// seconds: a local PostgreSQL's server processes, backends and background workers. `None`
+/// when there is none.
+fn local_postgres_cpu_seconds() -> Option<f64> {
+    let mut found = false;
+    let mut ticks = 0.0;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(") ")) else {
+            continue;
+        };
+        if &stat[open + 1..close] != "postgres" {
+            continue;
+        }
+        found = true;
+        // After the name: state is field 3, utime 14, stime 15.
+        let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
+        for index in [11, 12] {
+            ticks += fields
+                .get(index)
+                .and_then(|value| value.parse::<f64>().ok())
+                .unwrap_or(0.0);
+        }
+    }
+    // Linux reports in clock ticks of 1/100 s.
+    found.then_some(ticks / 100.0)
+}
+
 /// One backend's server, its clients' accounts and the run's settings, for each phase.
 struct Load<'a> {
+    backend: &'a str,
     server: &'a Server,
     client: &'a reqwest::Client,
     /// Each game's two players.
@@ -549,6 +585,7 @@ impl Load<'_> {
         mut resume: Vec<Option<InPlay>>,
     ) -> (Table, Vec<Option<InPlay>>) {
         let Load {
+            backend,
             server,
             client,
             tokens,
@@ -567,7 +604,13 @@ impl Load<'_> {
             }
         );
         let samples = Arc::new(Mutex::new(Samples::default()));
+        let database_cpu = || {
+            (backend == "postgres")
+                .then(local_postgres_cpu_seconds)
+                .flatten()
+        };
         let cpu_before = server.cpu_seconds();
+        let database_cpu_before = database_cpu();
         let started = Instant::now();
         let deadline = started + Duration::from_secs(seconds);
         let players: Vec<_> = (0..games)
@@ -595,6 +638,9 @@ impl Load<'_> {
         }
         let elapsed = started.elapsed().as_secs_f64();
         let cpu = server.cpu_seconds() - cpu_before;
+        let database_cpu = database_cpu_before
+            .zip(database_cpu())
+            .map(|(before, after)| after - before);
         let mut samples = Arc::try_unwrap(samples)
             .ok()
             .expect("all clients done")
@@ -611,6 +657,8 @@ impl Load<'_> {
             actions: samples.actions,
             finished: samples.games_finished,
             errors: samples.errors,
+            database_cpu_ms_per_action: database_cpu
+                .map(|seconds| seconds * 1000.0 / samples.actions.max(1) as f64),
         };
         (table, in_play)
     }
@@ -905,15 +953,17 @@ async fn main() {
     println!(
         "| backend | actions/s | POST p50 / p99 | legal actions p50 / p99 early | late | \
          late/early p50 | view p50 / p99 early | late | late/early p50 | server CPU per action \
-         | actions | games finished | errors |"
+         | actions | games finished | errors | database CPU per action |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!(
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    );
     let ratio =
         |late: Spread, early: Spread| late.0.as_secs_f64() / early.0.as_secs_f64().max(1e-9);
     let both = |spread: Spread| format!("{} / {} ms", ms(spread.0), ms(spread.1));
     for table in &tables {
         println!(
-            "| {} | {:.0} | {} | {} | {} | {:.2} | {} | {} | {:.2} | {:.2} ms | {} | {} | {} |",
+            "| {} | {:.0} | {} | {} | {} | {:.2} | {} | {} | {:.2} | {:.2} ms | {} | {} | {} | {} |",
             table.name,
             table.actions_per_second,
             both(table.post),
@@ -926,7 +976,10 @@ async fn main() {
             table.cpu_ms_per_action,
             table.actions,
             table.finished,
-            table.errors
+            table.errors,
+            table
+                .database_cpu_ms_per_action
+                .map_or("-".to_owned(), |ms| format!("{ms:.2} ms"))
         );
     }
     let postgres = tables

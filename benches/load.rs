@@ -20,7 +20,7 @@ use diesel::Connection;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use server::{drop_database, fresh_database, percentile, sign_up, Server};
+use server::{drop_database, fresh_database, percentile, process_cpu, sign_up, Server};
 use tokio::sync::Mutex;
 
 const KINDS: [&str; 3] = ["tikal", "java", "eternal_palace"];
@@ -538,30 +538,17 @@ async fn storage(
 /// seconds: a local PostgreSQL's server processes, backends and background workers. `None`
 /// when there is none.
 fn local_postgres_cpu_seconds() -> Option<f64> {
-    let mut found = false;
-    let mut ticks = 0.0;
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(") ")) else {
-            continue;
-        };
-        if &stat[open + 1..close] != "postgres" {
-            continue;
-        }
-        found = true;
-        // After the name: state is field 3, utime 14, stime 15.
-        let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
-        for index in [11, 12] {
-            ticks += fields
-                .get(index)
-                .and_then(|value| value.parse::<f64>().ok())
-                .unwrap_or(0.0);
+    let stats = std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .filter_map(|entry| std::fs::read_to_string(entry.path().join("stat")).ok());
+    let mut found = None;
+    for stat in stats {
+        if let Some(("postgres", seconds)) = process_cpu(&stat) {
+            *found.get_or_insert(0.0) += seconds;
         }
     }
-    // Linux reports in clock ticks of 1/100 s.
-    found.then_some(ticks / 100.0)
+    found
 }
 
 /// One backend's server, its clients' accounts and the run's settings, for each phase.

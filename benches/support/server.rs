@@ -106,18 +106,26 @@ impl Server {
     pub fn cpu_seconds(&self) -> f64 {
         let stat =
             std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
-        // After the command name in parentheses: state is field 3, utime 14, stime 15.
-        let after_name = stat.rsplit(") ").next().unwrap_or_default();
-        let fields: Vec<&str> = after_name.split_whitespace().collect();
-        let ticks = |index: usize| {
-            fields
-                .get(index)
-                .and_then(|value| value.parse::<f64>().ok())
-                .unwrap_or(0.0)
-        };
-        // Linux reports in clock ticks of 1/100 s.
-        (ticks(11) + ticks(12)) / 100.0
+        process_cpu(&stat).map_or(0.0, |(_, seconds)| seconds)
     }
+}
+
+/// A process's command name and the CPU time (user and system) it has used, in seconds,
+/// from the text of its `/proc/<pid>/stat`.
+#[allow(dead_code)]
+pub fn process_cpu(stat: &str) -> Option<(&str, f64)> {
+    let open = stat.find('(')?;
+    let close = stat.rfind(") ")?;
+    // After the command name in parentheses: state is field 3, utime 14, stime 15.
+    let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
+    let ticks = |index: usize| {
+        fields
+            .get(index)
+            .and_then(|value| value.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // Linux reports in clock ticks of 1/100 s.
+    Some((&stat[open + 1..close], (ticks(11) + ticks(12)) / 100.0))
 }
 
 impl Drop for Server {

@@ -45,6 +45,28 @@ fn rebuild_ratings(config: &turnpost::config::Config) -> std::process::ExitCode 
     }
 }
 
+fn compact_event_payloads(config: &turnpost::config::Config) -> std::process::ExitCode {
+    match turnpost::store::Db::open(&config.database_url())
+        .and_then(|db| db.compact_event_payloads())
+    {
+        Ok(true) => {
+            println!(
+                "new events' payloads are stored compact from now on; instances running \
+                 already keep storing them whole until they restart"
+            );
+            std::process::ExitCode::SUCCESS
+        }
+        Ok(false) => {
+            println!("new events' payloads were stored compact already");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("cannot switch the events' payloads to compact: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     match &cli.command {
@@ -54,6 +76,7 @@ fn main() -> std::process::ExitCode {
         }
         Some(Command::Verify { export }) => return verify(export),
         Some(Command::RebuildRatings) => return rebuild_ratings(&cli.config),
+        Some(Command::CompactEventPayloads) => return compact_event_payloads(&cli.config),
         Some(Command::Serve) | None => {}
     }
     let config = cli.config;

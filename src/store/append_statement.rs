@@ -27,6 +27,8 @@
 //! append that also writes something else (a finished game's ratings) or has no action (a
 //! game's opening events) takes the transaction.
 
+use std::borrow::Cow;
+
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
@@ -34,7 +36,8 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text};
 
 use super::email::{MailTopic, MOST_WAITING};
-use super::games::{json_text, seat_notifications, stale_seq, ActionRow, Append};
+use super::event_payloads::PayloadForm;
+use super::games::{json_text, seat_notifications, stale_seq, stored_payloads, ActionRow, Append};
 use super::jobs::{HeldJob, JobChanges};
 use super::notifications::NewNotification;
 use super::{Change, DbConnection, StoreError};
@@ -50,6 +53,7 @@ use crate::games::server_events::ForfeitReason;
 pub(super) fn statement_for(
     append: &Append,
     held: Option<&HeldJob<'_>>,
+    form: PayloadForm,
 ) -> Option<AppendStatement> {
     let action = append.action.as_ref()?;
     if append.rates() {
@@ -74,7 +78,9 @@ pub(super) fn statement_for(
             notification,
         })
         .collect();
-    Some(statement(append, action, notified, &jobs, held))
+    // A payload that cannot be stored is refused by the transaction's path.
+    let payloads = stored_payloads(&append.events, form).ok()?;
+    Some(statement(append, action, payloads, notified, &jobs, held))
 }
 
 /// A notification the append writes, and where it goes beside the feed as its account's
@@ -209,6 +215,7 @@ macro_rules! new_action_start {
 fn statement(
     append: &Append,
     action: &ActionRow,
+    payloads: Vec<Cow<'_, str>>,
     notified: Vec<Notified>,
     jobs: &JobChanges,
     held: Option<&HeldJob<'_>>,
@@ -268,7 +275,7 @@ fn statement(
         ),
         (
             ", ",
-            Param::Texts(events.iter().map(|event| event.payload.clone()).collect()),
+            Param::Texts(payloads.into_iter().map(Cow::into_owned).collect()),
         ),
         (
             ", ",

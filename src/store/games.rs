@@ -1,3 +1,4 @@
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use diesel::prelude::*;
@@ -5,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use super::event_payloads::{self, PayloadForm};
 use super::jobs::{self, GameWork};
 use super::on_backend;
 use super::prepared_updates::{GameHeadUpdate, OneSeatToAct, SeatStateUpdate};
@@ -932,12 +934,14 @@ pub fn load_events(
     game_id: &str,
     up_to: i64,
 ) -> Result<Vec<StoredEvent>, StoreError> {
-    Ok(events::table
-        .filter(events::game_id.eq(game_id))
-        .filter(events::seq.le(up_to))
-        .order(events::seq.asc())
-        .select(StoredEvent::as_select())
-        .load(conn)?)
+    Ok(restored(
+        events::table
+            .filter(events::game_id.eq(game_id))
+            .filter(events::seq.le(up_to))
+            .order(events::seq.asc())
+            .select(StoredEvent::as_select())
+            .load(conn)?,
+    ))
 }
 
 /// The events with `after < seq <= up_to`, in order.
@@ -947,13 +951,13 @@ pub fn load_events_between(
     after: i64,
     up_to: i64,
 ) -> Result<Vec<StoredEvent>, StoreError> {
-    Ok(on_backend!(conn, |c| events::table
+    Ok(restored(on_backend!(conn, |c| events::table
         .filter(events::game_id.eq(game_id))
         .filter(events::seq.gt(after))
         .filter(events::seq.le(up_to))
         .order(events::seq.asc())
         .select(StoredEvent::as_select())
-        .load(c))?)
+        .load(c))?))
 }
 
 /// The server's own events with `seq <= up_to`, in order.
@@ -962,13 +966,36 @@ pub fn load_server_events(
     game_id: &str,
     up_to: i64,
 ) -> Result<Vec<StoredEvent>, StoreError> {
-    Ok(events::table
-        .filter(events::game_id.eq(game_id))
-        .filter(events::seq.le(up_to))
-        .filter(events::source.eq(SERVER_SOURCE))
-        .order(events::seq.asc())
-        .select(StoredEvent::as_select())
-        .load(conn)?)
+    Ok(restored(
+        events::table
+            .filter(events::game_id.eq(game_id))
+            .filter(events::seq.le(up_to))
+            .filter(events::source.eq(SERVER_SOURCE))
+            .order(events::seq.asc())
+            .select(StoredEvent::as_select())
+            .load(conn)?,
+    ))
+}
+
+/// Events as read from their rows, with the payloads' types put back (see
+/// `event_payloads`).
+fn restored(mut events: Vec<StoredEvent>) -> Vec<StoredEvent> {
+    for event in &mut events {
+        let stored = std::mem::take(&mut event.payload);
+        event.payload = event_payloads::restored(&event.event_type, stored);
+    }
+    events
+}
+
+/// The payloads of `events` as their rows store them in `form` (see `event_payloads`).
+pub(super) fn stored_payloads(
+    events: &[NewEvent],
+    form: PayloadForm,
+) -> Result<Vec<Cow<'_, str>>, StoreError> {
+    events
+        .iter()
+        .map(|event| event_payloads::stored(form, &event.event_type, &event.payload))
+        .collect()
 }
 
 pub fn load_actions(conn: &mut DbConnection, game_id: &str) -> Result<Vec<ActionRow>, StoreError> {
@@ -996,8 +1023,19 @@ pub fn find_action_by_key(
 
 /// Appends events if and only if the log is still at `expected_seq`; returns the new seq.
 /// Must run inside a write transaction: the guarded update comes first, so it takes the
-/// game's row lock before anything else is written.
+/// game's row lock before anything else is written. The payloads take the form the
+/// database's setting names.
 pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreError> {
+    let form = event_payloads::form(conn)?;
+    append_in(conn, append, form)
+}
+
+/// [`append`], the payloads stored in `form`.
+pub(super) fn append_in(
+    conn: &mut DbConnection,
+    append: &Append,
+    form: PayloadForm,
+) -> Result<i64, StoreError> {
     let new_seq = append.new_seq();
     let update = GameHeadUpdate {
         game_id: &append.game_id,
@@ -1012,11 +1050,13 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
     if updated != 1 {
         return Err(stale_seq(conn, &append.game_id)?);
     }
+    let payloads = stored_payloads(&append.events, form)?;
     let rows: Vec<_> = append
         .events
         .iter()
+        .zip(&payloads)
         .enumerate()
-        .map(|(offset, event)| {
+        .map(|(offset, (event, payload))| {
             (
                 events::game_id.eq(&append.game_id),
                 events::seq.eq(append.expected_seq + 1 + offset as i64),
@@ -1024,7 +1064,7 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
                 events::seat.eq(event.seat),
                 events::event_type.eq(&event.event_type),
                 events::schema_version.eq(event.schema_version),
-                events::payload.eq(&event.payload),
+                events::payload.eq(payload.as_ref()),
                 events::source.eq(event.source),
             )
         })

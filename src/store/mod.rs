@@ -6,6 +6,7 @@ mod append_statement;
 pub mod changes;
 pub mod chat;
 pub mod email;
+mod event_payloads;
 mod games;
 pub mod jobs;
 pub mod notifications;
@@ -37,6 +38,7 @@ pub use accounts::{
     token_generations, Account,
 };
 pub use changes::Change;
+pub use event_payloads::PayloadForm;
 pub use games::{
     append, cancel_open_game, count_open_games_created_by, current_seqs, decline_invitation,
     find_action_by_key, find_game, find_game_with_seats, finished_game_ids, games_played_by,
@@ -261,6 +263,9 @@ pub struct Db {
     last_death: Arc<LastDeath>,
     statements: Arc<AtomicU64>,
     on_commit: OnceLock<CommitListener>,
+    /// How this instance's moves store their events' payloads: the database's setting when
+    /// the instance started (see `event_payloads`; the rarer appends read it each time).
+    payload_form: PayloadForm,
     /// SQLite's log is copied back beside the writers, not inside a commit.
     _checkpointer: Option<sqlite_checkpoints::Checkpointer>,
 }
@@ -374,9 +379,11 @@ impl Db {
             last_death,
             statements,
             on_commit: OnceLock::new(),
+            payload_form: PayloadForm::Whole,
             _checkpointer: None,
         };
         db.migrate()?;
+        db.payload_form = db.read_without_transaction(event_payloads::form)?;
         // Started once the pool's connections have put the file in WAL mode.
         if backend == Backend::Sqlite {
             db._checkpointer = sqlite_checkpoints::Checkpointer::start(&target)?;
@@ -407,6 +414,22 @@ impl Db {
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// The form in which this instance's moves store their events' payloads.
+    pub fn payload_form(&self) -> PayloadForm {
+        self.payload_form
+    }
+
+    /// Stores new events' payloads compact from now on (instances started before keep
+    /// writing them whole until they restart; every instance reads both forms). Returns
+    /// whether they were stored whole until now.
+    pub fn compact_event_payloads(&self) -> Result<bool, StoreError> {
+        self.write(|conn| {
+            let was_whole = event_payloads::form(conn)? == PayloadForm::Whole;
+            event_payloads::make_compact(conn)?;
+            Ok(was_whole)
+        })
     }
 
     fn connection(&self) -> Result<PooledConnection<Connections>, StoreError> {
@@ -554,13 +577,13 @@ impl Db {
         held: Option<&jobs::HeldJob<'_>>,
     ) -> Result<i64, StoreError> {
         let statement = match self.backend {
-            Backend::Postgres => append_statement::statement_for(append, held),
+            Backend::Postgres => append_statement::statement_for(append, held, self.payload_form),
             Backend::Sqlite => None,
         };
         match statement {
             Some(statement) => self.write_alone(|conn| append_statement::append(conn, &statement)),
             None => self.write(|conn| {
-                let seq = games::append(conn, append)?;
+                let seq = games::append_in(conn, append, self.payload_form)?;
                 if let Some(held) = held {
                     jobs::release(conn, held.kind, &append.game_id, held.owner)?;
                 }
@@ -788,6 +811,68 @@ mod tests {
         )
         .unwrap();
         assert_eq!(log_rows(&mut conn)[2], "g1|3|5|NULL|moved|1|{}|engine");
+    }
+
+    #[test]
+    fn a_database_that_held_events_keeps_them_whole_and_going_back_makes_them_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let setting = |conn: &mut diesel::SqliteConnection| -> Vec<String> {
+            lines("SELECT value AS line FROM store_settings", conn)
+        };
+        let fresh = dir.path().join("fresh.sqlite");
+        let mut conn = diesel::SqliteConnection::establish(fresh.to_str().unwrap()).unwrap();
+        conn.run_pending_migrations(SQLITE_MIGRATIONS).unwrap();
+        assert_eq!(setting(&mut conn), ["compact"], "a database without events");
+
+        let used = dir.path().join("used.sqlite");
+        let mut conn = diesel::SqliteConnection::establish(used.to_str().unwrap()).unwrap();
+        for migration in &conn.pending_migrations(SQLITE_MIGRATIONS).unwrap() {
+            if migration
+                .name()
+                .to_string()
+                .ends_with("event_payload_forms")
+            {
+                break;
+            }
+            conn.run_migration(migration).unwrap();
+        }
+        conn.batch_execute(
+            "INSERT INTO accounts (id, name, name_key, password_hash, created_at)
+                 VALUES ('a1', 'Ada', 'ada', 'h', 1);
+             INSERT INTO games (id, kind, rules_version, options, seat_count, status, seed,
+                                created_by, created_at, updated_at, current_seq, to_act)
+                 VALUES ('g1', 'tikal', 1, '{}', 2, 'running', '00', 'a1', 1, 5, 1, '[0]');
+             INSERT INTO events (game_id, seq, created_at, event_type, schema_version, payload)
+                 VALUES ('g1', 1, 2, 'setup', 1, '{\"type\":\"setup\",\"n\":1}');",
+        )
+        .unwrap();
+        conn.run_pending_migrations(SQLITE_MIGRATIONS).unwrap();
+        assert_eq!(setting(&mut conn), ["whole"], "a database that held events");
+
+        conn.batch_execute(
+            "INSERT INTO events (game_id, seq, created_at, event_type, schema_version, payload)
+                 VALUES ('g1', 2, 3, 'moved', 1, '{\"to\":\"A1\"}'),
+                        ('g1', 3, 4, 'ended', 1, '{}');",
+        )
+        .unwrap();
+        conn.revert_last_migration(SQLITE_MIGRATIONS).unwrap();
+        assert_eq!(
+            lines("SELECT payload AS line FROM events ORDER BY seq", &mut conn),
+            [
+                r#"{"type":"setup","n":1}"#,
+                r#"{"type":"moved","to":"A1"}"#,
+                r#"{"type":"ended"}"#
+            ]
+        );
+    }
+
+    fn lines(sql: &str, conn: &mut diesel::SqliteConnection) -> Vec<String> {
+        diesel::sql_query(sql)
+            .load::<Line>(conn)
+            .unwrap()
+            .into_iter()
+            .map(|row| row.line)
+            .collect()
     }
 
     #[derive(QueryableByName)]

@@ -318,3 +318,10 @@ diesel::table! {
         automatic -> Bool,
     }
 }
+
+diesel::table! {
+    store_settings (name) {
+        name -> Text,
+        value -> Text,
+    }
+}

@@ -32,6 +32,7 @@ mod readme;
 mod reminders;
 mod sign_in_limits;
 mod smtp_sink;
+mod stored_events;
 mod take_backs;
 mod tikal;
 mod transport;

@@ -40,13 +40,13 @@ pub enum Command {
     /// server counted them, from the games alone; prints how many games it counted. Run it
     /// on the database the server uses (`--database-url`), as the ratings' check or repair.
     RebuildRatings,
-    /// Store new events' payloads compact (without the `type` member their row's
-    /// `event_type` holds) in a database that still stores them whole because it held
-    /// events when this version first migrated it. Run it on the database the server uses
-    /// (`--database-url`) once every instance sharing it runs this version or a later one,
-    /// which read both forms; instances started before keep storing whole payloads until
-    /// they restart.
-    CompactEventPayloads,
+    /// Store new events and actions compact (an event's payload without the `type` member
+    /// its row's `event_type` holds, an action's request without the action its row holds)
+    /// in a database that still stores them whole because it held events when this version
+    /// first migrated it. Run it on the database the server uses (`--database-url`) once
+    /// every instance sharing it runs this version or a later one, which read both forms;
+    /// instances started before keep storing whole rows until they restart.
+    CompactLog,
 }
 
 #[derive(Debug, Clone, clap::Args)]

@@ -45,23 +45,21 @@ fn rebuild_ratings(config: &turnpost::config::Config) -> std::process::ExitCode 
     }
 }
 
-fn compact_event_payloads(config: &turnpost::config::Config) -> std::process::ExitCode {
-    match turnpost::store::Db::open(&config.database_url())
-        .and_then(|db| db.compact_event_payloads())
-    {
+fn compact_log(config: &turnpost::config::Config) -> std::process::ExitCode {
+    match turnpost::store::Db::open(&config.database_url()).and_then(|db| db.compact_log()) {
         Ok(true) => {
             println!(
-                "new events' payloads are stored compact from now on; instances running \
+                "new events and actions are stored compact from now on; instances running \
                  already keep storing them whole until they restart"
             );
             std::process::ExitCode::SUCCESS
         }
         Ok(false) => {
-            println!("new events' payloads were stored compact already");
+            println!("new events and actions were stored compact already");
             std::process::ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("cannot switch the events' payloads to compact: {error}");
+            eprintln!("cannot switch the log to compact rows: {error}");
             std::process::ExitCode::FAILURE
         }
     }
@@ -76,7 +74,7 @@ fn main() -> std::process::ExitCode {
         }
         Some(Command::Verify { export }) => return verify(export),
         Some(Command::RebuildRatings) => return rebuild_ratings(&cli.config),
-        Some(Command::CompactEventPayloads) => return compact_event_payloads(&cli.config),
+        Some(Command::CompactLog) => return compact_log(&cli.config),
         Some(Command::Serve) | None => {}
     }
     let config = cli.config;

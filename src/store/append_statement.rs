@@ -35,9 +35,11 @@ use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text};
 
+use super::compact_log::LogForm;
 use super::email::{MailTopic, MOST_WAITING};
-use super::event_payloads::PayloadForm;
-use super::games::{json_text, seat_notifications, stale_seq, stored_payloads, ActionRow, Append};
+use super::games::{
+    json_text, seat_notifications, stale_seq, stored_payloads, stored_request, ActionRow, Append,
+};
 use super::jobs::{HeldJob, JobChanges};
 use super::notifications::NewNotification;
 use super::{Change, DbConnection, StoreError};
@@ -53,7 +55,7 @@ use crate::games::server_events::ForfeitReason;
 pub(super) fn statement_for(
     append: &Append,
     held: Option<&HeldJob<'_>>,
-    form: PayloadForm,
+    form: LogForm,
 ) -> Option<AppendStatement> {
     let action = append.action.as_ref()?;
     if append.rates() {
@@ -78,9 +80,12 @@ pub(super) fn statement_for(
             notification,
         })
         .collect();
-    // A payload that cannot be stored is refused by the transaction's path.
+    // A payload or request that cannot be stored is refused by the transaction's path.
     let payloads = stored_payloads(&append.events, form).ok()?;
-    Some(statement(append, action, payloads, notified, &jobs, held))
+    let request = stored_request(action, form).ok()?.into_owned();
+    Some(statement(
+        append, action, payloads, request, notified, &jobs, held,
+    ))
 }
 
 /// A notification the append writes, and where it goes beside the feed as its account's
@@ -216,6 +221,7 @@ fn statement(
     append: &Append,
     action: &ActionRow,
     payloads: Vec<Cow<'_, str>>,
+    request: String,
     notified: Vec<Notified>,
     jobs: &JobChanges,
     held: Option<&HeldJob<'_>>,
@@ -406,7 +412,7 @@ fn statement(
         (", ", Param::NullableText(action.account_id.clone())),
         (", ", Param::Text(action.action.clone())),
         (", ", Param::NullableText(action.idempotency_key.clone())),
-        (", ", Param::Text(action.request.clone())),
+        (", ", Param::Text(request)),
         (", ", Param::BigInt(action.created_at)),
         (", ", Param::NullableText(action.bot.clone())),
         (

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::event_payloads::{self, PayloadForm};
+use super::compact_log::{self, LogForm};
 use super::jobs::{self, GameWork};
 use super::on_backend;
 use super::prepared_updates::{GameHeadUpdate, OneSeatToAct, SeatStateUpdate};
@@ -977,33 +977,33 @@ pub fn load_server_events(
     ))
 }
 
-/// Events as read from their rows, with the payloads' types put back (see
-/// `event_payloads`).
+/// Events as read from their rows, with the payloads' types put back (see `compact_log`).
 fn restored(mut events: Vec<StoredEvent>) -> Vec<StoredEvent> {
     for event in &mut events {
         let stored = std::mem::take(&mut event.payload);
-        event.payload = event_payloads::restored(&event.event_type, stored);
+        event.payload = compact_log::restored(&event.event_type, stored);
     }
     events
 }
 
-/// The payloads of `events` as their rows store them in `form` (see `event_payloads`).
+/// The payloads of `events` as their rows store them in `form` (see `compact_log`).
 pub(super) fn stored_payloads(
     events: &[NewEvent],
-    form: PayloadForm,
+    form: LogForm,
 ) -> Result<Vec<Cow<'_, str>>, StoreError> {
     events
         .iter()
-        .map(|event| event_payloads::stored(form, &event.event_type, &event.payload))
+        .map(|event| compact_log::stored(form, &event.event_type, &event.payload))
         .collect()
 }
 
 pub fn load_actions(conn: &mut DbConnection, game_id: &str) -> Result<Vec<ActionRow>, StoreError> {
-    Ok(actions::table
+    let rows: Vec<ActionRow> = actions::table
         .filter(actions::game_id.eq(game_id))
         .order(actions::first_seq.asc())
         .select(ActionRow::as_select())
-        .load(conn)?)
+        .load(conn)?;
+    Ok(rows.into_iter().map(action_restored).collect())
 }
 
 pub fn find_action_by_key(
@@ -1012,13 +1012,29 @@ pub fn find_action_by_key(
     account_id: &str,
     key: &str,
 ) -> Result<Option<ActionRow>, StoreError> {
-    Ok(actions::table
+    let row: Option<ActionRow> = actions::table
         .filter(actions::game_id.eq(game_id))
         .filter(actions::account_id.eq(account_id))
         .filter(actions::idempotency_key.eq(key))
         .select(ActionRow::as_select())
         .first(conn)
-        .optional()?)
+        .optional()?;
+    Ok(row.map(action_restored))
+}
+
+/// An action as read from its row, with its request whole again (see `compact_log`).
+fn action_restored(mut row: ActionRow) -> ActionRow {
+    let stored = std::mem::take(&mut row.request);
+    row.request = compact_log::restored_request(stored, &row.action);
+    row
+}
+
+/// `action`'s request as its row stores it in `form` (see `compact_log`).
+pub(super) fn stored_request(
+    action: &ActionRow,
+    form: LogForm,
+) -> Result<Cow<'_, str>, StoreError> {
+    compact_log::stored_request(form, &action.request, &action.action)
 }
 
 /// Appends events if and only if the log is still at `expected_seq`; returns the new seq.
@@ -1026,7 +1042,7 @@ pub fn find_action_by_key(
 /// game's row lock before anything else is written. The payloads take the form the
 /// database's setting names.
 pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreError> {
-    let form = event_payloads::form(conn)?;
+    let form = compact_log::form(conn)?;
     append_in(conn, append, form)
 }
 
@@ -1034,7 +1050,7 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
 pub(super) fn append_in(
     conn: &mut DbConnection,
     append: &Append,
-    form: PayloadForm,
+    form: LogForm,
 ) -> Result<i64, StoreError> {
     let new_seq = append.new_seq();
     let update = GameHeadUpdate {
@@ -1108,7 +1124,11 @@ pub(super) fn append_in(
         )?;
     }
     if let Some(action) = &append.action {
-        let insert = diesel::insert_into(actions::table).values(action);
+        let stored = ActionRow {
+            request: stored_request(action, form)?.into_owned(),
+            ..action.clone()
+        };
+        let insert = diesel::insert_into(actions::table).values(&stored);
         on_backend!(&mut *conn, |c| insert.execute(c)).map_err(StoreError::from_insert)?;
     }
     jobs::follow_append(

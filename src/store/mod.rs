@@ -5,8 +5,8 @@ mod accounts;
 mod append_statement;
 pub mod changes;
 pub mod chat;
+mod compact_log;
 pub mod email;
-mod event_payloads;
 mod games;
 pub mod jobs;
 pub mod notifications;
@@ -38,7 +38,7 @@ pub use accounts::{
     token_generations, Account,
 };
 pub use changes::Change;
-pub use event_payloads::PayloadForm;
+pub use compact_log::LogForm;
 pub use games::{
     append, cancel_open_game, count_open_games_created_by, current_seqs, decline_invitation,
     find_action_by_key, find_game, find_game_with_seats, finished_game_ids, games_played_by,
@@ -263,9 +263,9 @@ pub struct Db {
     last_death: Arc<LastDeath>,
     statements: Arc<AtomicU64>,
     on_commit: OnceLock<CommitListener>,
-    /// How this instance's moves store their events' payloads: the database's setting when
-    /// the instance started (see `event_payloads`; the rarer appends read it each time).
-    payload_form: PayloadForm,
+    /// How this instance's moves store their events' payloads and requests: the database's
+    /// setting when the instance started (see `compact_log`; the rarer appends read it each time).
+    log_form: LogForm,
     /// SQLite's log is copied back beside the writers, not inside a commit.
     _checkpointer: Option<sqlite_checkpoints::Checkpointer>,
 }
@@ -379,11 +379,11 @@ impl Db {
             last_death,
             statements,
             on_commit: OnceLock::new(),
-            payload_form: PayloadForm::Whole,
+            log_form: LogForm::Whole,
             _checkpointer: None,
         };
         db.migrate()?;
-        db.payload_form = db.read_without_transaction(event_payloads::form)?;
+        db.log_form = db.read_without_transaction(compact_log::form)?;
         // Started once the pool's connections have put the file in WAL mode.
         if backend == Backend::Sqlite {
             db._checkpointer = sqlite_checkpoints::Checkpointer::start(&target)?;
@@ -416,18 +416,18 @@ impl Db {
         self.backend
     }
 
-    /// The form in which this instance's moves store their events' payloads.
-    pub fn payload_form(&self) -> PayloadForm {
-        self.payload_form
+    /// The form in which this instance's moves store their events' payloads and requests.
+    pub fn log_form(&self) -> LogForm {
+        self.log_form
     }
 
-    /// Stores new events' payloads compact from now on (instances started before keep
-    /// writing them whole until they restart; every instance reads both forms). Returns
-    /// whether they were stored whole until now.
-    pub fn compact_event_payloads(&self) -> Result<bool, StoreError> {
+    /// Stores new events' payloads and actions' requests compact from now on (instances
+    /// started before keep writing them whole until they restart; every instance reads both
+    /// forms). Returns whether they were stored whole until now.
+    pub fn compact_log(&self) -> Result<bool, StoreError> {
         self.write(|conn| {
-            let was_whole = event_payloads::form(conn)? == PayloadForm::Whole;
-            event_payloads::make_compact(conn)?;
+            let was_whole = compact_log::form(conn)? == LogForm::Whole;
+            compact_log::make_compact(conn)?;
             Ok(was_whole)
         })
     }
@@ -577,13 +577,13 @@ impl Db {
         held: Option<&jobs::HeldJob<'_>>,
     ) -> Result<i64, StoreError> {
         let statement = match self.backend {
-            Backend::Postgres => append_statement::statement_for(append, held, self.payload_form),
+            Backend::Postgres => append_statement::statement_for(append, held, self.log_form),
             Backend::Sqlite => None,
         };
         match statement {
             Some(statement) => self.write_alone(|conn| append_statement::append(conn, &statement)),
             None => self.write(|conn| {
-                let seq = games::append_in(conn, append, self.payload_form)?;
+                let seq = games::append_in(conn, append, self.log_form)?;
                 if let Some(held) = held {
                     jobs::release(conn, held.kind, &append.game_id, held.owner)?;
                 }
@@ -814,7 +814,7 @@ mod tests {
     }
 
     #[test]
-    fn a_database_that_held_events_keeps_them_whole_and_going_back_makes_them_whole() {
+    fn a_database_that_held_events_keeps_its_log_whole_and_going_back_makes_it_whole() {
         let dir = tempfile::tempdir().unwrap();
         let setting = |conn: &mut diesel::SqliteConnection| -> Vec<String> {
             lines("SELECT value AS line FROM store_settings", conn)
@@ -827,11 +827,7 @@ mod tests {
         let used = dir.path().join("used.sqlite");
         let mut conn = diesel::SqliteConnection::establish(used.to_str().unwrap()).unwrap();
         for migration in &conn.pending_migrations(SQLITE_MIGRATIONS).unwrap() {
-            if migration
-                .name()
-                .to_string()
-                .ends_with("event_payload_forms")
-            {
+            if migration.name().to_string().ends_with("compact_log") {
                 break;
             }
             conn.run_migration(migration).unwrap();
@@ -852,10 +848,28 @@ mod tests {
         conn.batch_execute(
             "INSERT INTO events (game_id, seq, created_at, event_type, schema_version, payload)
                  VALUES ('g1', 2, 3, 'moved', 1, '{\"to\":\"A1\"}'),
-                        ('g1', 3, 4, 'ended', 1, '{}');",
+                        ('g1', 3, 4, 'ended', 1, '{}');
+             INSERT INTO actions (game_id, first_seq, last_seq, seat, account_id, action,
+                                  idempotency_key, request, created_at)
+                 VALUES ('g1', 2, 2, 0, 'a1', '{\"type\":\"move\"}', NULL,
+                         '{\"expected_seq\":1,\"seat\":null}', 3),
+                        ('g1', 3, 3, 0, 'a1', '{\"type\":\"end\"}', NULL, '{}', 4),
+                        ('g1', 4, 4, 0, 'a1', '{\"type\":\"pass\"}', NULL,
+                         '{\"action\":{\"type\":\"pass\",\"x\":1}}', 5);",
         )
         .unwrap();
         conn.revert_last_migration(SQLITE_MIGRATIONS).unwrap();
+        assert_eq!(
+            lines(
+                "SELECT request AS line FROM actions ORDER BY first_seq",
+                &mut conn
+            ),
+            [
+                r#"{"expected_seq":1,"seat":null,"action":{"type":"move"}}"#,
+                r#"{"action":{"type":"end"}}"#,
+                r#"{"action":{"type":"pass","x":1}}"#
+            ]
+        );
         assert_eq!(
             lines("SELECT payload AS line FROM events ORDER BY seq", &mut conn),
             [

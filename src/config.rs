@@ -56,12 +56,13 @@ pub struct Config {
     pub bind: String,
 
     /// Directory for the embedded database and the generated JWT secret.
-    #[arg(long, env = "TURNPOST_DATA_DIR", default_value = "data")]
+    // Global, as the database's: `turnpost rebuild-ratings --data-dir /srv/tp` works.
+    #[arg(long, env = "TURNPOST_DATA_DIR", default_value = "data", global = true)]
     pub data_dir: PathBuf,
 
     /// `postgres://user@host/db` for Postgres, or a SQLite file path.
     /// Default: `<data-dir>/turnpost.sqlite`.
-    #[arg(long, env = "DATABASE_URL")]
+    #[arg(long, env = "DATABASE_URL", global = true)]
     pub database_url: Option<String>,
 
     /// Secret for signing tokens. Default: generated once and kept in
@@ -729,6 +730,24 @@ mod tests {
         }
         let parsed = Cli::try_parse_from(["turnpost"]).unwrap().config;
         assert_eq!(format!("{parsed:?}"), format!("{:?}", Config::defaults()));
+    }
+
+    #[test]
+    fn the_database_may_be_named_after_a_subcommand_that_uses_it() {
+        for command in ["rebuild-ratings", "compact-log"] {
+            let cli = Cli::try_parse_from([
+                "turnpost",
+                command,
+                "--database-url",
+                "postgres://db/tp",
+                "--data-dir",
+                "/srv/tp",
+            ])
+            .unwrap();
+            assert!(cli.command.is_some(), "{command}");
+            assert_eq!(cli.config.database_url.as_deref(), Some("postgres://db/tp"));
+            assert_eq!(cli.config.data_dir, PathBuf::from("/srv/tp"));
+        }
     }
 
     #[test]

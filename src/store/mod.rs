@@ -264,7 +264,8 @@ pub struct Db {
     statements: Arc<AtomicU64>,
     on_commit: OnceLock<CommitListener>,
     /// How this instance's moves store their events' payloads and requests: the database's
-    /// setting when the instance started (see `compact_log`; the rarer appends read it each time).
+    /// setting when the instance started (see `compact_log`; the rarer appends read it each
+    /// time).
     log_form: LogForm,
     /// SQLite's log is copied back beside the writers, not inside a commit.
     _checkpointer: Option<sqlite_checkpoints::Checkpointer>,

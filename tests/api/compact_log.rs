@@ -2,12 +2,15 @@
 //! `type` member its `event_type` column holds, an action's request without the action its
 //! `action` column holds; and reads both back whole. Games of every kind are played
 //! through the services, every stored row is checked to be compact, and then the rows are
-//! rewritten whole, as rows written before compact rows are, and every seat's view and
-//! events, folded from scratch, must be what they were, and every action retried with its
-//! idempotency key must be answered as the same action, not refused as another.
+//! written whole by the migration's way back, as rows written before compact rows are,
+//! and every seat's view and events, folded from scratch, must be what they were, and every
+//! action retried with its idempotency key must be answered as the same action, not refused
+//! as another.
 
+use diesel::migration::MigrationSource;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
+use diesel_migrations::{FileBasedMigrations, MigrationHarness};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
@@ -57,18 +60,41 @@ fn stored_rows(app: &TestApp) -> Vec<StoredRow> {
     }
 }
 
-/// What the migration's `down.sql` does to compact rows.
-fn make_every_row_whole(app: &TestApp) {
-    app.execute_sql(
-        r#"UPDATE events SET payload = '{"type":"' || event_type || '"' ||
-             CASE WHEN payload = '{}' THEN '}' ELSE ',' || substr(payload, 2) END
-           WHERE payload NOT LIKE '{"type":%'"#,
-    );
-    app.execute_sql(
-        r#"UPDATE actions SET request = CASE WHEN request = '{}'
-             THEN '{"action":' || action || '}'
-             ELSE substr(request, 1, length(request) - 1) || ',"action":' || action || '}' END
-           WHERE request NOT LIKE '%"action":%'"#,
+/// The log taken back through the migration's own `down.sql`, which writes every compact
+/// row whole, and the migration run again: a database that held events when it was
+/// migrated, whose setting is `whole`.
+fn migrate_back_and_again(app: &TestApp) {
+    fn back_and_again<DB: diesel::backend::Backend>(
+        conn: &mut impl MigrationHarness<DB>,
+        folder: &str,
+    ) where
+        FileBasedMigrations: MigrationSource<DB>,
+    {
+        let migrations = FileBasedMigrations::from_path(folder).unwrap();
+        let compact_log = MigrationSource::<DB>::migrations(&migrations)
+            .unwrap()
+            .into_iter()
+            .find(|migration| migration.name().to_string().ends_with("_compact_log"))
+            .expect("the compact log's migration");
+        conn.revert_migration(compact_log.as_ref()).unwrap();
+        conn.run_migration(compact_log.as_ref()).unwrap();
+    }
+    let url = app.database_url();
+    if url.starts_with("postgres") {
+        back_and_again(
+            &mut PgConnection::establish(url).unwrap(),
+            "migrations/postgres",
+        );
+    } else {
+        back_and_again(
+            &mut SqliteConnection::establish(url).unwrap(),
+            "migrations/sqlite",
+        );
+    }
+    assert_eq!(
+        Db::open(url).unwrap().log_form(),
+        LogForm::Whole,
+        "the migration, run on a database that holds events"
     );
 }
 
@@ -190,7 +216,7 @@ async fn rows_are_stored_compact_and_read_whole(app: &TestApp) {
     }
     let compact = everything_seen(&db, &games, &viewers);
 
-    make_every_row_whole(app);
+    migrate_back_and_again(app);
     assert!(stored_rows(app).iter().all(StoredRow::is_whole));
     assert_eq!(everything_seen(&db, &games, &viewers), compact);
 }
@@ -233,7 +259,7 @@ async fn a_database_that_held_events_stores_them_whole_until_switched(app: &Test
     viewers.push(account(&after, "onlooker"));
     let games = [(id, posted)];
     let mixed = everything_seen(&after, &games, &viewers);
-    make_every_row_whole(app);
+    migrate_back_and_again(app);
     assert_eq!(everything_seen(&after, &games, &viewers), mixed);
 }
 

@@ -21,6 +21,10 @@ pub struct Metrics {
     registry: Registry,
     requests: HistogramVec,
     pub actions_appended: IntCounter,
+    /// Legal actions, views and moves, by where their statements ran (see [`PlayPath`]).
+    play_requests: IntCounterVec,
+    played_on_worker: IntCounter,
+    played_on_pool: IntCounter,
     fold_cache_hits: IntCounter,
     fold_cache_misses: IntCounter,
     fold_cache_games: IntGauge,
@@ -53,6 +57,15 @@ impl Metrics {
             ]),
             &["route", "method", "status"],
         )?;
+        let play_requests = IntCounterVec::new(
+            Opts::new(
+                "play_requests_total",
+                "Legal actions, views and moves answered, by where their statements ran: \
+                 `worker`, on the worker thread's own database connection, or `pool`, on a \
+                 database thread of the pool",
+            ),
+            &["path"],
+        )?;
         let gauge = |name: &str, help: &str| IntGauge::with_opts(Opts::new(name, help));
         let metrics = Metrics {
             actions_appended: IntCounter::new(
@@ -73,7 +86,8 @@ impl Metrics {
             pool_idle: gauge("db_pool_idle_connections", "Database connections idle")?,
             db_statements: IntCounter::new(
                 "db_statements_total",
-                "Statements this instance's pool sent to the database",
+                "Statements this instance sent to the database, through its pool and on its worker \
+                 threads' own connections",
             )?,
             open_followers: gauge(
                 "open_followers",
@@ -91,6 +105,9 @@ impl Metrics {
                 "games_expired_total",
                 "Open games this instance cancelled as expired",
             )?,
+            played_on_worker: play_requests.with_label_values(&["worker"]),
+            played_on_pool: play_requests.with_label_values(&["pool"]),
+            play_requests,
             bot_moves: IntCounterVec::new(
                 Opts::new(
                     "bot_moves_total",
@@ -115,6 +132,7 @@ impl Metrics {
             requests,
             registry,
         };
+
         metrics
             .registry
             .register(Box::new(metrics.requests.clone()))?;
@@ -139,6 +157,7 @@ impl Metrics {
             metrics.registry.register(Box::new(collector.clone()))?;
         }
         for counters in [
+            &metrics.play_requests,
             &metrics.bot_moves,
             &metrics.webhook_attempts,
             &metrics.mails,
@@ -158,11 +177,29 @@ impl Metrics {
         Ok(metrics)
     }
 
+    /// Counts a legal actions, view or move request answered by way of `path`.
+    pub fn played(&self, path: PlayPath) {
+        match path {
+            PlayPath::Worker => self.played_on_worker.inc(),
+            PlayPath::Pool => self.played_on_pool.inc(),
+        }
+    }
+
     fn observe(&self, route: &str, method: &str, status: u16, seconds: f64) {
         let status = format!("{}xx", status / 100);
         let histogram: Histogram = self.requests.with_label_values(&[route, method, &status]);
         histogram.observe(seconds);
     }
+}
+
+/// Where a play request's statements ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayPath {
+    /// On the worker thread's own database connection (PostgreSQL).
+    Worker,
+    /// On a database thread of the pool: always on SQLite, and on PostgreSQL what the
+    /// worker could not answer alone.
+    Pool,
 }
 
 /// Times every request under its route pattern (`/v1/games/{id}/view`), so that the

@@ -10,6 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
 use super::games::game_id;
+use super::metrics::{Metrics, PlayPath};
 use super::models::{
     ActionAccepted, EventOut, GameOutcome, GameStatus, IdempotencyHeader, SeatInfo, ViewOut,
 };
@@ -17,7 +18,8 @@ use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::games::engine::Viewer;
 use crate::service::fold_cache::FoldCache;
-use crate::service::play::{self, ActionFilter, ActionRequest};
+use crate::service::play::{self, ActionFilter, ActionRequest, NotOnWorker};
+use crate::service::play_on_worker;
 use crate::store::Db;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -43,6 +45,7 @@ pub struct ViewQuery {
 #[route("/v1/games/{id}/view", method = "GET", method = "HEAD")]
 pub async fn get_view(
     db: web::Data<Db>,
+    metrics: web::Data<Metrics>,
     cache: web::Data<FoldCache>,
     user: AuthUser,
     path: web::Path<String>,
@@ -50,8 +53,32 @@ pub async fn get_view(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let at = query.into_inner().at;
-    let view = blocking(move || play::view(&db, &cache, &id, &user, at)).await?;
+    let on_worker = play_on_worker::view(&db, &cache, &id, &user, at).await;
+    let view = match answered_on_worker(&metrics, on_worker) {
+        Some(answer) => answer?,
+        None => blocking(move || play::view(&db, &cache, &id, &user, at)).await?,
+    };
     Ok(HttpResponse::Ok().json(ViewOut::from(view)))
+}
+
+/// The answer to a play request that its worker thread gave alone
+/// ([`play_on_worker`]), counted by where it came from; `None` when the pool's path has to
+/// answer instead.
+fn answered_on_worker<T>(
+    metrics: &Metrics,
+    on_worker: Result<T, NotOnWorker>,
+) -> Option<Result<T, ApiError>> {
+    let answer = match on_worker {
+        Ok(answer) => Some(Ok(answer)),
+        Err(NotOnWorker::Refused(error)) => Some(Err(error)),
+        Err(NotOnWorker::Elsewhere) => None,
+    };
+    metrics.played(if answer.is_some() {
+        PlayPath::Worker
+    } else {
+        PlayPath::Pool
+    });
+    answer
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -97,6 +124,7 @@ pub struct LegalActions {
 #[route("/v1/games/{id}/legal-actions", method = "GET", method = "HEAD")]
 pub async fn get_legal_actions(
     db: web::Data<Db>,
+    metrics: web::Data<Metrics>,
     cache: web::Data<FoldCache>,
     user: AuthUser,
     path: web::Path<String>,
@@ -110,7 +138,11 @@ pub async fn get_legal_actions(
         tile: query.tile,
     };
     let game_id = id.clone();
-    let legal = blocking(move || play::legal_actions(&db, &cache, &id, &user, &filter)).await?;
+    let on_worker = play_on_worker::legal_actions(&db, &cache, &id, &user, &filter).await;
+    let legal = match answered_on_worker(&metrics, on_worker) {
+        Some(answer) => answer?,
+        None => blocking(move || play::legal_actions(&db, &cache, &id, &user, &filter)).await?,
+    };
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())
         .body(legal_actions_body(game_id, legal)?))
@@ -447,7 +479,7 @@ pub struct PostAction {
 #[post("/v1/games/{id}/actions")]
 pub async fn post_action(
     db: web::Data<Db>,
-    metrics: web::Data<super::metrics::Metrics>,
+    metrics: web::Data<Metrics>,
     cache: web::Data<FoldCache>,
     user: AuthUser,
     path: web::Path<String>,
@@ -467,8 +499,11 @@ pub async fn post_action(
     let now = request
         .app_data::<web::Data<crate::clock::Clock>>()
         .map_or_else(crate::service::now_millis, |clock| clock.now_millis());
-    let accepted =
-        blocking(move || play::act(&db, &cache, &id, &user, &action_request, now)).await?;
+    let on_worker = play_on_worker::act(&db, &cache, &id, &user, &action_request, now).await;
+    let accepted = match answered_on_worker(&metrics, on_worker) {
+        Some(answer) => answer?,
+        None => blocking(move || play::act(&db, &cache, &id, &user, &action_request, now)).await?,
+    };
     if accepted.appended {
         metrics.actions_appended.inc();
     }

@@ -13,6 +13,7 @@ pub mod lobby;
 pub mod notices;
 pub mod personal_tokens;
 pub mod play;
+pub mod play_on_worker;
 pub mod ratings;
 pub mod referee;
 pub mod take_backs;
@@ -120,6 +121,13 @@ impl LoadedGame {
     /// The state after the stored events, folded from scratch.
     fn fold(&self, events: &[StoredEvent]) -> Result<Box<dyn Table>, ApiError> {
         fold_onto(self.empty_table()?, events)
+    }
+
+    /// The state at `seq` when the fold cache holds it at exactly that seq.
+    fn cached_state_at(&self, cache: &FoldCache, seq: i64) -> Option<Arc<Fold>> {
+        cache
+            .get(&self.game.id, self.game.rules_version, seq)
+            .filter(|fold| fold.seq == seq)
     }
 
     /// The fold of the first `seq` events: from the cache and the events after its copy

@@ -233,15 +233,8 @@ fn deadlines_at(
     game: &LoadedGame,
     seq: i64,
 ) -> Result<Vec<(Seat, i64)>, ApiError> {
-    if !game.game.time_control.is_timed() {
-        return Ok(Vec::new());
-    }
-    if seq == game.game.current_seq {
-        return Ok(game
-            .seats
-            .iter()
-            .filter_map(|taken| Some((taken.seat, taken.clock.deadline_ms?)))
-            .collect());
+    if let Some(deadlines) = deadlines_in_row(game, seq) {
+        return Ok(deadlines);
     }
     let mut fold = ServerFold::default();
     for (_, event) in server_events(conn, game, seq)? {
@@ -254,6 +247,106 @@ fn deadlines_at(
         .collect();
     deadlines.sort_unstable();
     Ok(deadlines)
+}
+
+/// The running clocks at `seq` when the game's row tells them: an untimed game has none,
+/// and the seats hold the deadlines of the game's current seq. `None` for a past seq of a
+/// timed game, whose clocks are in its log.
+fn deadlines_in_row(game: &LoadedGame, seq: i64) -> Option<Vec<(Seat, i64)>> {
+    if !game.game.time_control.is_timed() {
+        return Some(Vec::new());
+    }
+    (seq == game.game.current_seq).then(|| {
+        game.seats
+            .iter()
+            .filter_map(|taken| Some((taken.seat, taken.clock.deadline_ms?)))
+            .collect()
+    })
+}
+
+/// Where a request finds what the game's row does not hold: the game's state at a seq,
+/// and its clocks at a past seq. [`FromLog`] finds both, in the fold cache or else in the
+/// log; the requests answered on their worker thread ([`super::play_on_worker`]) look in
+/// the cache and the row alone.
+pub(super) trait GameReads {
+    type Error: From<ApiError>;
+
+    fn state_at(&mut self, game: &LoadedGame, seq: i64) -> Result<Arc<Fold>, Self::Error>;
+
+    fn deadlines_at(
+        &mut self,
+        game: &LoadedGame,
+        seq: i64,
+    ) -> Result<Vec<(Seat, i64)>, Self::Error>;
+
+    /// The state at `seq`, the caller's own to change.
+    fn table_at(&mut self, game: &LoadedGame, seq: i64) -> Result<Box<dyn Table>, Self::Error> {
+        Ok(Fold::into_table(self.state_at(game, seq)?))
+    }
+}
+
+/// The fold cache, then the game's log on a pooled connection.
+struct FromLog<'a> {
+    conn: &'a mut DbConnection,
+    cache: &'a FoldCache,
+}
+
+impl GameReads for FromLog<'_> {
+    type Error = ApiError;
+
+    fn state_at(&mut self, game: &LoadedGame, seq: i64) -> Result<Arc<Fold>, ApiError> {
+        game.state_at(self.conn, self.cache, seq)
+    }
+
+    fn deadlines_at(&mut self, game: &LoadedGame, seq: i64) -> Result<Vec<(Seat, i64)>, ApiError> {
+        deadlines_at(self.conn, game, seq)
+    }
+}
+
+/// The fold cache and the game's row alone: what they do not hold is left to the pool's
+/// path.
+pub(super) struct FromCache<'a>(pub &'a FoldCache);
+
+impl GameReads for FromCache<'_> {
+    type Error = NotOnWorker;
+
+    fn state_at(&mut self, game: &LoadedGame, seq: i64) -> Result<Arc<Fold>, NotOnWorker> {
+        game.cached_state_at(self.0, seq)
+            .ok_or(NotOnWorker::Elsewhere)
+    }
+
+    fn deadlines_at(
+        &mut self,
+        game: &LoadedGame,
+        seq: i64,
+    ) -> Result<Vec<(Seat, i64)>, NotOnWorker> {
+        deadlines_in_row(game, seq).ok_or(NotOnWorker::Elsewhere)
+    }
+}
+
+/// Why a request was not answered on the worker thread that took it.
+#[derive(Debug)]
+pub enum NotOnWorker {
+    /// The answer is this refusal, as the pool's path would give it.
+    Refused(ApiError),
+    /// The pool's path answers: what the request needs is not in the fold cache, or the
+    /// database could not be reached from the worker thread.
+    Elsewhere,
+}
+
+impl From<ApiError> for NotOnWorker {
+    fn from(error: ApiError) -> NotOnWorker {
+        NotOnWorker::Refused(error)
+    }
+}
+
+impl From<store::Unanswered> for NotOnWorker {
+    fn from(unanswered: store::Unanswered) -> NotOnWorker {
+        match unanswered {
+            store::Unanswered::Refused(error) => NotOnWorker::Refused(error.into()),
+            store::Unanswered::Elsewhere => NotOnWorker::Elsewhere,
+        }
+    }
 }
 
 /// The running clocks once `append` is committed.
@@ -309,21 +402,32 @@ pub fn view(
 ) -> Result<ViewAt, ApiError> {
     db.read_without_transaction(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
-        require_started(&game)?;
-        let seq = seq_within(at, game.game.current_seq)?;
-        let fold = game.state_at(conn, cache, seq)?;
-        let deadlines = deadlines_at(conn, &game, seq)?;
-        let viewer = game.viewer_for(user);
-        let view = ViewJson::cached(cache, &game, &fold, viewer);
-        Ok(view_at(
-            &game,
-            fold.table.as_ref(),
-            seq,
-            viewer,
-            deadlines,
-            view,
-        ))
+        view_of(&game, cache, user, at, &mut FromLog { conn, cache })
     })
+}
+
+/// [`view`] of a game read already.
+pub(super) fn view_of<R: GameReads>(
+    game: &LoadedGame,
+    cache: &FoldCache,
+    user: &AuthUser,
+    at: Option<i64>,
+    reads: &mut R,
+) -> Result<ViewAt, R::Error> {
+    require_started(game)?;
+    let seq = seq_within(at, game.game.current_seq)?;
+    let fold = reads.state_at(game, seq)?;
+    let deadlines = reads.deadlines_at(game, seq)?;
+    let viewer = game.viewer_for(user);
+    let view = ViewJson::cached(cache, game, &fold, viewer);
+    Ok(view_at(
+        game,
+        fold.table.as_ref(),
+        seq,
+        viewer,
+        deadlines,
+        view,
+    ))
 }
 
 pub struct LegalActions {
@@ -384,27 +488,38 @@ pub fn legal_actions(
 ) -> Result<LegalActions, ApiError> {
     db.read_without_transaction(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
-        let seat = game.seat_of(user);
-        let seq = game.game.current_seq;
-        let actions_json = match seat_choosing(&game, user) {
-            Some(seat) => {
-                let fold = game.state_at(conn, cache, seq)?;
-                if *filter == ActionFilter::default() {
-                    all_legal_actions(cache, &game, &fold, seat)
-                } else {
-                    let mut actions = fold.table.legal_actions(seat);
-                    actions.retain(|action| filter.keeps(action));
-                    json_array(&actions)?
-                }
+        legal_actions_of(&game, cache, user, filter, &mut FromLog { conn, cache })
+    })
+}
+
+/// [`legal_actions`] in a game read already.
+pub(super) fn legal_actions_of<R: GameReads>(
+    game: &LoadedGame,
+    cache: &FoldCache,
+    user: &AuthUser,
+    filter: &ActionFilter,
+    reads: &mut R,
+) -> Result<LegalActions, R::Error> {
+    let seat = game.seat_of(user);
+    let seq = game.game.current_seq;
+    let actions_json = match seat_choosing(game, user) {
+        Some(seat) => {
+            let fold = reads.state_at(game, seq)?;
+            if *filter == ActionFilter::default() {
+                all_legal_actions(cache, game, &fold, seat)
+            } else {
+                let mut actions = fold.table.legal_actions(seat);
+                actions.retain(|action| filter.keeps(action));
+                json_array(&actions)?
             }
-            None => json_array(&[])?,
-        };
-        Ok(LegalActions {
-            kind: game.game.kind.clone(),
-            seq,
-            seat,
-            actions_json,
-        })
+        }
+        None => json_array(&[])?,
+    };
+    Ok(LegalActions {
+        kind: game.game.kind.clone(),
+        seq,
+        seat,
+        actions_json,
     })
 }
 
@@ -521,14 +636,7 @@ pub fn act(
         Decision::Answered(accepted) => return Ok(*accepted),
         Decision::Append(decided) => *decided,
     };
-    let Decided {
-        game,
-        seat,
-        table,
-        append,
-        described,
-    } = decided;
-    let seq = match db.append(&append) {
+    let seq = match db.append(&decided.append) {
         Ok(seq) => seq,
         // A retry racing its own first attempt loses the guard to it, which has committed
         // by then (the guard waited for it); the retry returns the winner's result, not a
@@ -536,13 +644,31 @@ pub fn act(
         Err(StoreError::StaleSeq { current }) => {
             return db.read_without_transaction(|conn| {
                 match first_attempt(conn, game_id, user, request)? {
-                    Some(first) => replay_result(conn, &game, &first, request, seat),
+                    Some(first) => {
+                        replay_result(conn, &decided.game, &first, request, decided.seat)
+                    }
                     None => Err(ApiError::stale_seq(current)),
                 }
             })
         }
         Err(other) => return Err(other.into()),
     };
+    accepted(cache, decided, seq)
+}
+
+/// The answer to the `decided` action, committed at `seq`.
+pub(super) fn accepted(
+    cache: &FoldCache,
+    decided: Decided,
+    seq: i64,
+) -> Result<Accepted, ApiError> {
+    let Decided {
+        game,
+        seat,
+        table,
+        append,
+        described,
+    } = decided;
     let events = describe_appended(&append, described)?;
     Ok(appended(cache, game, &append, seq, table, seat, events))
 }
@@ -584,12 +710,12 @@ enum Decision {
 }
 
 /// An action checked and decided: what to append, and the state after it.
-struct Decided {
+pub(super) struct Decided {
     game: LoadedGame,
     seat: Seat,
     /// The fold after the new events.
     table: Box<dyn Table>,
-    append: Append,
+    pub(super) append: Append,
     /// The new engine events as the actor sees them.
     described: Vec<(Value, String)>,
 }
@@ -608,10 +734,24 @@ fn decide_action(
         let replayed = replay_result(conn, &game, &first, request, seat)?;
         return Ok(Decision::Answered(Box::new(replayed)));
     }
-    let (mut table, action, events) = decide_now(conn, cache, &game, seat, request, now)?;
+    let decided =
+        decide_first_attempt(&mut FromLog { conn, cache }, game, seat, user, request, now)?;
+    Ok(Decision::Append(Box::new(decided)))
+}
+
+/// `request`, the first attempt of its idempotency key, by `seat` decided: what to append.
+pub(super) fn decide_first_attempt<R: GameReads>(
+    reads: &mut R,
+    game: LoadedGame,
+    seat: Seat,
+    user: &AuthUser,
+    request: &ActionRequest,
+    now: i64,
+) -> Result<Decided, R::Error> {
+    let (mut table, action, events) = decide_now(reads, &game, seat, request, now)?;
     let current_seq = game.game.current_seq;
     let action_row = ActionRow {
-        game_id: game_id.to_owned(),
+        game_id: game.game.id.clone(),
         first_seq: current_seq + 1,
         last_seq: current_seq + events.len() as i64,
         seat: i32::from(seat),
@@ -631,13 +771,13 @@ fn decide_action(
         Some(action_row),
         Some(Viewer::Seat(seat)),
     )?;
-    Ok(Decision::Append(Box::new(Decided {
+    Ok(Decided {
         game,
         seat,
         table,
         append,
         described,
-    })))
+    })
 }
 
 /// An action tried without writing anything: what posting it would append and the acting
@@ -670,7 +810,8 @@ pub fn preview(
     db.read_without_transaction(|conn| {
         let game = LoadedGame::load(conn, game_id)?;
         let seat = acting_seat(&game, user, request)?;
-        let (mut table, _, mut events) = decide_now(conn, cache, &game, seat, request, now)?;
+        let (mut table, _, mut events) =
+            decide_now(&mut FromLog { conn, cache }, &game, seat, request, now)?;
         let current_seq = game.game.current_seq;
         let schema_version = game.rules.event_schema_version();
         let mut shown = 0;
@@ -714,21 +855,20 @@ type DecidedNow = (Box<dyn Table>, Value, Vec<RecordedEvent>);
 /// `request` by `seat` checked against the game now (running, at `expected_seq`, the seat
 /// in play) and decided: the state it was decided on, the action as the engine reads it,
 /// and its events. Posting and previewing refuse alike because both come through here.
-fn decide_now(
-    conn: &mut DbConnection,
-    cache: &FoldCache,
+fn decide_now<R: GameReads>(
+    reads: &mut R,
     game: &LoadedGame,
     seat: Seat,
     request: &ActionRequest,
     now: i64,
-) -> Result<DecidedNow, ApiError> {
+) -> Result<DecidedNow, R::Error> {
     require_running(game)?;
     let current_seq = game.game.current_seq;
     if request.expected_seq != current_seq {
-        return Err(ApiError::stale_seq(current_seq));
+        return Err(ApiError::stale_seq(current_seq).into());
     }
     require_in_play(game, seat, now)?;
-    let table = game.table_at(conn, cache, current_seq)?;
+    let table = reads.table_at(game, current_seq)?;
     let (action, events) = decide(game, table.as_ref(), seat, &request.action)?;
     Ok((table, action, events))
 }
@@ -784,7 +924,7 @@ pub(super) fn require_in_play(game: &LoadedGame, seat: Seat, now: i64) -> Result
 }
 
 /// The caller's seat, which must be the one the request names, if it names one.
-fn acting_seat(
+pub(super) fn acting_seat(
     game: &LoadedGame,
     user: &AuthUser,
     request: &ActionRequest,

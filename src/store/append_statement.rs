@@ -34,6 +34,7 @@ use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text};
+use diesel_async::AsyncPgConnection;
 
 use super::compact_log::LogForm;
 use super::email::{MailTopic, MOST_WAITING};
@@ -112,7 +113,6 @@ pub(super) fn append(
             "an append as one statement needs PostgreSQL".into(),
         ));
     };
-    let new_seq = statement.new_seq;
     let answer: Answer = if statement.channels {
         Sent::<true>(statement).get_result(pg)
     } else {
@@ -123,31 +123,62 @@ pub(super) fn append(
         DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
             if info.table_name() == Some("events") =>
         {
-            StoreError::StaleSeq { current: new_seq }
+            StoreError::StaleSeq {
+                current: statement.new_seq,
+            }
         }
         other => StoreError::from_insert(other),
     })?;
+    let Some(changes) = changes_of(statement, answer) else {
+        return Err(stale_seq(conn, &statement.game_id)?);
+    };
+    for change in changes {
+        super::changes::record(change);
+    }
+    Ok(statement.new_seq)
+}
+
+/// Runs `statement` on a worker thread's own connection ([`super::worker_connections`]):
+/// what it changed once it has committed, or `None` when the game's seq had moved on and
+/// it wrote nothing.
+pub(super) async fn append_on(
+    mut conn: &AsyncPgConnection,
+    statement: &AppendStatement,
+) -> Result<Option<Vec<Change>>, DieselError> {
+    let answer: Answer = if statement.channels {
+        diesel_async::RunQueryDsl::get_result(Sent::<true>(statement), &mut conn).await
+    } else {
+        diesel_async::RunQueryDsl::get_result(Sent::<false>(statement), &mut conn).await
+    }?;
+    Ok(changes_of(statement, answer))
+}
+
+/// What the statement that gave `answer` changed, for the commit listener; `None` when its
+/// guard did not match, so that it wrote nothing.
+fn changes_of(statement: &AppendStatement, answer: Answer) -> Option<Vec<Change>> {
     let (moved, notification_ids, notified_accounts, mails_due, deliveries) = answer;
     if moved != 1 {
-        return Err(stale_seq(conn, &statement.game_id)?);
+        return None;
     }
-    for (id, account_id) in notification_ids.into_iter().zip(notified_accounts) {
-        super::changes::record(Change::Notified { account_id, id });
-    }
+    let mut changes: Vec<Change> = notification_ids
+        .into_iter()
+        .zip(notified_accounts)
+        .map(|(id, account_id)| Change::Notified { account_id, id })
+        .collect();
     if mails_due > 0 {
-        super::changes::record(Change::MailDue);
+        changes.push(Change::MailDue);
     }
     if deliveries > 0 {
-        super::changes::record(Change::DeliveryDue);
+        changes.push(Change::DeliveryDue);
     }
     if statement.bot_due {
-        super::changes::record(Change::BotDue);
+        changes.push(Change::BotDue);
     }
-    super::changes::record(Change::Appended {
+    changes.push(Change::Appended {
         game_id: statement.game_id.clone(),
-        seq: new_seq,
+        seq: statement.new_seq,
     });
-    Ok(new_seq)
+    Some(changes)
 }
 
 /// A value bound to the statement, in one of the SQL types it uses.

@@ -2,6 +2,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use diesel::prelude::*;
+use diesel_async::AsyncPgConnection;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -115,7 +116,7 @@ impl CancelReason {
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = games)]
-struct GameRow {
+pub(super) struct GameRow {
     pub id: String,
     pub kind: String,
     pub rules_version: i32,
@@ -581,7 +582,7 @@ pub fn finished_game_ids(
 
 /// A taken seat as stored, with its account's name: seat, account, name, bot, forfeit,
 /// deadline, time bank.
-type SeatColumns = (
+pub(super) type SeatColumns = (
     i32,
     Option<String>,
     Option<String>,
@@ -679,27 +680,53 @@ fn seats_of(
     Ok(by_game)
 }
 
-/// The game with its taken seats in seat order, read in one statement: one snapshot even
-/// outside a transaction.
-pub fn find_game_with_seats(
-    conn: &mut DbConnection,
-    id: &str,
-) -> Result<Option<(Game, Vec<SeatWithName>)>, StoreError> {
-    // Joined flat, not as `games ⟕ (seats ⟕ accounts)`: SQLite materialises a nested
-    // join by scanning every seat of every game.
-    let rows: Vec<(GameRow, SettingsColumns, Option<SeatColumns>)> =
-        on_backend!(conn, |c| games::table
+/// The rows a game with its seats is read as: the game once per taken seat, in seat order,
+/// or once with no seat.
+pub(super) type GameWithSeatsRows = Vec<(GameRow, SettingsColumns, Option<SeatColumns>)>;
+
+/// The one statement that reads [`GameWithSeatsRows`] for the game `$id`. Joined flat, not
+/// as `games ⟕ (seats ⟕ accounts)`: SQLite materialises a nested join by scanning every
+/// seat of every game.
+macro_rules! game_with_seats_rows {
+    ($id:expr) => {
+        games::table
             .left_join(game_settings::table)
             .left_join(seats::table)
             .left_join(accounts::table.on(seats::account_id.eq(accounts::id.nullable())))
-            .filter(games::id.eq(id))
+            .filter(games::id.eq($id))
             .order(seats::seat.asc())
             .select((
                 GameRow::as_select(),
                 settings_columns!().nullable(),
                 seat_columns!().nullable(),
             ))
-            .load(c))?;
+    };
+}
+
+/// The game with its taken seats in seat order, read in one statement: one snapshot even
+/// outside a transaction.
+pub fn find_game_with_seats(
+    conn: &mut DbConnection,
+    id: &str,
+) -> Result<Option<(Game, Vec<SeatWithName>)>, StoreError> {
+    let rows: GameWithSeatsRows = on_backend!(conn, |c| game_with_seats_rows!(id).load(c))?;
+    game_with_seats_from(id, rows)
+}
+
+/// [`find_game_with_seats`]'s statement on a worker thread's own connection
+/// ([`super::worker_connections`]); [`game_with_seats_from`] reads its rows.
+pub(super) async fn game_with_seats_rows_on(
+    mut conn: &AsyncPgConnection,
+    id: &str,
+) -> Result<GameWithSeatsRows, diesel::result::Error> {
+    diesel_async::RunQueryDsl::load(game_with_seats_rows!(id), &mut conn).await
+}
+
+/// The game and its seats from the rows that read them; `None` when there were none.
+pub(super) fn game_with_seats_from(
+    id: &str,
+    rows: GameWithSeatsRows,
+) -> Result<Option<(Game, Vec<SeatWithName>)>, StoreError> {
     let mut rows = rows.into_iter();
     let Some((game, settings, first_seat)) = rows.next() else {
         return Ok(None);
@@ -1006,19 +1033,41 @@ pub fn load_actions(conn: &mut DbConnection, game_id: &str) -> Result<Vec<Action
     Ok(rows.into_iter().map(action_restored).collect())
 }
 
+/// The action `$account_id` posted to `$game_id` under the idempotency key `$key`.
+macro_rules! action_by_key {
+    ($game_id:expr, $account_id:expr, $key:expr) => {
+        actions::table
+            .filter(actions::game_id.eq($game_id))
+            .filter(actions::account_id.eq($account_id))
+            .filter(actions::idempotency_key.eq($key))
+            .select(ActionRow::as_select())
+    };
+}
+
 pub fn find_action_by_key(
     conn: &mut DbConnection,
     game_id: &str,
     account_id: &str,
     key: &str,
 ) -> Result<Option<ActionRow>, StoreError> {
-    let row: Option<ActionRow> = actions::table
-        .filter(actions::game_id.eq(game_id))
-        .filter(actions::account_id.eq(account_id))
-        .filter(actions::idempotency_key.eq(key))
-        .select(ActionRow::as_select())
+    let row: Option<ActionRow> = action_by_key!(game_id, account_id, key)
         .first(conn)
         .optional()?;
+    Ok(row.map(action_restored))
+}
+
+/// [`find_action_by_key`] on a worker thread's own connection
+/// ([`super::worker_connections`]).
+pub(super) async fn find_action_by_key_on(
+    mut conn: &AsyncPgConnection,
+    game_id: &str,
+    account_id: &str,
+    key: &str,
+) -> Result<Option<ActionRow>, diesel::result::Error> {
+    let row: Option<ActionRow> =
+        diesel_async::RunQueryDsl::first(action_by_key!(game_id, account_id, key), &mut conn)
+            .await
+            .optional()?;
     Ok(row.map(action_restored))
 }
 

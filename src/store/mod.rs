@@ -18,6 +18,7 @@ pub mod schema;
 pub mod settings;
 mod sqlite_checkpoints;
 pub mod vacations;
+mod worker_connections;
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -48,6 +49,7 @@ pub use games::{
     Append, CancelReason, Game, GameFilter, GameStatus, Listener, NewEvent, PendingInvitation,
     PlayedGame, SeatRow, SeatUpdate, SeatWithName, StoredEvent, ENGINE_SOURCE, SERVER_SOURCE,
 };
+pub use worker_connections::Unanswered;
 
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
@@ -269,6 +271,8 @@ pub struct Db {
     log_form: LogForm,
     /// SQLite's log is copied back beside the writers, not inside a commit.
     _checkpointer: Option<sqlite_checkpoints::Checkpointer>,
+    /// PostgreSQL's connections of the worker threads, for the statements of play.
+    worker_connections: Option<worker_connections::WorkerConnections>,
 }
 
 /// How the database is used beyond its URL.
@@ -373,6 +377,12 @@ impl Db {
                 .build(manager),
         }
         .map_err(|error| StoreError::Unavailable(error.to_string()))?;
+        let worker_connections = match backend {
+            Backend::Postgres => {
+                worker_connections::WorkerConnections::for_url(&target, statements.clone())
+            }
+            Backend::Sqlite => None,
+        };
         let mut db = Db {
             pool,
             backend,
@@ -382,6 +392,7 @@ impl Db {
             on_commit: OnceLock::new(),
             log_form: LogForm::Whole,
             _checkpointer: None,
+            worker_connections,
         };
         db.migrate()?;
         db.log_form = db.read_without_transaction(compact_log::form)?;
@@ -613,7 +624,14 @@ impl Db {
     /// [`Db::on_commit`] listener when the write `committed`, and forgets them either way.
     fn hand_over_changes(&self, committed: bool) {
         let changes = changes::take();
-        if committed && !changes.is_empty() {
+        if committed {
+            self.committed(changes);
+        }
+    }
+
+    /// Hands the `changes` of a write that committed to the [`Db::on_commit`] listener.
+    fn committed(&self, changes: Vec<Change>) {
+        if !changes.is_empty() {
             if let Some(listener) = self.on_commit.get() {
                 listener(changes);
             }

@@ -40,3 +40,4 @@ mod util;
 mod vacations;
 mod webhook_addresses;
 mod webhooks;
+mod worker_connections;

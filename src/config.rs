@@ -264,9 +264,10 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_OPEN_GAME_HOURS", default_value_t = 14 * 24)]
     pub open_game_hours: u64,
 
-    /// Database connections this instance holds at most (on SQLite at most 8). Size
-    /// PostgreSQL's `max_connections` for every instance's pool plus one listening
-    /// connection each.
+    /// Database connections this instance's pool holds at most (on SQLite at most 8). On
+    /// PostgreSQL each worker thread holds up to four more of its own for the requests of
+    /// play. Size PostgreSQL's `max_connections` for every instance's pool, its workers'
+    /// connections and one listening connection each.
     #[arg(long, env = "TURNPOST_DB_CONNECTIONS", default_value_t = 16)]
     pub db_connections: u32,
 

@@ -32,8 +32,15 @@ COMPILED = [(name, re.compile(pattern)) for name, pattern in CATEGORIES]
 FRAME = re.compile(r"^\s*[0-9a-f]+\s+(.*?)(?:\+0x[0-9a-f]+)?\s+\((.*)\)\s*$")
 
 
+# A worker thread's own PostgreSQL connections (diesel-async) run on tokio's socket types:
+# a sample anywhere under them is a database round trip, whatever its innermost frame.
+WORKER_CONNECTIONS = re.compile(r"tokio_postgres::|diesel_async::|postgres_protocol::")
+
+
 def category(frames):
     """`frames` innermost first, as (symbol, object) pairs."""
+    if any(WORKER_CONNECTIONS.search(symbol) for symbol, _ in frames):
+        return CATEGORIES[0][0]
     for symbol, _ in frames:
         for name, pattern in COMPILED:
             if pattern.search(symbol):

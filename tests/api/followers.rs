@@ -33,17 +33,8 @@ async fn open_raw(app: &TestApp, player: &Player, path: &str) -> reqwest::Respon
 async fn wait_for_followers(app: &TestApp, count: i64) {
     let started = Instant::now();
     loop {
-        let metrics = reqwest::get(format!("{}/metrics", app.base))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        let open = metrics
-            .lines()
-            .find_map(|line| line.strip_prefix("turnpost_open_followers "))
-            .and_then(|value| value.trim().parse::<i64>().ok());
-        if open == Some(count) {
+        let open = app.metric("turnpost_open_followers").await;
+        if open == Some(count as f64) {
             return;
         }
         assert!(

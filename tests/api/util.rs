@@ -214,6 +214,24 @@ impl TestApp {
         &self.database_url
     }
 
+    /// The value of the series `series` (a metric's name with its labels, as
+    /// `turnpost_mails_total{outcome="failed"}`) in the instance's `/metrics` now.
+    pub async fn metric(&self, series: &str) -> Option<f64> {
+        let metrics = reqwest::get(format!("{}/metrics", self.base))
+            .await
+            .expect("the metrics")
+            .text()
+            .await
+            .expect("the metrics' text");
+        metrics.lines().find_map(|line| {
+            line.strip_prefix(series)?
+                .strip_prefix(' ')?
+                .trim()
+                .parse()
+                .ok()
+        })
+    }
+
     pub async fn get(&self, player: &Player, path: &str) -> Response {
         self.request(reqwest::Method::GET, path, Some(&player.token), None, &[])
             .await

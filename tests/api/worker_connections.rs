@@ -10,24 +10,12 @@ use crate::util::{Backend, Player, TestApp};
 
 /// The instance's count of play requests answered on the worker thread and on the pool.
 async fn play_paths(app: &TestApp) -> (u64, u64) {
-    let metrics = reqwest::get(format!("{}/metrics", app.base))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let count = |path: &str| {
-        metrics
-            .lines()
-            .find_map(|line| {
-                line.strip_prefix(&format!("turnpost_play_requests_total{{path=\"{path}\"}} "))
-            })
-            .unwrap_or_else(|| panic!("no {path} count in the metrics:\n{metrics}"))
-            .trim()
-            .parse::<u64>()
-            .unwrap()
+    let count = async |path: &str| {
+        app.metric(&format!("turnpost_play_requests_total{{path=\"{path}\"}}"))
+            .await
+            .unwrap_or_else(|| panic!("no {path} count in the metrics")) as u64
     };
-    (count("worker"), count("pool"))
+    (count("worker").await, count("pool").await)
 }
 
 /// A running Tikal game between ada and bo.

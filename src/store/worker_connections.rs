@@ -11,11 +11,11 @@
 //!
 //! A worker thread opens its connections when it first needs them, at most
 //! [`PER_WORKER`], a new one only while all it has are waiting for answers. What this path
-//! cannot do as the pool's path would (a connection that cannot be opened or that died, an
-//! append the one statement does not cover) is left to the pool's path
-//! ([`Unanswered::Elsewhere`]): this one only ever saves work, and the only statement it
-//! may leave unknown, an append sent on a connection that died, is guarded by the game's
-//! seq, so the pool's path may run it again.
+//! cannot do as the pool's path would (no connection could be opened, an append the one
+//! statement does not cover, a statement that failed for any reason) is left to the pool's
+//! path ([`Unanswered::Elsewhere`]): this one only ever saves work, and the only statement
+//! it may leave unknown, an append sent on a connection that died, is guarded by the
+//! game's seq, so the pool's path may run it again.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -42,7 +42,8 @@ const AFTER_A_FAILED_CONNECT: Duration = Duration::from_secs(2);
 /// Why a statement got no answer on the worker thread.
 #[derive(Debug)]
 pub enum Unanswered {
-    /// The database refused it, as it would have on the pool's path.
+    /// What it read cannot be what was asked for (a corrupt row), as the pool's path would
+    /// find too.
     Refused(StoreError),
     /// The pool's path answers instead: no connection here, or it died, or the statement
     /// is not one this path sends.

@@ -520,15 +520,20 @@ impl Response {
 }
 
 impl TestApp {
-    /// Posts the first legal action of whoever must act in game `id` (`players` in seat
-    /// order, the first of them able to read the game); the new seq.
-    pub async fn play_first_legal_action(&self, players: &[Player], id: &str) -> i64 {
+    /// The first seat that must act in game `id`, as `players[0]` reads the game.
+    pub async fn seat_to_act(&self, players: &[Player], id: &str) -> usize {
         let summary = self
             .get(&players[0], &format!("/v1/games/{id}"))
             .await
             .expect_status(200)
             .json();
-        let seat = summary["to_act"][0].as_u64().expect("someone acts") as usize;
+        summary["to_act"][0].as_u64().expect("someone acts") as usize
+    }
+
+    /// Posts the first legal action of whoever must act in game `id` (`players` in seat
+    /// order, the first of them able to read the game); the new seq.
+    pub async fn play_first_legal_action(&self, players: &[Player], id: &str) -> i64 {
+        let seat = self.seat_to_act(players, id).await;
         let legal = self
             .get(&players[seat], &format!("/v1/games/{id}/legal-actions"))
             .await

@@ -27,12 +27,7 @@ async fn running_game(app: &TestApp) -> (Vec<Player>, String) {
 
 /// The game's seat to act, its legal actions and its view as that seat sees it.
 async fn reads(app: &TestApp, players: &[Player], id: &str) -> (usize, Value, Value) {
-    let summary = app
-        .get(&players[0], &format!("/v1/games/{id}"))
-        .await
-        .expect_status(200)
-        .json();
-    let seat = summary["to_act"][0].as_u64().expect("someone acts") as usize;
+    let seat = app.seat_to_act(players, id).await;
     let legal = app
         .get(&players[seat], &format!("/v1/games/{id}/legal-actions"))
         .await
@@ -111,16 +106,8 @@ async fn what_the_worker_cannot_answer_the_pool_answers_the_same(backend: Backen
     // answer what the worker thread answered before.
     let app = app.restart_with(|_| {}).await;
     let (worker_before, pool_before) = play_paths(&app).await;
-    let legal_again = app
-        .get(&players[seat], &format!("/v1/games/{id}/legal-actions"))
-        .await
-        .expect_status(200)
-        .json();
-    let view_again = app
-        .get(&players[seat], &format!("/v1/games/{id}/view"))
-        .await
-        .expect_status(200)
-        .json();
+    let (seat_again, legal_again, view_again) = reads(&app, &players, &id).await;
+    assert_eq!(seat_again, seat);
     assert_eq!(legal_again, legal);
     assert_eq!(view_again, view);
     let (worker, pool) = play_paths(&app).await;

@@ -1,7 +1,8 @@
 //! The instances' channel: one PostgreSQL connection per instance `LISTEN`s for what the
 //! other instances' commits changed and publishes it to this instance's [`Hub`], and
 //! `NOTIFY`s what this instance's commits changed. Changes are sent right after their
-//! commit, gathered while the connection is busy, in autocommitted statements of their own:
+//! commit, gathered while the connection is busy and for [`GATHER`] after each statement,
+//! in autocommitted statements of their own:
 //! PostgreSQL serialises the commits of transactions that notify behind one lock, so a
 //! `NOTIFY` inside each append would queue every append's durable commit behind the others
 //! (measured with pgbench: a quarter of the plain rate; see docs/architecture.md).
@@ -35,6 +36,13 @@ const RECONNECT: [Duration; 4] = [
     Duration::from_secs(2),
     Duration::from_secs(5),
 ];
+/// How long changes gather after a statement before the next one goes. The first change after
+/// a quiet spell leaves at once; while commits come faster, they leave a few at a time, so
+/// the commits neither wake this thread nor cost a statement each: the `NOTIFY` of each of
+/// them took a tenth of the server's CPU under load (docs/performance.md, "Changes sent
+/// gathered"). Whoever follows on another instance learns of a change at most this much
+/// later, on top of its own [`POLL`].
+const GATHER: Duration = Duration::from_millis(5);
 /// Games or accounts read in one statement of the re-check.
 const RECHECK_CHUNK: usize = 500;
 /// Changes waiting to be sent at most; beyond, the oldest are dropped (the other instances'
@@ -87,47 +95,56 @@ pub fn recheck(db: &Db, hub: &Hub) -> Result<(), StoreError> {
 /// This instance's committed changes waiting to be sent.
 #[derive(Default)]
 pub struct Outgoing {
-    waiting: Mutex<Vec<Change>>,
+    waiting: Mutex<Waiting>,
     added: Condvar,
+}
+
+#[derive(Default)]
+struct Waiting {
+    changes: Vec<Change>,
+    /// Whether the channel's thread waits for changes: only then does a commit wake it (a
+    /// wake is a system call even when nobody waits).
+    listening: bool,
 }
 
 impl Outgoing {
     /// Queues `changes` for the other instances.
     pub fn send(&self, changes: &[Change]) {
-        let mut waiting = self
-            .waiting
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        waiting.extend_from_slice(changes);
-        if waiting.len() > MOST_WAITING {
-            let excess = waiting.len() - MOST_WAITING;
-            waiting.drain(..excess);
+        let mut waiting = self.lock();
+        waiting.changes.extend_from_slice(changes);
+        if waiting.changes.len() > MOST_WAITING {
+            let excess = waiting.changes.len() - MOST_WAITING;
+            waiting.changes.drain(..excess);
         }
-        self.added.notify_one();
+        if waiting.listening {
+            self.added.notify_one();
+        }
     }
 
     /// What waits, once something does or `timeout` passed.
     fn take(&self, timeout: Duration) -> Vec<Change> {
-        let waiting = self
-            .waiting
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut waiting = self.lock();
+        waiting.listening = true;
         let (mut waiting, _) = self
             .added
-            .wait_timeout_while(waiting, timeout, |waiting| waiting.is_empty())
+            .wait_timeout_while(waiting, timeout, |waiting| waiting.changes.is_empty())
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        std::mem::take(&mut *waiting)
+        waiting.listening = false;
+        std::mem::take(&mut waiting.changes)
     }
 
     /// Puts changes that could not be sent back in front.
     fn put_back(&self, mut changes: Vec<Change>) {
-        let mut waiting = self
-            .waiting
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        changes.append(&mut waiting);
+        let mut waiting = self.lock();
+        changes.append(&mut waiting.changes);
         changes.truncate(MOST_WAITING);
-        *waiting = changes;
+        waiting.changes = changes;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Waiting> {
+        self.waiting
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -218,11 +235,13 @@ impl Channel {
             }
             let sending = outgoing.take(POLL);
             if !sending.is_empty() {
+                let started = Instant::now();
                 if let Err(error) = send(conn, &sending) {
                     outgoing.put_back(sending);
                     return Err(error);
                 }
                 pinged = Instant::now();
+                std::thread::sleep(GATHER.saturating_sub(started.elapsed()));
             }
             for notification in conn.notifications_iter() {
                 let notification = notification?;
@@ -247,4 +266,55 @@ fn send(conn: &mut PgConnection, changes: &[Change]) -> Result<(), StoreError> {
             .execute(conn)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn appended(seq: i64) -> Change {
+        Change::Appended {
+            game_id: "g".into(),
+            seq,
+        }
+    }
+
+    #[test]
+    fn a_change_queued_while_the_thread_waits_wakes_it() {
+        let outgoing = Arc::new(Outgoing::default());
+        let waiter = {
+            let outgoing = outgoing.clone();
+            std::thread::spawn(move || {
+                let started = Instant::now();
+                (outgoing.take(Duration::from_secs(120)), started.elapsed())
+            })
+        };
+        while !outgoing.lock().listening {
+            std::thread::yield_now();
+        }
+        outgoing.send(&[appended(1)]);
+        let (taken, waited) = waiter.join().unwrap();
+        assert_eq!(taken, vec![appended(1)]);
+        // Not a speed check: a lost wake-up would return only at the timeout.
+        assert!(waited < Duration::from_secs(60), "woken after {waited:?}");
+        assert!(!outgoing.lock().listening);
+    }
+
+    #[test]
+    fn changes_queued_while_nobody_waits_are_taken_at_once_in_order() {
+        let outgoing = Outgoing::default();
+        outgoing.send(&[appended(1)]);
+        outgoing.send(&[appended(2), appended(3)]);
+        assert_eq!(
+            outgoing.take(Duration::from_secs(120)),
+            vec![appended(1), appended(2), appended(3)]
+        );
+        outgoing.put_back(vec![appended(4)]);
+        outgoing.send(&[appended(5)]);
+        assert_eq!(
+            outgoing.take(Duration::ZERO),
+            vec![appended(4), appended(5)]
+        );
+        assert!(outgoing.take(Duration::ZERO).is_empty());
+    }
 }

@@ -719,7 +719,77 @@ pub(super) async fn game_with_seats_rows_on(
     mut conn: &AsyncPgConnection,
     id: &str,
 ) -> Result<GameWithSeatsRows, diesel::result::Error> {
-    diesel_async::RunQueryDsl::load(game_with_seats_rows!(id), &mut conn).await
+    let statement = GameReadWrittenOnce::new(id, game_with_seats_rows!(String::new()))?;
+    diesel_async::RunQueryDsl::load(statement, &mut conn).await
+}
+
+/// [`game_with_seats_rows!`] with its SQL text written once per process. diesel-async writes
+/// a query's text anew at every execution (and walks it again for its one parameter) even
+/// when the statement is prepared: for this query of 40 quoted columns, 4 % of the server's
+/// CPU under load (docs/performance.md, "The game read written once"). `Q` is the query's
+/// type, whose rows this statement gives.
+struct GameReadWrittenOnce<'a, Q> {
+    before_id: &'static str,
+    id: &'a str,
+    after_id: &'static str,
+    query: std::marker::PhantomData<Q>,
+}
+
+impl<'a, Q: diesel::query_builder::QueryFragment<diesel::pg::Pg>> GameReadWrittenOnce<'a, Q> {
+    /// `query`, the game read with any id, is written out the first time only.
+    fn new(id: &'a str, query: Q) -> Result<Self, diesel::result::Error> {
+        static TEXT: std::sync::OnceLock<(String, String)> = std::sync::OnceLock::new();
+        let (before_id, after_id) = match TEXT.get() {
+            Some(text) => text,
+            None => {
+                let text = split_at_only_parameter(&query)?;
+                TEXT.get_or_init(|| text)
+            }
+        };
+        Ok(GameReadWrittenOnce {
+            before_id,
+            id,
+            after_id,
+            query: std::marker::PhantomData,
+        })
+    }
+}
+
+/// The SQL text of `query`, whose one parameter is the game's id, before and after it.
+fn split_at_only_parameter(
+    query: &impl diesel::query_builder::QueryFragment<diesel::pg::Pg>,
+) -> Result<(String, String), diesel::result::Error> {
+    use diesel::query_builder::QueryBuilder;
+    let mut builder = diesel::pg::PgQueryBuilder::default();
+    query.to_sql(&mut builder, &diesel::pg::Pg)?;
+    let text = builder.finish();
+    match text.split_once("$1") {
+        Some((before, after)) if !after.contains('$') => Ok((before.to_owned(), after.to_owned())),
+        _ => Err(diesel::result::Error::QueryBuilderError(
+            format!("the game read has other parameters than the id: {text}").into(),
+        )),
+    }
+}
+
+impl<Q> diesel::query_builder::QueryFragment<diesel::pg::Pg> for GameReadWrittenOnce<'_, Q> {
+    fn walk_ast<'b>(
+        &'b self,
+        mut out: diesel::query_builder::AstPass<'_, 'b, diesel::pg::Pg>,
+    ) -> QueryResult<()> {
+        out.push_sql(self.before_id);
+        out.push_bind_param::<diesel::sql_types::Text, _>(self.id)?;
+        out.push_sql(self.after_id);
+        Ok(())
+    }
+}
+
+impl<Q> diesel::query_builder::QueryId for GameReadWrittenOnce<'_, Q> {
+    type QueryId = GameReadWrittenOnce<'static, ()>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl<Q: diesel::query_builder::Query> diesel::query_builder::Query for GameReadWrittenOnce<'_, Q> {
+    type SqlType = Q::SqlType;
 }
 
 /// The game and its seats from the rows that read them; `None` when there were none.
@@ -1342,4 +1412,20 @@ pub fn current_seqs(
         .filter(games::id.eq_any(ids))
         .select((games::id, games::current_seq))
         .load(conn)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_game_read_written_once_is_the_diesel_query_with_its_id() {
+        for id in ["g1", "another game"] {
+            let once = GameReadWrittenOnce::new(id, game_with_seats_rows!(String::new())).unwrap();
+            assert_eq!(
+                diesel::debug_query::<diesel::pg::Pg, _>(&once).to_string(),
+                diesel::debug_query::<diesel::pg::Pg, _>(&game_with_seats_rows!(id)).to_string()
+            );
+        }
+    }
 }

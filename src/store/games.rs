@@ -1165,6 +1165,21 @@ pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreErro
     append_in(conn, append, form)
 }
 
+/// The guarded `UPDATE games` of `append`; `STATUS_CHANGES` must say whether its status
+/// differs from the previous one.
+fn head_update<const STATUS_CHANGES: bool>(append: &Append) -> GameHeadUpdate<'_, STATUS_CHANGES> {
+    GameHeadUpdate {
+        game_id: &append.game_id,
+        expected_seq: append.expected_seq,
+        new_seq: append.new_seq(),
+        previous_status: append.previous_status.as_str(),
+        status: append.status.as_str(),
+        to_act: json_text(&append.to_act),
+        outcome: append.outcome.as_ref().map(json_text),
+        updated_at: append.now,
+    }
+}
+
 /// [`append`], the payloads stored in `form`.
 pub(super) fn append_in(
     conn: &mut DbConnection,
@@ -1172,16 +1187,13 @@ pub(super) fn append_in(
     form: LogForm,
 ) -> Result<i64, StoreError> {
     let new_seq = append.new_seq();
-    let update = GameHeadUpdate {
-        game_id: &append.game_id,
-        expected_seq: append.expected_seq,
-        new_seq,
-        status: append.status.as_str(),
-        to_act: json_text(&append.to_act),
-        outcome: append.outcome.as_ref().map(json_text),
-        updated_at: append.now,
+    let updated = if append.status == append.previous_status {
+        let update = head_update::<false>(append);
+        on_backend!(conn, |c| update.execute(c))?
+    } else {
+        let update = head_update::<true>(append);
+        on_backend!(conn, |c| update.execute(c))?
     };
-    let updated = on_backend!(conn, |c| update.execute(c))?;
     if updated != 1 {
         return Err(stale_seq(conn, &append.game_id)?);
     }

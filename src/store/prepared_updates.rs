@@ -24,18 +24,23 @@ macro_rules! kept_prepared {
     };
 }
 
-/// `UPDATE games` to the append's new head, guarded by the seq it was decided at.
-pub(super) struct GameHeadUpdate<'a> {
+/// `UPDATE games` to the append's new head, guarded by the seq and status it was decided
+/// at. `STATUS_CHANGES` says whether the status column is set: left out when it stays, since
+/// SQLite rewrites the entries of every index on a column the `SET` names, changed or not
+/// (two of the games' indexes hold the status and nothing a move changes; docs/performance.md,
+/// "What a move writes on SQLite"). One text per value, each prepared under its own type.
+pub(super) struct GameHeadUpdate<'a, const STATUS_CHANGES: bool> {
     pub game_id: &'a str,
     pub expected_seq: i64,
     pub new_seq: i64,
+    pub previous_status: &'a str,
     pub status: &'a str,
     pub to_act: String,
     pub outcome: Option<String>,
     pub updated_at: i64,
 }
 
-impl<DB> QueryFragment<DB> for GameHeadUpdate<'_>
+impl<DB, const STATUS_CHANGES: bool> QueryFragment<DB> for GameHeadUpdate<'_, STATUS_CHANGES>
 where
     DB: Backend,
     DB: diesel::sql_types::HasSqlType<BigInt> + diesel::sql_types::HasSqlType<Text>,
@@ -47,8 +52,10 @@ where
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         out.push_sql("UPDATE games SET current_seq = ");
         out.push_bind_param::<BigInt, _>(&self.new_seq)?;
-        out.push_sql(", status = ");
-        out.push_bind_param::<Text, _>(self.status)?;
+        if STATUS_CHANGES {
+            out.push_sql(", status = ");
+            out.push_bind_param::<Text, _>(self.status)?;
+        }
         out.push_sql(", to_act = ");
         out.push_bind_param::<Text, _>(&self.to_act)?;
         out.push_sql(", outcome = ");
@@ -59,11 +66,20 @@ where
         out.push_bind_param::<Text, _>(self.game_id)?;
         out.push_sql(" AND current_seq = ");
         out.push_bind_param::<BigInt, _>(&self.expected_seq)?;
+        // A creator's cancel changes an open game's status and not its seq: an append
+        // decided before it must not open the game again.
+        out.push_sql(" AND status = ");
+        out.push_bind_param::<Text, _>(self.previous_status)?;
         Ok(())
     }
 }
 
-kept_prepared!(GameHeadUpdate);
+impl<const STATUS_CHANGES: bool> QueryId for GameHeadUpdate<'_, STATUS_CHANGES> {
+    type QueryId = GameHeadUpdate<'static, STATUS_CHANGES>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl<Conn, const STATUS_CHANGES: bool> RunQueryDsl<Conn> for GameHeadUpdate<'_, STATUS_CHANGES> {}
 
 /// The turn flags of a game's seats when exactly one seat acts: that seat's set, every
 /// other's cleared.
@@ -133,3 +149,73 @@ where
 }
 
 kept_prepared!(SeatStateUpdate);
+
+#[cfg(test)]
+mod tests {
+    use diesel::connection::SimpleConnection;
+    use diesel::sqlite::{Sqlite, SqliteConnection};
+
+    use super::*;
+
+    fn head<const STATUS_CHANGES: bool>(
+        expected_seq: i64,
+        previous_status: &'static str,
+        status: &'static str,
+    ) -> GameHeadUpdate<'static, STATUS_CHANGES> {
+        GameHeadUpdate {
+            game_id: "g",
+            expected_seq,
+            new_seq: expected_seq + 1,
+            previous_status,
+            status,
+            to_act: "[1]".into(),
+            outcome: None,
+            updated_at: 1000 + expected_seq,
+        }
+    }
+
+    fn status_and_seq(conn: &mut SqliteConnection) -> (String, i64) {
+        use crate::store::schema::games;
+        games::table
+            .select((games::status, games::current_seq))
+            .first(conn)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_head_sets_the_status_only_when_it_changes_and_never_over_one_it_did_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        drop(crate::store::Db::open(path.to_str().unwrap()).unwrap());
+        let mut conn = SqliteConnection::establish(path.to_str().unwrap()).unwrap();
+        conn.batch_execute(
+            // A game row alone, without its creator's account.
+            "PRAGMA foreign_keys = OFF; INSERT INTO games (id, kind, rules_version, options, seat_count, status, seed, \
+             created_by, created_at, updated_at, current_seq, to_act, time_control, private) \
+             VALUES ('g', 'tikal', 1, '{}', 2, 'open', 's', 'a', 0, 0, 3, '[]', '{}', 0)",
+        )
+        .unwrap();
+
+        let staying =
+            diesel::debug_query::<Sqlite, _>(&head::<false>(3, "open", "open")).to_string();
+        assert!(
+            !staying.contains("SET current_seq = ?, status"),
+            "{staying}"
+        );
+        assert_eq!(head::<false>(3, "open", "open").execute(&mut conn), Ok(1));
+        assert_eq!(status_and_seq(&mut conn), ("open".into(), 4));
+
+        // The creator cancels (the seq stays): an append decided on the open game is refused,
+        // whether or not it would change the status.
+        conn.batch_execute("UPDATE games SET status = 'cancelled'")
+            .unwrap();
+        assert_eq!(head::<false>(4, "open", "open").execute(&mut conn), Ok(0));
+        assert_eq!(head::<true>(4, "open", "running").execute(&mut conn), Ok(0));
+        assert_eq!(status_and_seq(&mut conn), ("cancelled".into(), 4));
+
+        conn.batch_execute("UPDATE games SET status = 'open'")
+            .unwrap();
+        assert_eq!(head::<true>(4, "open", "running").execute(&mut conn), Ok(1));
+        assert_eq!(status_and_seq(&mut conn), ("running".into(), 5));
+    }
+}

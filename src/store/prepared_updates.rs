@@ -66,8 +66,10 @@ where
         out.push_bind_param::<Text, _>(self.game_id)?;
         out.push_sql(" AND current_seq = ");
         out.push_bind_param::<BigInt, _>(&self.expected_seq)?;
-        // A creator's cancel changes an open game's status and not its seq: an append
-        // decided before it must not open the game again.
+        // The seq alone would let a status the append did not read stay (when the `SET`
+        // leaves it out) or be overwritten: a cancel changes an open game's status and not
+        // its seq. Joins and leaves lock the open game first, so none races with a cancel
+        // today; this keeps that from mattering should a path ever not.
         out.push_sql(" AND status = ");
         out.push_bind_param::<Text, _>(self.previous_status)?;
         Ok(())
@@ -205,8 +207,8 @@ mod tests {
         assert_eq!(head::<false>(3, "open", "open").execute(&mut conn), Ok(1));
         assert_eq!(status_and_seq(&mut conn), ("open".into(), 4));
 
-        // The creator cancels (the seq stays): an append decided on the open game is refused,
-        // whether or not it would change the status.
+        // A cancel under the append (the seq stays): an append decided on the open game is
+        // refused, whether or not it would change the status.
         conn.batch_execute("UPDATE games SET status = 'cancelled'")
             .unwrap();
         assert_eq!(head::<false>(4, "open", "open").execute(&mut conn), Ok(0));

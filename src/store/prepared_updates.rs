@@ -28,7 +28,8 @@ macro_rules! kept_prepared {
 /// at. `STATUS_CHANGES` says whether the status column is set: left out when it stays, since
 /// SQLite rewrites the entries of every index on a column the `SET` names, changed or not
 /// (two of the games' indexes hold the status and nothing a move changes; docs/performance.md,
-/// "What a move writes on SQLite"). One text per value, each prepared under its own type.
+/// "What a move writes"). One text for each value of `STATUS_CHANGES`, each prepared under
+/// its own type.
 pub(super) struct GameHeadUpdate<'a, const STATUS_CHANGES: bool> {
     pub game_id: &'a str,
     pub expected_seq: i64,

@@ -1,9 +1,10 @@
 //! Load and abuse against the real server binary on loopback, as an anonymous attacker
 //! would try it: a flood of sign-ins (the server's memory must stay bounded and other
-//! requests keep being answered), clients that send a head and never finish their body,
-//! and a fuzz of bodies, headers and query strings (no answer may be a 5xx). Every loop is
-//! bounded in count and time. Prints the figures the README quotes; exits non-zero when a
-//! bound is broken.
+//! requests keep being answered), one signed-in account flooding the server with reads
+//! (another account's reads must stay quick), clients that send a head and never finish
+//! their body, and a fuzz of bodies, headers and query strings (no answer may be a 5xx).
+//! Every loop is bounded in count and time. Prints the figures the README quotes; exits
+//! non-zero when a bound is broken.
 //!
 //! `cargo bench --bench abuse`
 
@@ -30,6 +31,8 @@ const MEMORY_BOUND_MIB: u64 = 256;
 /// asking for the game kinds.
 async fn sign_in_flood(failures: &mut Vec<String>) {
     let server = Server::start(&[
+        "--connections-per-address",
+        "1000000",
         "--sign-ins-per-minute-per-address",
         "1000000",
         "--sign-ins-per-minute-per-name-and-address",
@@ -134,6 +137,169 @@ async fn sign_in_flood(failures: &mut Vec<String>) {
     }
 }
 
+/// What another account's reads may take at the 99th percentile while one account floods.
+const FLOODED_READ_P99: Duration = Duration::from_millis(60);
+
+/// The request flood's 400 connections from one address, all let in: the flood is about
+/// the request slots, not the connections' cap.
+const MANY_CONNECTIONS: [&str; 2] = ["--connections-per-address", "1000000"];
+
+/// The request slots raised out of reach, to show what the flood does without them.
+const NO_SLOTS: [&str; 10] = [
+    "--connections-per-address",
+    "1000000",
+    "--requests-in-flight-per-account",
+    "1000000",
+    "--requests-waiting-per-account",
+    "1000000",
+    "--requests-in-flight-per-address",
+    "1000000",
+    "--requests-waiting-per-address",
+    "1000000",
+];
+
+/// A new 2-player game of `kind` between the two accounts of `tokens`; its id.
+async fn new_game(client: &reqwest::Client, base: &str, kind: &str, tokens: [&str; 2]) -> String {
+    let game = server::answer(
+        client
+            .post(format!("{base}/v1/games"))
+            .bearer_auth(tokens[0])
+            .json(&json!({"kind": kind, "seats": 2})),
+        "a new game",
+    )
+    .await;
+    let id = game["id"].as_str().expect("a game id").to_owned();
+    server::answer(
+        client
+            .post(format!("{base}/v1/games/{id}/seats"))
+            .bearer_auth(tokens[1]),
+        "joining",
+    )
+    .await;
+    id
+}
+
+/// One account reads its Java game (the legal actions, 187 KB, the view and the export in
+/// turn) with 400 requests in flight for 10 s (on as many connections, all let in), while another account reads its own game's
+/// view one request at a time. Run with the default request slots and with them raised out
+/// of reach: with them, the other account's p99 must stay under [`FLOODED_READ_P99`], none
+/// of its reads may fail, and the flood may get no 5xx.
+async fn request_flood(failures: &mut Vec<String>) {
+    for (label, extra) in [
+        ("default slots", &MANY_CONNECTIONS[..]),
+        ("no slots", &NO_SLOTS[..]),
+    ] {
+        let server = Server::start(extra);
+        let client = reqwest::Client::new();
+        let base = server.base.clone();
+        let flooder = sign_up(&client, &base, "flooder").await;
+        let partner = sign_up(&client, &base, "partner").await;
+        let reader = sign_up(&client, &base, "reader").await;
+        let opponent = sign_up(&client, &base, "opponent").await;
+        let flooded = new_game(&client, &base, "java", [&flooder, &partner]).await;
+        let read = new_game(&client, &base, "tikal", [&reader, &opponent]).await;
+        let read_url = format!("{base}/v1/games/{read}/view");
+        let reads = |seconds: u64| {
+            let (client, url, token) = (client.clone(), read_url.clone(), reader.clone());
+            async move {
+                let mut latencies = Vec::new();
+                let mut errors = 0;
+                let started = Instant::now();
+                while started.elapsed() < Duration::from_secs(seconds) {
+                    let asked = Instant::now();
+                    let answer = client
+                        .get(&url)
+                        .bearer_auth(&token)
+                        .timeout(Duration::from_secs(30))
+                        .send()
+                        .await;
+                    match answer {
+                        Ok(response) if response.status() == 200 => {
+                            let _ = response.bytes().await;
+                            latencies.push(asked.elapsed());
+                        }
+                        _ => errors += 1,
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                (latencies, errors)
+            }
+        };
+        let (mut quiet, _) = reads(2).await;
+        let quiet_p99 = percentile(&mut quiet, 0.99);
+        let during = tokio::spawn(reads(10));
+        let statuses: Arc<[AtomicUsize; 600]> =
+            Arc::new(std::array::from_fn(|_| AtomicUsize::new(0)));
+        let started = Instant::now();
+        let mut tasks = tokio::task::JoinSet::new();
+        let mut sent = 0usize;
+        while started.elapsed() < Duration::from_secs(10) {
+            if tasks.len() >= 400 {
+                tasks.join_next().await;
+            }
+            let what = ["legal-actions", "view", "export"][sent % 3];
+            sent += 1;
+            let (client, statuses) = (client.clone(), statuses.clone());
+            let url = format!("{base}/v1/games/{flooded}/{what}");
+            let token = flooder.clone();
+            tasks.spawn(async move {
+                let status = match client
+                    .get(url)
+                    .bearer_auth(token)
+                    .timeout(Duration::from_secs(30))
+                    .send()
+                    .await
+                {
+                    Ok(response) => {
+                        let status = response.status().as_u16();
+                        let _ = response.bytes().await;
+                        usize::from(status)
+                    }
+                    Err(_) => 599,
+                };
+                statuses[status.min(599)].fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        while tasks.join_next().await.is_some() {}
+        let (mut latencies, errors) = during.await.expect("the reader");
+        let counted: Vec<String> = statuses
+            .iter()
+            .enumerate()
+            .filter(|(_, count)| count.load(Ordering::Relaxed) > 0)
+            .map(|(status, count)| format!("{status}: {}", count.load(Ordering::Relaxed)))
+            .collect();
+        let p50 = percentile(&mut latencies, 0.5);
+        let p99 = percentile(&mut latencies, 0.99);
+        println!(
+            "request flood, {label}: one account's {sent} reads in {:.1?}, 400 in flight; answers {}",
+            started.elapsed(),
+            counted.join(", ")
+        );
+        println!(
+            "  another account's reads: alone p99 {quiet_p99:.1?}; during the flood {} answers, \
+             p50 {p50:.1?}, p99 {p99:.1?}, {errors} failed",
+            latencies.len()
+        );
+        if extra.len() > MANY_CONNECTIONS.len() {
+            continue;
+        }
+        if errors > 0 || latencies.is_empty() {
+            failures.push(format!(
+                "another account's reads failed {errors} times during the request flood"
+            ));
+        }
+        if p99 > FLOODED_READ_P99 {
+            failures.push(format!(
+                "another account's reads took {p99:.1?} at p99 during the request flood, \
+                 above {FLOODED_READ_P99:?}"
+            ));
+        }
+        if (500..600).any(|status| statuses[status].load(Ordering::Relaxed) > 0) {
+            failures.push("the request flood got a 5xx, or no answer".to_owned());
+        }
+    }
+}
+
 /// A sign-in for a name nobody has must take as long as one with a wrong password, or the
 /// timing tells which names exist.
 async fn sign_in_timing(client: &reqwest::Client, server: &Server) {
@@ -163,7 +329,12 @@ async fn sign_in_timing(client: &reqwest::Client, server: &Server) {
 /// 300 clients send a request head and a few bytes of a body that never completes, while a
 /// normal client keeps working; every slow client must be cut off with 408.
 async fn slow_clients(failures: &mut Vec<String>) {
-    let server = Server::start(&["--body-timeout-seconds", "2"]);
+    let server = Server::start(&[
+        "--body-timeout-seconds",
+        "2",
+        "--connections-per-address",
+        "1000000",
+    ]);
     let address = server.address.clone();
     let started = Instant::now();
     let slow: Vec<_> = (0..300)
@@ -429,6 +600,7 @@ async fn fuzz(failures: &mut Vec<String>) {
 async fn main() {
     let mut failures = Vec::new();
     sign_in_flood(&mut failures).await;
+    request_flood(&mut failures).await;
     slow_clients(&mut failures).await;
     fuzz(&mut failures).await;
     if failures.is_empty() {

@@ -1037,6 +1037,8 @@ fn start_servers(count: usize, database_url: Option<&str>) -> Vec<Server> {
         raised,
         "--streams-per-address",
         raised,
+        "--connections-per-address",
+        raised,
     ];
     if let Some(url) = database_url {
         flags.extend(["--database-url", url]);

@@ -571,6 +571,7 @@ fn server_flags(database_url: &str, largest: usize) -> Vec<String> {
         ("--max-streams", &streams),
         ("--streams-per-account", &streams),
         ("--streams-per-address", &streams),
+        ("--connections-per-address", &connections),
         ("--registrations-per-hour-per-address", "1000000"),
         ("--sign-ins-per-minute-per-address", "1000000"),
         ("--games-per-hour-per-account", "1000000"),

@@ -311,6 +311,48 @@ pub struct Config {
     )]
     pub webhook_tests_per_hour_per_account: u32,
 
+    /// Connections one client address (an IPv6 /64) may hold open to this instance; one
+    /// more is answered 429 `too_many_connections` and closed. A trusted proxy's
+    /// connections are not counted.
+    #[arg(long, env = "TURNPOST_CONNECTIONS_PER_ADDRESS", default_value_t = 128)]
+    pub connections_per_address: usize,
+
+    /// Requests of one account under way at once on this instance; more wait their turn
+    /// (see `--requests-waiting-per-account`).
+    #[arg(
+        long,
+        env = "TURNPOST_REQUESTS_IN_FLIGHT_PER_ACCOUNT",
+        default_value_t = 4
+    )]
+    pub requests_in_flight_per_account: usize,
+
+    /// Requests of one account that may wait for one of its slots at once; beyond them,
+    /// and after 10 s of waiting, 429 `too_many_requests_in_flight`.
+    #[arg(
+        long,
+        env = "TURNPOST_REQUESTS_WAITING_PER_ACCOUNT",
+        default_value_t = 64
+    )]
+    pub requests_waiting_per_account: usize,
+
+    /// Signed-in requests from one client address (an IPv6 /64), whatever their accounts,
+    /// under way at once on this instance. Behind a proxy, list it in `--trusted-proxies`,
+    /// or every client counts as the proxy's address.
+    #[arg(
+        long,
+        env = "TURNPOST_REQUESTS_IN_FLIGHT_PER_ADDRESS",
+        default_value_t = 64
+    )]
+    pub requests_in_flight_per_address: usize,
+
+    /// Signed-in requests from one client address that may wait for a slot at once.
+    #[arg(
+        long,
+        env = "TURNPOST_REQUESTS_WAITING_PER_ADDRESS",
+        default_value_t = 512
+    )]
+    pub requests_waiting_per_address: usize,
+
     /// Streams and long polls one account may hold open at once on this instance.
     #[arg(long, env = "TURNPOST_STREAMS_PER_ACCOUNT", default_value_t = 16)]
     pub streams_per_account: usize,
@@ -457,6 +499,11 @@ impl Config {
             webhooks_in_flight_per_account: 2,
             webhook_timeout_seconds: 10,
             webhook_tests_per_hour_per_account: 30,
+            connections_per_address: 128,
+            requests_in_flight_per_account: 4,
+            requests_waiting_per_account: 64,
+            requests_in_flight_per_address: 64,
+            requests_waiting_per_address: 512,
             streams_per_account: 16,
             streams_per_address: 64,
             max_streams: None,
@@ -560,6 +607,21 @@ impl Config {
                 )),
             },
         }
+    }
+
+    /// The slots for signed-in requests, per account and per address.
+    pub fn request_slots(&self) -> crate::api::request_slots::RequestSlots {
+        use crate::api::request_slots::{RequestSlots, SlotCaps};
+        RequestSlots::new(
+            SlotCaps {
+                under_way: self.requests_in_flight_per_account,
+                waiting: self.requests_waiting_per_account,
+            },
+            SlotCaps {
+                under_way: self.requests_in_flight_per_address,
+                waiting: self.requests_waiting_per_address,
+            },
+        )
     }
 
     /// The caps on streams and long polls.

@@ -123,6 +123,11 @@ impl<T> ProblemIo<T> {
         }
     }
 
+    /// The connection it wraps.
+    pub fn get_ref(&self) -> &T {
+        &self.io
+    }
+
     /// For the connection's data, where [`CountRequests`] finds it.
     pub fn ledger(&self) -> Rc<Ledger> {
         Rc::clone(&self.ledger)

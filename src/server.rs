@@ -16,6 +16,7 @@ use actix_web::rt::net::TcpStream;
 use actix_web::{web, App};
 
 use crate::api;
+use crate::api::connection_caps::{refuse_connections_over_cap, ConnectionCaps};
 use crate::api::live::SharedFrames;
 use crate::api::metrics::{time_requests, Metrics};
 use crate::api::transport::{etag_for_reads, guard_request_body, BodyDeadline};
@@ -87,6 +88,11 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         }));
     }
     let followers = web::Data::new(Followers::new(config.follower_caps()));
+    let request_slots = web::Data::new(config.request_slots());
+    let connection_caps = std::sync::Arc::new(ConnectionCaps::new(
+        config.connections_per_address,
+        config.trusted_proxy_networks(),
+    ));
     let shared_frames = web::Data::new(SharedFrames::default());
     let keys = web::Data::new(TokenKeys::new(&secret, config.token_ttl_seconds));
     let passwords = web::Data::new(
@@ -200,6 +206,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .app_data(recent_checks.clone())
                 .app_data(hub.clone())
                 .app_data(followers.clone())
+                .app_data(request_slots.clone())
                 .app_data(shared_frames.clone())
                 .app_data(clock.clone())
                 .app_data(seeds.clone())
@@ -207,6 +214,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .app_data(vacation_allowance.clone())
                 .app_data(outbound.clone())
                 .app_data(metrics.clone())
+                .wrap(from_fn(refuse_connections_over_cap))
                 .wrap(from_fn(guard_request_body))
                 .wrap(from_fn(etag_for_reads))
                 .wrap(ErrorHandlers::new().default_handler(api::problem_for_foreign_errors))
@@ -221,6 +229,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .wrap(CountRequests)
                 .configure(api::configure);
             let shutdown = shutdown.clone();
+            let connection_caps = connection_caps.clone();
             let http = HttpService::build()
                 .graceful_shutdown_signal(move || {
                     let shutdown = shutdown.clone();
@@ -234,8 +243,10 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 // write.
                 .h1_allow_half_closed(false)
                 .local_addr(address)
-                .on_connect_ext(|io: &ProblemIo<TcpStream>, data: &mut Extensions| {
+                .on_connect_ext(move |io: &ProblemIo<TcpStream>, data: &mut Extensions| {
                     data.insert(io.ledger());
+                    let peer = io.get_ref().peer_addr().ok().map(|peer| peer.ip());
+                    data.insert(connection_caps.admit(peer));
                 })
                 .h1(map_config(
                     app.into_factory().map_err(|error| error.error_response()),

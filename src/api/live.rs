@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use actix_web::http::header;
 use actix_web::web::Bytes;
-use actix_web::{route, web, HttpRequest, HttpResponse};
+use actix_web::{route, web, HttpMessage, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use tokio::sync::{watch, OnceCell};
 use tokio::time::Instant;
@@ -23,6 +23,7 @@ use super::blocking;
 use super::games::game_id;
 use super::models::EventOut;
 use super::rate_limit::RateLimits;
+use super::request_slots::Slot;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::games::engine::Viewer;
@@ -53,7 +54,8 @@ pub fn cursor_after(after: Option<i64>) -> Result<i64, ApiError> {
     }
 }
 
-/// A slot of the caps for the caller, or 429 `too_many_streams`.
+/// A slot of the followers' caps for the caller, or 429 `too_many_streams`. It takes the
+/// place of the request's slot ([`super::request_slots`]).
 pub fn admit(request: &HttpRequest, user: &AuthUser) -> Result<FollowerSlot, ApiError> {
     let followers = request
         .app_data::<web::Data<Followers>>()
@@ -62,10 +64,14 @@ pub fn admit(request: &HttpRequest, user: &AuthUser) -> Result<FollowerSlot, Api
         .app_data::<web::Data<RateLimits>>()
         .map(|limits| limits.client_address(request))
         .unwrap_or_default();
-    followers
+    let slot = followers
         .clone()
         .into_inner()
-        .admit(&user.account_id, &address)
+        .admit(&user.account_id, &address)?;
+    // A follower waits long; it counts against the followers' caps from here on, and its
+    // request slot goes back to the account's other requests.
+    request.extensions_mut().remove::<Slot>();
+    Ok(slot)
 }
 
 /// Whether the follower's token no longer holds: the account moved past the generation it

@@ -1,8 +1,10 @@
 //! `GET /metrics` in Prometheus' text format: request latency per route, actions appended,
 //! the fold cache's hits and misses, the database pool and its statements, open streams,
-//! and the background work this instance did (timeouts, expiries, bot moves, webhook
+//! signed-in requests under way, waiting and refused for their slots, and the background work this instance did (timeouts, expiries, bot moves, webhook
 //! attempts): summed over the instances, those tell whether any was done twice. Each server has its own
 //! registry, so several servers in one process (the tests) do not mix their figures.
+
+use std::sync::atomic::Ordering;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -13,6 +15,7 @@ use prometheus::{
     Registry, TextEncoder,
 };
 
+use super::request_slots::RequestSlots;
 use crate::push::limits::Followers;
 use crate::service::fold_cache::FoldCache;
 use crate::store::Db;
@@ -33,6 +36,9 @@ pub struct Metrics {
     pool_idle: IntGauge,
     db_statements: IntCounter,
     open_followers: IntGauge,
+    requests_under_way: IntGauge,
+    requests_waiting: IntGauge,
+    requests_refused: IntCounter,
     pub timeouts_recorded: IntCounter,
     pub reminders_sent: IntCounter,
     pub games_expired: IntCounter,
@@ -93,6 +99,18 @@ impl Metrics {
                 "open_followers",
                 "Streams and long polls open on this instance",
             )?,
+            requests_under_way: gauge(
+                "requests_under_way",
+                "Signed-in requests holding their account's and address's slots on this instance",
+            )?,
+            requests_waiting: gauge(
+                "requests_waiting",
+                "Signed-in requests waiting for a slot of their account or address",
+            )?,
+            requests_refused: IntCounter::new(
+                "requests_refused_in_flight_total",
+                "Signed-in requests refused 429 `too_many_requests_in_flight`",
+            )?,
             timeouts_recorded: IntCounter::new(
                 "timeouts_recorded_total",
                 "Appends of timed-out seats made by this instance",
@@ -141,6 +159,7 @@ impl Metrics {
             &metrics.fold_cache_hits,
             &metrics.fold_cache_misses,
             &metrics.db_statements,
+            &metrics.requests_refused,
             &metrics.timeouts_recorded,
             &metrics.reminders_sent,
             &metrics.games_expired,
@@ -153,6 +172,8 @@ impl Metrics {
             &metrics.pool_connections,
             &metrics.pool_idle,
             &metrics.open_followers,
+            &metrics.requests_under_way,
+            &metrics.requests_waiting,
         ] {
             metrics.registry.register(Box::new(collector.clone()))?;
         }
@@ -234,6 +255,7 @@ pub async fn get_metrics(
     cache: web::Data<FoldCache>,
     db: web::Data<Db>,
     followers: web::Data<Followers>,
+    slots: web::Data<RequestSlots>,
 ) -> HttpResponse {
     let stats = cache.stats();
     // The cache counts for itself; the counters catch up at every scrape.
@@ -249,6 +271,17 @@ pub async fn get_metrics(
     let statements = &metrics.db_statements;
     statements.inc_by(db.statements().saturating_sub(statements.get()));
     metrics.open_followers.set(followers.count() as i64);
+    let slots = slots.counts();
+    let gauge = |count: &std::sync::atomic::AtomicUsize| count.load(Ordering::Relaxed) as i64;
+    metrics.requests_under_way.set(gauge(&slots.under_way));
+    metrics.requests_waiting.set(gauge(&slots.waiting));
+    let refused = &metrics.requests_refused;
+    refused.inc_by(
+        slots
+            .refused
+            .load(Ordering::Relaxed)
+            .saturating_sub(refused.get()),
+    );
     let mut text = Vec::new();
     if let Err(error) = TextEncoder::new().encode(&metrics.registry.gather(), &mut text) {
         tracing::error!(%error, "metrics could not be encoded");

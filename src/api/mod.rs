@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod board;
 pub mod chat;
+pub mod connection_caps;
 pub mod contract;
 pub mod docs;
 pub mod email;
@@ -21,6 +22,7 @@ pub mod play;
 pub mod rate_limit;
 pub mod ratings;
 pub mod reminders;
+pub mod request_slots;
 pub mod transcript;
 pub mod transport;
 pub mod vacations;

@@ -253,7 +253,7 @@ fn parse_forwarded_entry(entry: &str) -> Option<IpAddr> {
 
 /// IPv6 clients usually hold a whole /64: count them by it, or each could rotate through
 /// addresses without end.
-fn network_of(ip: IpAddr) -> String {
+pub(crate) fn network_of(ip: IpAddr) -> String {
     match ip {
         IpAddr::V4(v4) => v4.to_string(),
         IpAddr::V6(v6) => {

@@ -11,13 +11,15 @@ mod token;
 use std::future::Future;
 use std::pin::Pin;
 
-use actix_web::{web, FromRequest, HttpRequest};
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 
 pub use password::{PasswordCost, PasswordLimits, Passwords};
 pub use recent_checks::RecentChecks;
 pub use scopes::{Scope, Scopes};
 pub use token::{load_or_create_secret, IssuedToken, SignedToken, TokenKeys};
 
+use crate::api::rate_limit::RateLimits;
+use crate::api::request_slots::{RequestSlots, Slot};
 use crate::error::ApiError;
 use crate::store::Db;
 
@@ -120,15 +122,35 @@ impl FromRequest for AuthUser {
         let pattern = request.match_pattern();
         let db = request.app_data::<web::Data<Db>>().cloned();
         let checks = request.app_data::<web::Data<RecentChecks>>().cloned();
+        let request = request.clone();
         Box::pin(async move {
             let user = match presented? {
                 Presented::SignIn(signed) => sign_in_user(signed, db, checks).await?,
                 Presented::Personal(token) => personal_token_user(token, db, checks).await?,
             };
             user.may_use(&method, pattern.as_deref())?;
+            take_request_slot(&request, &user).await?;
             Ok(user)
         })
     }
+}
+
+/// The request's slot of its account and address ([`RequestSlots`]), kept in its
+/// extensions until actix drops the request with its answer.
+async fn take_request_slot(request: &HttpRequest, user: &AuthUser) -> Result<(), ApiError> {
+    let Some(slots) = request.app_data::<web::Data<RequestSlots>>() else {
+        return Ok(());
+    };
+    if request.extensions().contains::<Slot>() {
+        return Ok(());
+    }
+    let address = request
+        .app_data::<web::Data<RateLimits>>()
+        .map(|limits| limits.client_address(request))
+        .unwrap_or_default();
+    let slot = slots.take(&user.account_id, &address).await?;
+    request.extensions_mut().insert(slot);
+    Ok(())
 }
 
 async fn sign_in_user(

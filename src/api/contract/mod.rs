@@ -689,6 +689,11 @@ fn document_transport(doc: &mut Value) {
                 "431",
                 "`headers_too_large`: the request head is over 128 KiB or has more than 96 header fields",
             );
+            add_status(
+                responses,
+                "429",
+                "`too_many_connections`: the client's address holds as many connections as allowed; this one is closed after the answer (with `Retry-After`)",
+            );
             if method == "post" || method == "delete" {
                 add_status(
                     responses,
@@ -712,6 +717,11 @@ fn document_transport(doc: &mut Value) {
                     },
                 );
                 add_status(responses, "403", &needed);
+                add_status(
+                    responses,
+                    "429",
+                    "`too_many_requests_in_flight`: the account, or its address, has as many requests under way and waiting as allowed, or this one waited 10 s for its turn (with `Retry-After`)",
+                );
             }
             if path.starts_with("/v1/") {
                 add_status(

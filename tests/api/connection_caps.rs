@@ -1,0 +1,95 @@
+//! Connections per client address (`src/api/connection_caps.rs`): one address cannot
+//! take every connection; the connection beyond its share is answered 429
+//! `too_many_connections` and closed, another address is served meanwhile, and a trusted
+//! proxy's connections are not counted. 127.0.0.2 is a second loopback address.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use crate::util::TestApp;
+
+fn address(app: &TestApp) -> &str {
+    app.base.trim_start_matches("http://")
+}
+
+/// A `GET /healthz` on a new connection from 127.0.0.1: the whole answer, up to its close.
+fn health_on_a_new_connection(app: &TestApp) -> String {
+    let mut stream = TcpStream::connect(address(app)).expect("connect");
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: turnpost\r\nConnection: close\r\n\r\n")
+        .expect("the request");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("a timeout");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("the answer");
+    answer
+}
+
+async fn health_from_second_loopback(app: &TestApp) -> u16 {
+    reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+        .build()
+        .expect("a client")
+        .get(format!("{}/healthz", app.base))
+        .send()
+        .await
+        .expect("the request reaches the server")
+        .status()
+        .as_u16()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_address_holds_its_share_of_the_connections() {
+    let app = TestApp::start_with(crate::util::Backend::Sqlite, |config| {
+        config.connections_per_address = 3;
+    })
+    .await;
+    let mut idle: Vec<TcpStream> = (0..3)
+        .map(|_| TcpStream::connect(address(&app)).expect("connect"))
+        .collect();
+    // The server counts a connection once it has taken it from the listen queue.
+    let started = Instant::now();
+    let refused = loop {
+        let answer = health_on_a_new_connection(&app);
+        if answer.starts_with("HTTP/1.1 429") {
+            break answer;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "a fourth connection was served: {answer}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(refused.contains("too_many_connections"), "{refused}");
+    assert!(refused.contains("application/problem+json"), "{refused}");
+    assert!(refused.to_ascii_lowercase().contains("connection: close"));
+    assert!(refused.to_ascii_lowercase().contains("retry-after: 1"));
+    assert_eq!(health_from_second_loopback(&app).await, 200);
+
+    idle.pop();
+    let started = Instant::now();
+    while !health_on_a_new_connection(&app).starts_with("HTTP/1.1 200") {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "a closed connection did not free its place"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trusted_proxys_connections_are_not_counted() {
+    let app = TestApp::start_with(crate::util::Backend::Sqlite, |config| {
+        config.connections_per_address = 2;
+        config.behind_proxy = true;
+    })
+    .await;
+    let _idle: Vec<TcpStream> = (0..5)
+        .map(|_| TcpStream::connect(address(&app)).expect("connect"))
+        .collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let answer = health_on_a_new_connection(&app);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}

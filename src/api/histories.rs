@@ -4,7 +4,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use actix_web::web::Bytes;
-use actix_web::{route, web, HttpResponse};
+use actix_web::{route, web, HttpMessage, HttpRequest, HttpResponse};
 use futures_core::Stream;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
@@ -13,6 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::blocking;
 use super::play::GameExport;
 use super::rate_limit::RateLimits;
+use super::request_slots::Slot;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::service::histories::{self, ExportSelection, GameResult};
@@ -112,8 +113,10 @@ pub enum ResultFilter {
 /// Finished games in bulk, as NDJSON: one complete `GameExport` document a line, in the
 /// order the games finished, each verifiable with `turnpost verify`.
 ///
-/// The stream starts at once and is written game by game as the client reads it. Each
-/// account may start 30 bulk exports an hour (429 `rate_limited` beyond). Without `player`
+/// The stream starts at once and is written game by game as the client reads it; until its
+/// last line it holds one of the account's slots for requests under way (429
+/// `too_many_requests_in_flight` for requests beyond them). Each account may start 30 bulk
+/// exports an hour (429 `rate_limited` beyond). Without `player`
 /// it holds every finished game (of `kind`, if given), for research.
 #[utoipa::path(get, path = "/v1/exports", tag = "play", params(ExportQuery),
     responses(
@@ -129,6 +132,7 @@ pub async fn bulk_export(
     limits: web::Data<RateLimits>,
     user: AuthUser,
     query: web::Query<ExportQuery>,
+    request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
     let with_chat = query.chat.unwrap_or(true);
@@ -139,7 +143,11 @@ pub async fn bulk_export(
     // A few documents ahead of the client at most: a slow reader holds the writer back
     // instead of making the server buffer its whole history.
     let (sender, receiver) = mpsc::channel::<Result<Bytes, actix_web::Error>>(4);
+    // The server works for this request until the last line, after its head has left: the
+    // account's slot goes with the work (see `request_slots`).
+    let slot = request.extensions_mut().remove::<Slot>();
     actix_web::rt::spawn(async move {
+        let _slot = slot;
         for id in ids {
             let (db, caller) = (db.clone(), user.clone());
             let line = blocking(move || play::export(&db, &id, &caller, with_chat))

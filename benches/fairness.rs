@@ -1039,6 +1039,16 @@ fn start_servers(count: usize, database_url: Option<&str>) -> Vec<Server> {
         raised,
         "--connections-per-address",
         raised,
+        // The flood queues its test deliveries many at once; the request slots are not what
+        // this benchmark measures.
+        "--requests-in-flight-per-account",
+        raised,
+        "--requests-waiting-per-account",
+        raised,
+        "--requests-in-flight-per-address",
+        raised,
+        "--requests-waiting-per-address",
+        raised,
     ];
     if let Some(url) = database_url {
         flags.extend(["--database-url", url]);

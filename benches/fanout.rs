@@ -558,7 +558,8 @@ impl Row {
     }
 }
 
-/// The server's flags: caps on streams and connections above `largest` followers, and the
+/// The server's flags: caps on streams, connections and requests under way above `largest`
+/// followers, and the
 /// sign-up and game limits raised for the pool.
 fn server_flags(database_url: &str, largest: usize) -> Vec<String> {
     let streams = (largest + 1_000).to_string();
@@ -572,6 +573,11 @@ fn server_flags(database_url: &str, largest: usize) -> Vec<String> {
         ("--streams-per-account", &streams),
         ("--streams-per-address", &streams),
         ("--connections-per-address", &connections),
+        // The followers open their streams many at once, one account and one address.
+        ("--requests-in-flight-per-account", &streams),
+        ("--requests-waiting-per-account", &streams),
+        ("--requests-in-flight-per-address", &streams),
+        ("--requests-waiting-per-address", &streams),
         ("--registrations-per-hour-per-address", "1000000"),
         ("--sign-ins-per-minute-per-address", "1000000"),
         ("--games-per-hour-per-account", "1000000"),

@@ -1,7 +1,8 @@
 //! Load and abuse against the real server binary on loopback, as an anonymous attacker
 //! would try it: a flood of sign-ins (the server's memory must stay bounded and other
 //! requests keep being answered), one signed-in account flooding the server with reads
-//! (another account's reads must stay quick), clients that send a head and never finish
+//! (another account's reads must stay quick), one address opening a thousand connections
+//! (another address must still be served), clients that send a head and never finish
 //! their body, and a fuzz of bodies, headers and query strings (no answer may be a 5xx).
 //! Every loop is bounded in count and time. Prints the figures the README quotes; exits
 //! non-zero when a bound is broken.
@@ -326,6 +327,115 @@ async fn sign_in_timing(client: &reqwest::Client, server: &Server) {
     );
 }
 
+/// The connections one address may hold (`--connections-per-address`, by default).
+const CONNECTIONS_PER_ADDRESS: usize = 128;
+
+/// 1,000 connections from 127.0.0.1, each sending a request and then holding the
+/// connection open, while a signed-in client on 127.0.0.2 (another loopback address) keeps
+/// reading: the first address may keep [`CONNECTIONS_PER_ADDRESS`] of them, every other one
+/// is answered 429 `too_many_connections` and closed, and the other address's reads all
+/// succeed.
+async fn connection_flood(failures: &mut Vec<String>) {
+    let server = Server::start(&[]);
+    let other = reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+        .build()
+        .expect("a client on 127.0.0.2");
+    let token = sign_up(&other, &server.base, "reader").await;
+    let stop = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let (client, base, stop) = (other.clone(), server.base.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut errors = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let started = Instant::now();
+                let answer = client
+                    .get(format!("{base}/v1/game-kinds"))
+                    .bearer_auth(&token)
+                    .timeout(Duration::from_secs(10))
+                    .send()
+                    .await;
+                match answer {
+                    Ok(response) if response.status() == 200 => latencies.push(started.elapsed()),
+                    _ => errors += 1,
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            (latencies, errors)
+        })
+    };
+    let address = server.address.clone();
+    let started = Instant::now();
+    let (held, statuses) = tokio::task::spawn_blocking(move || {
+        let mut held = Vec::new();
+        let mut statuses = std::collections::BTreeMap::<String, usize>::new();
+        for _ in 0..1_000 {
+            let status = match TcpStream::connect(&address) {
+                Ok(mut stream) => {
+                    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+                    let sent = stream
+                        .write_all(b"GET /healthz HTTP/1.1\r\nHost: turnpost\r\n\r\n")
+                        .is_ok();
+                    let mut head = [0u8; 12];
+                    let status = if sent && stream.read_exact(&mut head).is_ok() {
+                        String::from_utf8_lossy(&head[9..12]).into_owned()
+                    } else {
+                        "no answer".to_owned()
+                    };
+                    if status == "200" {
+                        held.push(stream);
+                    }
+                    status
+                }
+                Err(_) => "not connected".to_owned(),
+            };
+            *statuses.entry(status).or_default() += 1;
+        }
+        (held, statuses)
+    })
+    .await
+    .expect("the flood");
+    let flood_time = started.elapsed();
+    // The held connections stay open while the reader goes on a little longer.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    stop.store(true, Ordering::Relaxed);
+    let (mut latencies, errors) = reader.await.expect("the reader");
+    drop(held);
+    let counted: Vec<String> = statuses
+        .iter()
+        .map(|(status, count)| format!("{status}: {count}"))
+        .collect();
+    println!(
+        "connection flood: 1000 connections from one address in {flood_time:.1?}, each held \
+         open after its answer; answers {}",
+        counted.join(", ")
+    );
+    println!(
+        "  another address meanwhile: {} reads, p50 {:.1?}, p99 {:.1?}, {errors} failed",
+        latencies.len(),
+        percentile(&mut latencies, 0.5),
+        percentile(&mut latencies, 0.99)
+    );
+    let kept = statuses.get("200").copied().unwrap_or(0);
+    if kept > CONNECTIONS_PER_ADDRESS {
+        failures.push(format!(
+            "one address kept {kept} connections, above {CONNECTIONS_PER_ADDRESS}"
+        ));
+    }
+    if statuses.get("429").copied().unwrap_or(0) + kept != 1_000 {
+        failures.push(format!(
+            "the connection flood got other answers than 200 and 429: {}",
+            counted.join(", ")
+        ));
+    }
+    if errors > 0 || latencies.is_empty() {
+        failures.push(format!(
+            "another address's reads failed {errors} times during the connection flood"
+        ));
+    }
+}
+
 /// 300 clients send a request head and a few bytes of a body that never completes, while a
 /// normal client keeps working; every slow client must be cut off with 408.
 async fn slow_clients(failures: &mut Vec<String>) {
@@ -601,6 +711,7 @@ async fn main() {
     let mut failures = Vec::new();
     sign_in_flood(&mut failures).await;
     request_flood(&mut failures).await;
+    connection_flood(&mut failures).await;
     slow_clients(&mut failures).await;
     fuzz(&mut failures).await;
     if failures.is_empty() {

@@ -19,6 +19,7 @@ use crate::api;
 use crate::api::connection_caps::{refuse_connections_over_cap, ConnectionCaps};
 use crate::api::live::SharedFrames;
 use crate::api::metrics::{time_requests, Metrics};
+use crate::api::static_answers::keep_static_answers;
 use crate::api::transport::{etag_for_reads, guard_request_body, BodyDeadline};
 use crate::auth::{load_or_create_secret, Passwords, TokenKeys};
 use crate::background::{instance_name, Workers};
@@ -214,11 +215,14 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .app_data(vacation_allowance.clone())
                 .app_data(outbound.clone())
                 .app_data(metrics.clone())
-                .wrap(from_fn(refuse_connections_over_cap))
                 .wrap(from_fn(guard_request_body))
                 .wrap(from_fn(etag_for_reads))
                 .wrap(ErrorHandlers::new().default_handler(api::problem_for_foreign_errors))
                 .wrap(Compress::default())
+                .wrap(from_fn(keep_static_answers))
+                // Outside the kept answers, which would otherwise answer a connection over
+                // its address's share.
+                .wrap(from_fn(refuse_connections_over_cap))
                 .wrap(cors(&cors_origins))
                 .wrap(from_fn(time_requests))
                 .wrap(Condition::new(

@@ -23,6 +23,7 @@ pub mod rate_limit;
 pub mod ratings;
 pub mod reminders;
 pub mod request_slots;
+pub mod static_answers;
 pub mod transcript;
 pub mod transport;
 pub mod vacations;

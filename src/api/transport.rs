@@ -125,12 +125,7 @@ pub async fn etag_for_reads(
     if let Ok(value) = header::HeaderValue::from_str(&tag) {
         head.headers_mut().insert(header::ETAG, value);
     }
-    let unchanged = if_none_match.is_some_and(|wanted| {
-        wanted
-            .split(',')
-            .map(str::trim)
-            .any(|candidate| candidate == "*" || candidate.trim_start_matches("W/") == &tag[2..])
-    });
+    let unchanged = if_none_match.is_some_and(|wanted| names_tag(&wanted, &tag));
     let mut response = if unchanged {
         head.set_body(BoxBody::new(()))
     } else {
@@ -140,6 +135,15 @@ pub async fn etag_for_reads(
         *response.status_mut() = StatusCode::NOT_MODIFIED;
     }
     Ok(ServiceResponse::new(request, response))
+}
+
+/// Whether an `If-None-Match` value names the weak entity `tag` (or any, `*`).
+pub fn names_tag(if_none_match: &str, tag: &str) -> bool {
+    let opaque = tag.trim_start_matches("W/");
+    if_none_match
+        .split(',')
+        .map(str::trim)
+        .any(|candidate| candidate == "*" || candidate.trim_start_matches("W/") == opaque)
 }
 
 /// A weak entity tag for a body: `W/"` and 32 hex digits of its SHA-256.

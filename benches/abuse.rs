@@ -159,6 +159,19 @@ const NO_SLOTS: [&str; 10] = [
     "1000000",
 ];
 
+/// A personal token of the right form that nobody was given: `tpat_`, 16 letters and digits,
+/// 64 hex digits.
+fn made_up_personal_token(seed: usize) -> String {
+    let mut random = ChaCha8Rng::seed_from_u64(seed as u64);
+    let id: String = (0..16)
+        .map(|_| char::from(b"abcdefghijklmnopqrstuvwxyz0123456789"[random.gen_range(0..36)]))
+        .collect();
+    let secret: String = (0..64)
+        .map(|_| char::from(b"0123456789abcdef"[random.gen_range(0..16)]))
+        .collect();
+    format!("tpat_{id}_{secret}")
+}
+
 /// A new 2-player game of `kind` between the two accounts of `tokens`; its id.
 async fn new_game(client: &reqwest::Client, base: &str, kind: &str, tokens: [&str; 2]) -> String {
     let game = server::answer(
@@ -181,14 +194,16 @@ async fn new_game(client: &reqwest::Client, base: &str, kind: &str, tokens: [&st
 }
 
 /// One account reads its Java game (the legal actions, 187 KB, the view and the export in
-/// turn) with 400 requests in flight for 10 s (on as many connections, all let in), while another account reads its own game's
+/// turn) with 400 requests in flight for 10 s (on as many connections, all let in), and
+/// then someone without an account does the same with made-up personal tokens, while another account reads its own game's
 /// view one request at a time. Run with the default request slots and with them raised out
 /// of reach: with them, the other account's p99 must stay under [`FLOODED_READ_P99`], none
 /// of its reads may fail, and the flood may get no 5xx.
 async fn request_flood(failures: &mut Vec<String>) {
-    for (label, extra) in [
-        ("default slots", &MANY_CONNECTIONS[..]),
-        ("no slots", &NO_SLOTS[..]),
+    for (label, extra, made_up_tokens) in [
+        ("one account, default slots", &MANY_CONNECTIONS[..], false),
+        ("one account, no slots", &NO_SLOTS[..], false),
+        ("made-up personal tokens", &MANY_CONNECTIONS[..], true),
     ] {
         let server = Server::start(extra);
         let client = reqwest::Client::new();
@@ -242,7 +257,12 @@ async fn request_flood(failures: &mut Vec<String>) {
             sent += 1;
             let (client, statuses) = (client.clone(), statuses.clone());
             let url = format!("{base}/v1/games/{flooded}/{what}");
-            let token = flooder.clone();
+            // A made-up token is looked up in the database before it is refused.
+            let token = if made_up_tokens {
+                made_up_personal_token(sent)
+            } else {
+                flooder.clone()
+            };
             tasks.spawn(async move {
                 let status = match client
                     .get(url)
@@ -272,7 +292,7 @@ async fn request_flood(failures: &mut Vec<String>) {
         let p50 = percentile(&mut latencies, 0.5);
         let p99 = percentile(&mut latencies, 0.99);
         println!(
-            "request flood, {label}: one account's {sent} reads in {:.1?}, 400 in flight; answers {}",
+            "request flood, {label}: {sent} reads in {:.1?}, 400 in flight; answers {}",
             started.elapsed(),
             counted.join(", ")
         );
@@ -283,6 +303,9 @@ async fn request_flood(failures: &mut Vec<String>) {
         );
         if extra.len() > MANY_CONNECTIONS.len() {
             continue;
+        }
+        if made_up_tokens && statuses[200].load(Ordering::Relaxed) > 0 {
+            failures.push("a made-up personal token was let in".to_owned());
         }
         if errors > 0 || latencies.is_empty() {
             failures.push(format!(

@@ -450,7 +450,7 @@ pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
     ("rate_limited", &[429], "too many of these requests for now (see `Retry-After`)"),
     ("too_many_streams", &[429], "the account, its address or the instance holds as many streams and long polls as allowed (see `Retry-After`)"),
     ("too_many_connections", &[429], "the client's address holds as many connections to this instance as allowed; this one is closed after the answer (see `Retry-After`)"),
-    ("too_many_requests_in_flight", &[429], "the account, or its address, has as many requests under way as allowed and as many more waiting, or this one waited 10 s for its turn (see `Retry-After`)"),
+    ("too_many_requests_in_flight", &[429], "the account, or its address, has as many requests (or personal-token checks) under way as allowed and as many more waiting, or this one waited 10 s for its turn (see `Retry-After`)"),
     ("registration_in_progress", &[429], "another webhook registration of the account is still being checked"),
     ("internal_error", &[500], "a bug or corrupt stored data; the cause is logged, never sent"),
     ("database_unavailable", &[503], "the database cannot be reached (see `Retry-After`)"),

@@ -12,6 +12,11 @@
 //! account's request finds its own at once. Streams and long polls give theirs back when
 //! they are admitted, since they count against the followers' caps instead
 //! ([`crate::push::limits`]). Each instance counts for itself.
+//!
+//! Before a request has an account, a personal token that was not confirmed a moment ago
+//! is looked up in the database; such lookups take a slot of the client's address too
+//! ([`TOKEN_LOOKUPS`]), held for the lookup only, so that made-up tokens from one address
+//! cannot fill the pool with lookups.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -24,6 +29,12 @@ use crate::error::ApiError;
 
 /// How long a request waits for a slot before it is refused.
 pub const WAIT_AT_MOST: Duration = Duration::from_secs(10);
+
+/// Personal-token lookups one address may have under way, and waiting, at once.
+pub const TOKEN_LOOKUPS: SlotCaps = SlotCaps {
+    under_way: 4,
+    waiting: 64,
+};
 
 /// A client refused is told to try again this much later.
 const RETRY_AFTER_SECONDS: u64 = 1;
@@ -41,6 +52,7 @@ pub struct SlotCaps {
 pub struct RequestSlots {
     accounts: Arc<Queues>,
     addresses: Arc<Queues>,
+    token_lookups: Arc<Queues>,
     wait_at_most: Duration,
     counts: Arc<Counts>,
 }
@@ -67,6 +79,11 @@ impl Drop for Slot {
     fn drop(&mut self) {
         self.counts.under_way.fetch_sub(1, Ordering::Relaxed);
     }
+}
+
+/// A slot for one token lookup of an address, given back when dropped.
+pub struct LookupSlot {
+    _held: Held,
 }
 
 /// Counts a request as waiting while it lives.
@@ -96,10 +113,27 @@ impl RequestSlots {
         wait_at_most: Duration,
     ) -> RequestSlots {
         RequestSlots {
-            accounts: Queues::new(per_account, "this account"),
-            addresses: Queues::new(per_address, "your address"),
+            accounts: Queues::new(per_account, "this account", "requests"),
+            addresses: Queues::new(per_address, "your address", "requests"),
+            token_lookups: Queues::new(TOKEN_LOOKUPS, "your address", "token checks"),
             wait_at_most,
             counts: Arc::default(),
+        }
+    }
+
+    /// A slot of `address` for looking up a personal token, or 429
+    /// `too_many_requests_in_flight`.
+    pub async fn take_token_lookup(&self, address: &str) -> Result<LookupSlot, ApiError> {
+        match self
+            .token_lookups
+            .take(address, &self.counts, self.wait_at_most)
+            .await
+        {
+            Ok(held) => Ok(LookupSlot { _held: held }),
+            Err(refusal) => {
+                self.counts.refused.fetch_add(1, Ordering::Relaxed);
+                Err(refusal)
+            }
         }
     }
 
@@ -146,6 +180,8 @@ struct Queues {
     caps: SlotCaps,
     /// Names the key in a refusal.
     whose: &'static str,
+    /// Names what it holds, in a refusal.
+    what: &'static str,
     keys: Mutex<HashMap<String, Entry>>,
 }
 
@@ -170,13 +206,14 @@ struct Place {
 }
 
 impl Queues {
-    fn new(caps: SlotCaps, whose: &'static str) -> Arc<Queues> {
+    fn new(caps: SlotCaps, whose: &'static str, what: &'static str) -> Arc<Queues> {
         Arc::new(Queues {
             caps: SlotCaps {
                 under_way: caps.under_way.max(1),
                 waiting: caps.waiting,
             },
             whose,
+            what,
             keys: Mutex::new(HashMap::new()),
         })
     }
@@ -236,10 +273,11 @@ impl Queues {
         ApiError::too_many(
             "too_many_requests_in_flight",
             format!(
-                "{} has {} requests under way on this server and more {why}; send the next \
+                "{} has {} {} under way on this server and more {why}; send the next \
                  once an answer has come",
                 capitalized(self.whose),
-                self.caps.under_way
+                self.caps.under_way,
+                self.what
             ),
             RETRY_AFTER_SECONDS,
         )
@@ -343,6 +381,29 @@ mod tests {
             "the refused account's place is gone"
         );
         assert!(slots.take("d", "10.0.0.2").await.is_ok());
+    }
+
+    #[actix_web::test]
+    async fn token_lookups_of_an_address_are_capped_apart_from_its_requests() {
+        let slots = RequestSlots::with_wait(ACCOUNT, ADDRESS, Duration::from_millis(30));
+        let held: Vec<LookupSlot> = futures_util::future::join_all(
+            (0..TOKEN_LOOKUPS.under_way).map(|_| slots.take_token_lookup("10.0.0.1")),
+        )
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+        assert!(
+            slots.take_token_lookup("10.0.0.1").await.is_err(),
+            "the next waits its 30 ms and is refused"
+        );
+        assert!(slots.take_token_lookup("10.0.0.2").await.is_ok());
+        assert!(
+            slots.take("a", "10.0.0.1").await.is_ok(),
+            "the address's requests have slots of their own"
+        );
+        drop(held);
+        assert!(slots.take_token_lookup("10.0.0.1").await.is_ok());
     }
 
     #[actix_web::test]

@@ -126,13 +126,23 @@ impl FromRequest for AuthUser {
         Box::pin(async move {
             let user = match presented? {
                 Presented::SignIn(signed) => sign_in_user(signed, db, checks).await?,
-                Presented::Personal(token) => personal_token_user(token, db, checks).await?,
+                Presented::Personal(token) => {
+                    personal_token_user(token, db, checks, &request).await?
+                }
             };
             user.may_use(&method, pattern.as_deref())?;
             take_request_slot(&request, &user).await?;
             Ok(user)
         })
     }
+}
+
+/// The address a request counts against ([`RateLimits::client_address`]).
+fn client_address(request: &HttpRequest) -> String {
+    request
+        .app_data::<web::Data<RateLimits>>()
+        .map(|limits| limits.client_address(request))
+        .unwrap_or_default()
 }
 
 /// The request's slot of its account and address ([`RequestSlots`]), kept in its
@@ -144,11 +154,9 @@ async fn take_request_slot(request: &HttpRequest, user: &AuthUser) -> Result<(),
     if request.extensions().contains::<Slot>() {
         return Ok(());
     }
-    let address = request
-        .app_data::<web::Data<RateLimits>>()
-        .map(|limits| limits.client_address(request))
-        .unwrap_or_default();
-    let slot = slots.take(&user.account_id, &address).await?;
+    let slot = slots
+        .take(&user.account_id, &client_address(request))
+        .await?;
     request.extensions_mut().insert(slot);
     Ok(())
 }
@@ -175,6 +183,7 @@ async fn personal_token_user(
     token: personal::PresentedToken,
     db: Option<web::Data<Db>>,
     checks: Option<web::Data<RecentChecks>>,
+    request: &HttpRequest,
 ) -> Result<AuthUser, ApiError> {
     let now = crate::service::now_millis();
     if let Some(user) = checks
@@ -184,6 +193,11 @@ async fn personal_token_user(
         return Ok(user);
     }
     let db = db.ok_or_else(|| ApiError::Internal("no database is configured".into()))?;
+    // Anyone may present a made-up token: its lookup takes a slot of the client's address.
+    let _lookup = match request.app_data::<web::Data<RequestSlots>>() {
+        Some(slots) => Some(slots.take_token_lookup(&client_address(request)).await?),
+        None => None,
+    };
     let asked_at = std::time::Instant::now();
     let checked = token.clone();
     let user =

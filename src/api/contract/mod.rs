@@ -720,7 +720,7 @@ fn document_transport(doc: &mut Value) {
                 add_status(
                     responses,
                     "429",
-                    "`too_many_requests_in_flight`: the account, or its address, has as many requests under way and waiting as allowed, or this one waited 10 s for its turn (with `Retry-After`)",
+                    "`too_many_requests_in_flight`: the account, or its address, has as many requests (or personal-token checks) under way and waiting as allowed, or this one waited 10 s for its turn (with `Retry-After`)",
                 );
             }
             if path.starts_with("/v1/") {

@@ -46,28 +46,7 @@ async fn sign_in_flood(failures: &mut Vec<String>) {
     sign_in_timing(&client, &server).await;
     let (before, _) = server.memory_mib();
     let stop = Arc::new(AtomicBool::new(false));
-    let reader = {
-        let (client, base, stop) = (client.clone(), server.base.clone(), stop.clone());
-        tokio::spawn(async move {
-            let mut latencies = Vec::new();
-            let mut errors = 0;
-            while !stop.load(Ordering::Relaxed) {
-                let started = Instant::now();
-                let answer = client
-                    .get(format!("{base}/v1/game-kinds"))
-                    .bearer_auth(&reader_token)
-                    .timeout(Duration::from_secs(10))
-                    .send()
-                    .await;
-                match answer {
-                    Ok(response) if response.status() == 200 => latencies.push(started.elapsed()),
-                    _ => errors += 1,
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            (latencies, errors)
-        })
-    };
+    let reader = read_game_kinds_until(&client, &server.base, reader_token, &stop, 20);
     let statuses: Arc<[AtomicUsize; 600]> = Arc::new(std::array::from_fn(|_| AtomicUsize::new(0)));
     let started = Instant::now();
     let mut peak = 0;
@@ -324,6 +303,41 @@ async fn request_flood(failures: &mut Vec<String>) {
     }
 }
 
+/// Reads the game kinds with `token`, pausing `pause_ms` between reads, until `stop` is set;
+/// the answers' times and how many failed.
+fn read_game_kinds_until(
+    client: &reqwest::Client,
+    base: &str,
+    token: String,
+    stop: &Arc<AtomicBool>,
+    pause_ms: u64,
+) -> tokio::task::JoinHandle<(Vec<Duration>, usize)> {
+    let (client, url, stop) = (
+        client.clone(),
+        format!("{base}/v1/game-kinds"),
+        stop.clone(),
+    );
+    tokio::spawn(async move {
+        let mut latencies = Vec::new();
+        let mut errors = 0;
+        while !stop.load(Ordering::Relaxed) {
+            let started = Instant::now();
+            let answer = client
+                .get(&url)
+                .bearer_auth(&token)
+                .timeout(Duration::from_secs(10))
+                .send()
+                .await;
+            match answer {
+                Ok(response) if response.status() == 200 => latencies.push(started.elapsed()),
+                _ => errors += 1,
+            }
+            tokio::time::sleep(Duration::from_millis(pause_ms)).await;
+        }
+        (latencies, errors)
+    })
+}
+
 /// A sign-in for a name nobody has must take as long as one with a wrong password, or the
 /// timing tells which names exist.
 async fn sign_in_timing(client: &reqwest::Client, server: &Server) {
@@ -366,28 +380,7 @@ async fn connection_flood(failures: &mut Vec<String>) {
         .expect("a client on 127.0.0.2");
     let token = sign_up(&other, &server.base, "reader").await;
     let stop = Arc::new(AtomicBool::new(false));
-    let reader = {
-        let (client, base, stop) = (other.clone(), server.base.clone(), stop.clone());
-        tokio::spawn(async move {
-            let mut latencies = Vec::new();
-            let mut errors = 0;
-            while !stop.load(Ordering::Relaxed) {
-                let started = Instant::now();
-                let answer = client
-                    .get(format!("{base}/v1/game-kinds"))
-                    .bearer_auth(&token)
-                    .timeout(Duration::from_secs(10))
-                    .send()
-                    .await;
-                match answer {
-                    Ok(response) if response.status() == 200 => latencies.push(started.elapsed()),
-                    _ => errors += 1,
-                }
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-            (latencies, errors)
-        })
-    };
+    let reader = read_game_kinds_until(&other, &server.base, token, &stop, 10);
     let address = server.address.clone();
     let started = Instant::now();
     let (held, statuses) = tokio::task::spawn_blocking(move || {

@@ -105,11 +105,12 @@ impl Metrics {
             )?,
             requests_waiting: gauge(
                 "requests_waiting",
-                "Signed-in requests waiting for a slot of their account or address",
+                "Requests waiting for a slot of their account or address, personal-token checks \
+                 included",
             )?,
             requests_refused: IntCounter::new(
                 "requests_refused_in_flight_total",
-                "Signed-in requests refused 429 `too_many_requests_in_flight`",
+                "Requests refused 429 `too_many_requests_in_flight`, personal-token checks included",
             )?,
             timeouts_recorded: IntCounter::new(
                 "timeouts_recorded_total",

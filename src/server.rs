@@ -90,7 +90,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     }
     let followers = web::Data::new(Followers::new(config.follower_caps()));
     let request_slots = web::Data::new(config.request_slots());
-    let connection_caps = std::sync::Arc::new(ConnectionCaps::new(
+    let connection_caps = web::Data::new(ConnectionCaps::new(
         config.connections_per_address,
         config.trusted_proxy_networks(),
     ));
@@ -208,6 +208,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .app_data(hub.clone())
                 .app_data(followers.clone())
                 .app_data(request_slots.clone())
+                .app_data(connection_caps.clone())
                 .app_data(shared_frames.clone())
                 .app_data(clock.clone())
                 .app_data(seeds.clone())
@@ -233,7 +234,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .wrap(CountRequests)
                 .configure(api::configure);
             let shutdown = shutdown.clone();
-            let connection_caps = connection_caps.clone();
+            let connection_caps = connection_caps.clone().into_inner();
             let http = HttpService::build()
                 .graceful_shutdown_signal(move || {
                     let shutdown = shutdown.clone();

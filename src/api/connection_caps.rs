@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use actix_web::body::{BoxBody, MessageBody};
@@ -23,6 +24,7 @@ pub struct ConnectionCaps {
     per_address: usize,
     trusted_proxies: Vec<IpNet>,
     open: Mutex<HashMap<String, usize>>,
+    refused: AtomicU64,
 }
 
 /// What a connection's data records of its admission.
@@ -47,6 +49,7 @@ impl ConnectionCaps {
             per_address: per_address.max(1),
             trusted_proxies,
             open: Mutex::new(HashMap::new()),
+            refused: AtomicU64::new(0),
         }
     }
 
@@ -68,6 +71,7 @@ impl ConnectionCaps {
         let mut open = self.lock();
         let count = open.entry(key.clone()).or_default();
         if *count >= self.per_address {
+            self.refused.fetch_add(1, Ordering::Relaxed);
             return Connection::OverCap {
                 per_address: self.per_address,
             };
@@ -82,6 +86,11 @@ impl ConnectionCaps {
     /// Connections counted against addresses now.
     pub fn counted(&self) -> usize {
         self.lock().values().sum()
+    }
+
+    /// Connections refused since the start.
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
     }
 }
 
@@ -160,6 +169,7 @@ mod tests {
             assert!(matches!(caps.admit(ip("10.9.1.1")), Connection::Uncounted));
         }
         assert_eq!(caps.counted(), 4);
+        assert_eq!(caps.refused(), 2);
         drop(first);
         assert!(matches!(
             caps.admit(ip("192.0.2.1")),

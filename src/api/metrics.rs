@@ -1,8 +1,10 @@
 //! `GET /metrics` in Prometheus' text format: request latency per route, actions appended,
 //! the fold cache's hits and misses, the database pool and its statements, open streams,
-//! signed-in requests under way, waiting and refused for their slots, and the background work this instance did (timeouts, expiries, bot moves, webhook
-//! attempts): summed over the instances, those tell whether any was done twice. Each server has its own
-//! registry, so several servers in one process (the tests) do not mix their figures.
+//! signed-in requests under way, waiting and refused for their slots, connections refused,
+//! and the background work this instance did (timeouts, expiries, bot moves, webhook
+//! attempts): summed over the instances, those tell whether any was done twice. Each server
+//! has its own registry, so several servers in one process (the tests) do not mix their
+//! figures.
 
 use std::sync::atomic::Ordering;
 
@@ -15,6 +17,7 @@ use prometheus::{
     Registry, TextEncoder,
 };
 
+use super::connection_caps::ConnectionCaps;
 use super::request_slots::RequestSlots;
 use crate::push::limits::Followers;
 use crate::service::fold_cache::FoldCache;
@@ -39,6 +42,7 @@ pub struct Metrics {
     requests_under_way: IntGauge,
     requests_waiting: IntGauge,
     requests_refused: IntCounter,
+    connections_refused: IntCounter,
     pub timeouts_recorded: IntCounter,
     pub reminders_sent: IntCounter,
     pub games_expired: IntCounter,
@@ -108,6 +112,11 @@ impl Metrics {
                 "Requests waiting for a slot of their account or address, personal-token checks \
                  included",
             )?,
+            connections_refused: IntCounter::new(
+                "connections_refused_total",
+                "Connections answered 429 `too_many_connections` and closed: their address held \
+                 its share",
+            )?,
             requests_refused: IntCounter::new(
                 "requests_refused_in_flight_total",
                 "Requests refused 429 `too_many_requests_in_flight`, personal-token checks included",
@@ -161,6 +170,7 @@ impl Metrics {
             &metrics.fold_cache_misses,
             &metrics.db_statements,
             &metrics.requests_refused,
+            &metrics.connections_refused,
             &metrics.timeouts_recorded,
             &metrics.reminders_sent,
             &metrics.games_expired,
@@ -257,6 +267,7 @@ pub async fn get_metrics(
     db: web::Data<Db>,
     followers: web::Data<Followers>,
     slots: web::Data<RequestSlots>,
+    connection_caps: web::Data<ConnectionCaps>,
 ) -> HttpResponse {
     let stats = cache.stats();
     // The cache counts for itself; the counters catch up at every scrape.
@@ -276,6 +287,8 @@ pub async fn get_metrics(
     let gauge = |count: &std::sync::atomic::AtomicUsize| count.load(Ordering::Relaxed) as i64;
     metrics.requests_under_way.set(gauge(&slots.under_way));
     metrics.requests_waiting.set(gauge(&slots.waiting));
+    let counter = &metrics.connections_refused;
+    counter.inc_by(connection_caps.refused().saturating_sub(counter.get()));
     let refused = &metrics.requests_refused;
     refused.inc_by(
         slots

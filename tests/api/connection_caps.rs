@@ -43,11 +43,32 @@ fn a_used_connection(app: &TestApp) -> TcpStream {
     stream
 }
 
-async fn health_from_second_loopback(app: &TestApp) -> u16 {
+fn second_loopback() -> reqwest::Client {
     reqwest::Client::builder()
         .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
         .build()
         .expect("a client")
+}
+
+/// `turnpost_connections_refused_total`, read from 127.0.0.2 (127.0.0.1 has no room).
+async fn refused_from_second_loopback(app: &TestApp) -> f64 {
+    let metrics = second_loopback()
+        .get(format!("{}/metrics", app.base))
+        .send()
+        .await
+        .expect("the request reaches the server")
+        .text()
+        .await
+        .expect("the metrics");
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("turnpost_connections_refused_total "))
+        .and_then(|value| value.trim().parse().ok())
+        .expect("the counter")
+}
+
+async fn health_from_second_loopback(app: &TestApp) -> u16 {
+    second_loopback()
         .get(format!("{}/healthz", app.base))
         .send()
         .await
@@ -71,6 +92,7 @@ async fn an_address_holds_its_share_of_the_connections() {
     assert!(refused.to_ascii_lowercase().contains("connection: close"));
     assert!(refused.to_ascii_lowercase().contains("retry-after: 1"));
     assert_eq!(health_from_second_loopback(&app).await, 200);
+    assert_eq!(refused_from_second_loopback(&app).await, 1.0);
 
     open.pop();
     let started = Instant::now();

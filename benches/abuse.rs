@@ -46,7 +46,13 @@ async fn sign_in_flood(failures: &mut Vec<String>) {
     sign_in_timing(&client, &server).await;
     let (before, _) = server.memory_mib();
     let stop = Arc::new(AtomicBool::new(false));
-    let reader = read_game_kinds_until(&client, &server.base, reader_token, &stop, 20);
+    let reader = read_until(
+        &client,
+        format!("{}/v1/game-kinds", server.base),
+        reader_token,
+        &stop,
+        20,
+    );
     let statuses: Arc<[AtomicUsize; 600]> = Arc::new(std::array::from_fn(|_| AtomicUsize::new(0)));
     let started = Instant::now();
     let mut peak = 0;
@@ -174,8 +180,8 @@ async fn new_game(client: &reqwest::Client, base: &str, kind: &str, tokens: [&st
 
 /// One account reads its Java game (the legal actions, 187 KB, the view and the export in
 /// turn) with 400 requests in flight for 10 s (on as many connections, all let in), and
-/// then someone without an account does the same with made-up personal tokens, while another account reads its own game's
-/// view one request at a time. Run with the default request slots and with them raised out
+/// then someone without an account does the same with made-up personal tokens, while
+/// another account reads its own game's view one request at a time. Run with the default request slots and with them raised out
 /// of reach: with them, the other account's p99 must stay under [`FLOODED_READ_P99`], none
 /// of its reads may fail, and the flood may get no 5xx.
 async fn request_flood(failures: &mut Vec<String>) {
@@ -194,35 +200,14 @@ async fn request_flood(failures: &mut Vec<String>) {
         let flooded = new_game(&client, &base, "java", [&flooder, &partner]).await;
         let read = new_game(&client, &base, "tikal", [&reader, &opponent]).await;
         let read_url = format!("{base}/v1/games/{read}/view");
-        let reads = |seconds: u64| {
-            let (client, url, token) = (client.clone(), read_url.clone(), reader.clone());
-            async move {
-                let mut latencies = Vec::new();
-                let mut errors = 0;
-                let started = Instant::now();
-                while started.elapsed() < Duration::from_secs(seconds) {
-                    let asked = Instant::now();
-                    let answer = client
-                        .get(&url)
-                        .bearer_auth(&token)
-                        .timeout(Duration::from_secs(30))
-                        .send()
-                        .await;
-                    match answer {
-                        Ok(response) if response.status() == 200 => {
-                            let _ = response.bytes().await;
-                            latencies.push(asked.elapsed());
-                        }
-                        _ => errors += 1,
-                    }
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
-                (latencies, errors)
-            }
-        };
-        let (mut quiet, _) = reads(2).await;
+        let quiet_stop = Arc::new(AtomicBool::new(false));
+        let quiet = read_until(&client, read_url.clone(), reader.clone(), &quiet_stop, 10);
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        quiet_stop.store(true, Ordering::Relaxed);
+        let (mut quiet, _) = quiet.await.expect("the reader");
         let quiet_p99 = percentile(&mut quiet, 0.99);
-        let during = tokio::spawn(reads(10));
+        let stop = Arc::new(AtomicBool::new(false));
+        let during = read_until(&client, read_url, reader, &stop, 10);
         let statuses: Arc<[AtomicUsize; 600]> =
             Arc::new(std::array::from_fn(|_| AtomicUsize::new(0)));
         let started = Instant::now();
@@ -261,6 +246,7 @@ async fn request_flood(failures: &mut Vec<String>) {
             });
         }
         while tasks.join_next().await.is_some() {}
+        stop.store(true, Ordering::Relaxed);
         let (mut latencies, errors) = during.await.expect("the reader");
         let counted: Vec<String> = statuses
             .iter()
@@ -303,20 +289,16 @@ async fn request_flood(failures: &mut Vec<String>) {
     }
 }
 
-/// Reads the game kinds with `token`, pausing `pause_ms` between reads, until `stop` is set;
-/// the answers' times and how many failed.
-fn read_game_kinds_until(
+/// Reads `url` with `token`, pausing `pause_ms` between reads, until `stop` is set; the
+/// answers' times (their bodies read) and how many failed.
+fn read_until(
     client: &reqwest::Client,
-    base: &str,
+    url: String,
     token: String,
     stop: &Arc<AtomicBool>,
     pause_ms: u64,
 ) -> tokio::task::JoinHandle<(Vec<Duration>, usize)> {
-    let (client, url, stop) = (
-        client.clone(),
-        format!("{base}/v1/game-kinds"),
-        stop.clone(),
-    );
+    let (client, stop) = (client.clone(), stop.clone());
     tokio::spawn(async move {
         let mut latencies = Vec::new();
         let mut errors = 0;
@@ -325,11 +307,14 @@ fn read_game_kinds_until(
             let answer = client
                 .get(&url)
                 .bearer_auth(&token)
-                .timeout(Duration::from_secs(10))
+                .timeout(Duration::from_secs(30))
                 .send()
                 .await;
             match answer {
-                Ok(response) if response.status() == 200 => latencies.push(started.elapsed()),
+                Ok(response) if response.status() == 200 => {
+                    let _ = response.bytes().await;
+                    latencies.push(started.elapsed());
+                }
                 _ => errors += 1,
             }
             tokio::time::sleep(Duration::from_millis(pause_ms)).await;
@@ -380,7 +365,13 @@ async fn connection_flood(failures: &mut Vec<String>) {
         .expect("a client on 127.0.0.2");
     let token = sign_up(&other, &server.base, "reader").await;
     let stop = Arc::new(AtomicBool::new(false));
-    let reader = read_game_kinds_until(&other, &server.base, token, &stop, 10);
+    let reader = read_until(
+        &other,
+        format!("{}/v1/game-kinds", server.base),
+        token,
+        &stop,
+        10,
+    );
     let address = server.address.clone();
     let started = Instant::now();
     let (held, statuses) = tokio::task::spawn_blocking(move || {

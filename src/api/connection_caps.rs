@@ -84,7 +84,8 @@ impl ConnectionCaps {
     }
 
     /// Connections counted against addresses now.
-    pub fn counted(&self) -> usize {
+    #[cfg(test)]
+    fn counted(&self) -> usize {
         self.lock().values().sum()
     }
 

@@ -22,7 +22,7 @@ use utoipa::IntoParams;
 use super::blocking;
 use super::games::game_id;
 use super::models::EventOut;
-use super::rate_limit::RateLimits;
+use super::rate_limit::client_address_of;
 use super::request_slots::Slot;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
@@ -60,10 +60,7 @@ pub fn admit(request: &HttpRequest, user: &AuthUser) -> Result<FollowerSlot, Api
     let followers = request
         .app_data::<web::Data<Followers>>()
         .ok_or_else(|| ApiError::Internal("no follower caps are configured".into()))?;
-    let address = request
-        .app_data::<web::Data<RateLimits>>()
-        .map(|limits| limits.client_address(request))
-        .unwrap_or_default();
+    let address = client_address_of(request);
     let slot = followers
         .clone()
         .into_inner()

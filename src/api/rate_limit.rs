@@ -190,6 +190,15 @@ impl RateLimits {
     }
 }
 
+/// The address `request` counts against, from the configured [`RateLimits`]; empty when
+/// there are none (an app built without them, in unit tests).
+pub fn client_address_of(request: &HttpRequest) -> String {
+    request
+        .app_data::<actix_web::web::Data<RateLimits>>()
+        .map(|limits| limits.client_address(request))
+        .unwrap_or_default()
+}
+
 /// Who sent a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientIp {

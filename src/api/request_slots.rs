@@ -113,9 +113,9 @@ impl RequestSlots {
         wait_at_most: Duration,
     ) -> RequestSlots {
         RequestSlots {
-            accounts: Queues::new(per_account, "this account", "requests"),
-            addresses: Queues::new(per_address, "your address", "requests"),
-            token_lookups: Queues::new(TOKEN_LOOKUPS, "your address", "token checks"),
+            accounts: Queues::new(per_account, "This account", "requests"),
+            addresses: Queues::new(per_address, "Your address", "requests"),
+            token_lookups: Queues::new(TOKEN_LOOKUPS, "Your address", "token checks"),
             wait_at_most,
             counts: Arc::default(),
         }
@@ -124,17 +124,11 @@ impl RequestSlots {
     /// A slot of `address` for looking up a personal token, or 429
     /// `too_many_requests_in_flight`.
     pub async fn take_token_lookup(&self, address: &str) -> Result<LookupSlot, ApiError> {
-        match self
+        let held = self
             .token_lookups
             .take(address, &self.counts, self.wait_at_most)
-            .await
-        {
-            Ok(held) => Ok(LookupSlot { _held: held }),
-            Err(refusal) => {
-                self.counts.refused.fetch_add(1, Ordering::Relaxed);
-                Err(refusal)
-            }
-        }
+            .await?;
+        Ok(LookupSlot { _held: held })
     }
 
     /// Requests under way, waiting and refused, for the metrics.
@@ -147,38 +141,27 @@ impl RequestSlots {
     /// ran out. The account's slot is taken first, so one account's requests waiting for
     /// the address hold only that account's own slots.
     pub async fn take(&self, account: &str, address: &str) -> Result<Slot, ApiError> {
-        let taken = async {
-            let account = self
-                .accounts
-                .take(account, &self.counts, self.wait_at_most)
-                .await?;
-            let address = self
-                .addresses
-                .take(address, &self.counts, self.wait_at_most)
-                .await?;
-            Ok((account, address))
-        };
-        match taken.await {
-            Ok((account, address)) => {
-                self.counts.under_way.fetch_add(1, Ordering::Relaxed);
-                Ok(Slot {
-                    _account: account,
-                    _address: address,
-                    counts: self.counts.clone(),
-                })
-            }
-            Err(refusal) => {
-                self.counts.refused.fetch_add(1, Ordering::Relaxed);
-                Err(refusal)
-            }
-        }
+        let account = self
+            .accounts
+            .take(account, &self.counts, self.wait_at_most)
+            .await?;
+        let address = self
+            .addresses
+            .take(address, &self.counts, self.wait_at_most)
+            .await?;
+        self.counts.under_way.fetch_add(1, Ordering::Relaxed);
+        Ok(Slot {
+            _account: account,
+            _address: address,
+            counts: self.counts.clone(),
+        })
     }
 }
 
 /// The slots of one kind of key.
 struct Queues {
     caps: SlotCaps,
-    /// Names the key in a refusal.
+    /// Names the key in a refusal, capitalised.
     whose: &'static str,
     /// Names what it holds, in a refusal.
     what: &'static str,
@@ -240,7 +223,7 @@ impl Queues {
                 }),
             };
             if entry.holders >= self.caps.under_way + self.caps.waiting {
-                return Err(self.refusal("are waiting"));
+                return Err(self.refusal(counts, "as many more waiting as allowed"));
             }
             entry.holders += 1;
             (
@@ -258,8 +241,10 @@ impl Queues {
                 let _waiting = Waiting::new(counts);
                 match actix_web::rt::time::timeout(wait_at_most, slots.acquire_owned()).await {
                     Ok(Ok(slot)) => slot,
-                    // The semaphore is never closed; a closed one refuses as a full queue.
-                    Ok(Err(_)) | Err(_) => return Err(self.refusal("waited too long")),
+                    // The semaphore is never closed; a closed one refuses as a long wait.
+                    Ok(Err(_)) | Err(_) => {
+                        return Err(self.refusal(counts, "this one waited its turn too long"))
+                    }
                 }
             }
         };
@@ -269,26 +254,19 @@ impl Queues {
         })
     }
 
-    fn refusal(&self, why: &str) -> ApiError {
+    /// 429 `too_many_requests_in_flight`, counted for the metrics.
+    fn refusal(&self, counts: &Counts, why: &str) -> ApiError {
+        counts.refused.fetch_add(1, Ordering::Relaxed);
         ApiError::too_many(
             "too_many_requests_in_flight",
             format!(
-                "{} has {} {} under way on this server and more {why}; send the next \
-                 once an answer has come",
-                capitalized(self.whose),
-                self.caps.under_way,
-                self.what
+                "{} has {} {} under way on this server and {why}; send the next once an \
+                 answer has come",
+                self.whose, self.caps.under_way, self.what
             ),
             RETRY_AFTER_SECONDS,
         )
     }
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
 }
 
 impl Drop for Place {

@@ -18,7 +18,7 @@ pub use recent_checks::RecentChecks;
 pub use scopes::{Scope, Scopes};
 pub use token::{load_or_create_secret, IssuedToken, SignedToken, TokenKeys};
 
-use crate::api::rate_limit::RateLimits;
+use crate::api::rate_limit::client_address_of;
 use crate::api::request_slots::{RequestSlots, Slot};
 use crate::error::ApiError;
 use crate::store::Db;
@@ -137,14 +137,6 @@ impl FromRequest for AuthUser {
     }
 }
 
-/// The address a request counts against ([`RateLimits::client_address`]).
-fn client_address(request: &HttpRequest) -> String {
-    request
-        .app_data::<web::Data<RateLimits>>()
-        .map(|limits| limits.client_address(request))
-        .unwrap_or_default()
-}
-
 /// The request's slot of its account and address ([`RequestSlots`]), kept in its
 /// extensions until actix drops the request with its answer.
 async fn take_request_slot(request: &HttpRequest, user: &AuthUser) -> Result<(), ApiError> {
@@ -155,7 +147,7 @@ async fn take_request_slot(request: &HttpRequest, user: &AuthUser) -> Result<(),
         return Ok(());
     }
     let slot = slots
-        .take(&user.account_id, &client_address(request))
+        .take(&user.account_id, &client_address_of(request))
         .await?;
     request.extensions_mut().insert(slot);
     Ok(())
@@ -195,7 +187,7 @@ async fn personal_token_user(
     let db = db.ok_or_else(|| ApiError::Internal("no database is configured".into()))?;
     // Anyone may present a made-up token: its lookup takes a slot of the client's address.
     let _lookup = match request.app_data::<web::Data<RequestSlots>>() {
-        Some(slots) => Some(slots.take_token_lookup(&client_address(request)).await?),
+        Some(slots) => Some(slots.take_token_lookup(&client_address_of(request)).await?),
         None => None,
     };
     let asked_at = std::time::Instant::now();

@@ -3,8 +3,9 @@
 //! posts one; every fourth step reads the view too), and the run prints actions per
 //! second, POST latency, read latency early and late in a game, the server's CPU time per
 //! action and, when PostgreSQL runs on this machine, its processes' CPU time per action,
-//! and, on the same PostgreSQL with as many clients, pgbench's rates for the statements of
-//! one append and for single-row inserts.
+//! and, on the same PostgreSQL with as many clients, pgbench's rates and latencies for the
+//! statements of one append (flat out, and paced at the rate of turnpost's paced phase)
+//! and for single-row inserts.
 //!
 //! `scripts/bench-load [concurrent games] [seconds per backend]` (defaults 64 and 20); it
 //! starts a throwaway PostgreSQL unless `BENCH_DATABASE_URL` names one.
@@ -77,6 +78,8 @@ fn spread(samples: &mut [Duration]) -> Spread {
 
 struct Table {
     name: String,
+    /// The rate a paced phase aimed at (`None`: flat out).
+    paced_at: Option<f64>,
     actions_per_second: f64,
     post: Spread,
     early_legal: Spread,
@@ -402,6 +405,7 @@ async fn run(
         },
         Table {
             name: format!("{backend}, paced at {rate:.0} actions/s"),
+            paced_at: Some(rate),
             ..paced
         },
     ];
@@ -634,6 +638,7 @@ impl Load<'_> {
             .into_inner();
         let table = Table {
             name: String::new(),
+            paced_at: None,
             actions_per_second: samples.actions as f64 / elapsed,
             post: spread(&mut samples.posts),
             early_legal: spread(&mut samples.early_legal),
@@ -660,18 +665,28 @@ enum Protocol {
     Prepared,
 }
 
-/// Runs pgbench on `script` with `clients` clients for `seconds`; its transactions a
-/// second.
+/// What a pgbench run gave: transactions a second, and the latency of each transaction from
+/// the moment it was sent to its answer, as the load's clients time a request.
+struct PgbenchRun {
+    tps: f64,
+    latency: Spread,
+}
+
+/// Runs pgbench on `script` with `clients` clients for `seconds`, flat out or at `rate`
+/// transactions a second in all.
 fn pgbench(
     database_url: &str,
     script: &str,
     protocol: Protocol,
     clients: usize,
     seconds: u64,
-) -> Option<f64> {
+    rate: Option<f64>,
+) -> Option<PgbenchRun> {
     let file = tempfile::NamedTempFile::new().ok()?;
     std::fs::write(file.path(), script).ok()?;
-    let output = std::process::Command::new("pgbench")
+    let logs = tempfile::tempdir().ok()?;
+    let mut command = std::process::Command::new("pgbench");
+    command
         .args([
             "-n",
             "-j",
@@ -685,8 +700,17 @@ fn pgbench(
                 Protocol::Simple => "simple",
                 Protocol::Prepared => "prepared",
             },
-            "-f",
+            "-l",
         ])
+        .arg(format!(
+            "--log-prefix={}",
+            logs.path().join("transactions").display()
+        ));
+    if let Some(rate) = rate {
+        command.args(["-R", &format!("{rate:.0}")]);
+    }
+    let output = command
+        .arg("-f")
         .arg(file.path())
         .arg(database_url)
         .output()
@@ -696,17 +720,49 @@ fn pgbench(
         .find(|line| line.starts_with("tps = "))
         .and_then(|line| line.split_whitespace().nth(2))
         .and_then(|tps| tps.parse().ok());
-    if tps.is_none() {
+    let Some(tps) = tps else {
         eprintln!(
             "pgbench failed: {}",
             String::from_utf8_lossy(&output.stderr)
         );
-    }
-    tps
+        return None;
+    };
+    let mut latencies = transaction_latencies(logs.path());
+    Some(PgbenchRun {
+        tps,
+        latency: spread(&mut latencies),
+    })
+}
+
+/// Every transaction's latency in the logs pgbench wrote to `dir` (one file per thread), a
+/// line per transaction: `client transaction latency script epoch_s epoch_us [lag]`, in
+/// microseconds. Paced, the latency counts from the transaction's turn in the schedule, so
+/// the lag (how long it waited for a client to be free) is taken off, as the load's paced
+/// clients start timing a request when they send it. Each client's first transaction is
+/// left out: it prepares the statements, which turnpost's connections did before the load's
+/// timed phases.
+fn transaction_latencies(dir: &std::path::Path) -> Vec<Duration> {
+    let logs = std::fs::read_dir(dir).into_iter().flatten().flatten();
+    let texts = logs.filter_map(|log| std::fs::read_to_string(log.path()).ok());
+    texts
+        .flat_map(|text| {
+            text.lines()
+                .filter_map(|line| {
+                    let fields: Vec<&str> = line.split_whitespace().collect();
+                    if fields.get(1)?.parse::<u64>().ok()? <= 1 {
+                        return None;
+                    }
+                    let latency: f64 = fields.get(2)?.parse().ok()?;
+                    let lag: f64 = fields.get(6).map_or(Some(0.0), |lag| lag.parse().ok())?;
+                    Some(Duration::from_secs_f64((latency - lag).max(0.0) / 1e6))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// pgbench's rate of single-row inserts into a scratch table, with `clients` clients.
-fn pgbench_inserts(database_url: &str, clients: usize, seconds: u64) -> Option<f64> {
+fn pgbench_inserts(database_url: &str, clients: usize, seconds: u64) -> Option<PgbenchRun> {
     let mut connection = diesel::PgConnection::establish(database_url).ok()?;
     connection
         .batch_execute(
@@ -714,16 +770,17 @@ fn pgbench_inserts(database_url: &str, clients: usize, seconds: u64) -> Option<f
              CREATE TABLE load_bench_inserts (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL)",
         )
         .ok()?;
-    let tps = pgbench(
+    let run = pgbench(
         database_url,
         "INSERT INTO load_bench_inserts (payload) VALUES ('{\"type\":\"event\"}');\n",
         // As the issue's anchor was measured.
         Protocol::Simple,
         clients,
         seconds,
+        None,
     );
     let _ = connection.batch_execute("DROP TABLE load_bench_inserts");
-    tps
+    run
 }
 
 /// What the appends of the run wrote on average, read back from the database.
@@ -810,9 +867,22 @@ fn append_script(shape: &AppendShape) -> String {
     )
 }
 
-/// pgbench's rate of appends as turnpost makes them ([`append_script`]), with `clients`
-/// clients on games of their own copied from one the run played.
-fn pgbench_appends(database_url: &str, clients: usize, seconds: u64) -> Option<(f64, String)> {
+/// pgbench's appends as turnpost makes them ([`append_script`]), with `clients` clients on
+/// games of their own copied from one the run played: flat out, and then (the same games
+/// going on) at `paced_at` appends a second when given.
+struct AppendAnchor {
+    flat_out: PgbenchRun,
+    paced: Option<(f64, PgbenchRun)>,
+    /// What one append writes, as the run's appends did on average.
+    shape: String,
+}
+
+fn pgbench_appends(
+    database_url: &str,
+    clients: usize,
+    seconds: u64,
+    paced_at: Option<f64>,
+) -> Option<AppendAnchor> {
     let mut connection = diesel::PgConnection::establish(database_url).ok()?;
     let shape: AppendShape = diesel::RunQueryDsl::get_result(
         diesel::sql_query(
@@ -849,8 +919,19 @@ fn pgbench_appends(database_url: &str, clients: usize, seconds: u64) -> Option<(
         ))
         .ok()?;
     let script = append_script(&shape);
-    let tps = pgbench(database_url, &script, Protocol::Prepared, clients, seconds)?;
-    let described = format!(
+    let run = |rate| {
+        pgbench(
+            database_url,
+            &script,
+            Protocol::Prepared,
+            clients,
+            seconds,
+            rate,
+        )
+    };
+    let flat_out = run(None)?;
+    let paced = paced_at.and_then(|rate| Some((rate, run(Some(rate))?)));
+    let shape = format!(
         "{:.1} events of {:.0} bytes, {:.2} notifications of {:.0} bytes, an action of {:.0} \
          and {:.0} bytes",
         shape.events_per_action,
@@ -860,7 +941,11 @@ fn pgbench_appends(database_url: &str, clients: usize, seconds: u64) -> Option<(
         shape.action,
         shape.request
     );
-    Some((tps, described))
+    Some(AppendAnchor {
+        flat_out,
+        paced,
+        shape,
+    })
 }
 
 fn ms(duration: Duration) -> String {
@@ -919,11 +1004,13 @@ async fn main() {
             let url = fresh_database(&admin_url, &database);
             let (postgres, memory, storage) =
                 run("postgres", &url, &kinds, games, seconds, phases).await;
+            // The anchor paced at the rate turnpost's paced phase aimed at.
+            let paced_at = postgres.iter().find_map(|table| table.paced_at);
             tables.extend(postgres);
             backends.push(("postgres", memory, storage));
             if !phases.flat_out_only {
                 pgbench = pgbench_inserts(&url, games, seconds.min(10));
-                pgbench_append = pgbench_appends(&url, games, seconds.min(10));
+                pgbench_append = pgbench_appends(&url, games, seconds.min(10), paced_at);
             }
             drop_database(&admin_url, &database);
         }
@@ -969,22 +1056,40 @@ async fn main() {
                 .map_or("-".to_owned(), |ms| format!("{ms:.2} ms"))
         );
     }
-    let postgres = tables
-        .iter()
-        .find(|table| table.name == "postgres, flat out")
-        .map_or(0.0, |table| table.actions_per_second);
-    if let Some((tps, shape)) = pgbench_append {
+    let postgres = |paced: bool| {
+        tables
+            .iter()
+            .find(|table| table.name.starts_with("postgres") && table.paced_at.is_some() == paced)
+    };
+    let postgres_rate = postgres(false).map_or(0.0, |table| table.actions_per_second);
+    // What the database alone answers, beside turnpost's POSTs, which wait for it and for
+    // everything else on the machine.
+    if let Some(anchor) = pgbench_append {
         println!(
-            "pgbench, {games} clients, the statements of one append ({shape}) on the same \
-             PostgreSQL: {tps:.0}/s; turnpost's actions/s are {:.0} % of it",
-            postgres / tps * 100.0
+            "pgbench, {games} clients, the statements of one append ({}) on the same \
+             PostgreSQL: {:.0}/s, latency p50 / p99 {}; turnpost's actions/s are {:.0} % of it",
+            anchor.shape,
+            anchor.flat_out.tps,
+            both(anchor.flat_out.latency),
+            postgres_rate / anchor.flat_out.tps * 100.0
         );
+        if let Some((rate, paced)) = anchor.paced {
+            println!(
+                "pgbench, the same statements paced at {rate:.0}/s (arriving at random, as a \
+                 Poisson process): {:.0}/s, latency p50 / p99 {} (turnpost's POST paced: {})",
+                paced.tps,
+                both(paced.latency),
+                postgres(true).map_or("-".to_owned(), |table| both(table.post)),
+            );
+        }
     }
-    if let Some(tps) = pgbench {
+    if let Some(inserts) = pgbench {
         println!(
-            "pgbench, {games} clients, single-row inserts on the same PostgreSQL: {tps:.0}/s; \
-             turnpost's actions/s are {:.0} % of it",
-            postgres / tps * 100.0
+            "pgbench, {games} clients, single-row inserts on the same PostgreSQL: {:.0}/s, \
+             latency p50 / p99 {}; turnpost's actions/s are {:.0} % of it",
+            inserts.tps,
+            both(inserts.latency),
+            postgres_rate / inserts.tps * 100.0
         );
     }
     println!();

@@ -17,9 +17,10 @@ use super::StoreError;
 
 /// How soon the log is copied back after a pass that found it grown. Paced at 1,500 moves a
 /// second on the reference machine's disk, the POST p99 was 2.3-2.6 ms with a pass every
-/// 20 ms, 2.7-3.6 ms every 50 ms, 3.4-5.0 ms every 250 ms and 3.6-6.6 ms every second
-/// (`docs/performance.md`, "SQLite's checkpoints, small and often"): a pass's `fsync` holds
-/// up the writes that meet it for as long as it takes, and a small pass is over sooner.
+/// 20 ms, 2.5-3.6 ms every 50 ms, 3.4-5.0 ms every 250 ms and 3.6-6.6 ms every second
+/// (`docs/performance.md`, "SQLite's checkpoints beside the writers", "Small and often"): a
+/// pass's `fsync` holds up the writes that meet it for as long as it takes, and a small pass
+/// is over sooner.
 const WHILE_WRITTEN: Duration = Duration::from_millis(20);
 
 /// The longest wait between passes: the wait doubles from [`WHILE_WRITTEN`] up to this

@@ -13,30 +13,35 @@ fn address(app: &TestApp) -> &str {
     app.base.trim_start_matches("http://")
 }
 
-/// A `GET /healthz` on a new connection from 127.0.0.1: the whole answer, up to its close.
-fn health_on_a_new_connection(app: &TestApp) -> String {
+/// A new connection from 127.0.0.1 that has sent `GET /healthz` with `connection` as its
+/// `Connection` header, waiting at most 30 s for each read of the answer.
+fn asking_health(app: &TestApp, connection: &str) -> TcpStream {
     let mut stream = TcpStream::connect(address(app)).expect("connect");
     stream
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: turnpost\r\nConnection: close\r\n\r\n")
+        .write_all(
+            format!("GET /healthz HTTP/1.1\r\nHost: turnpost\r\nConnection: {connection}\r\n\r\n")
+                .as_bytes(),
+        )
         .expect("the request");
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .expect("a timeout");
+    stream
+}
+
+/// A `GET /healthz` on a new connection from 127.0.0.1: the whole answer, up to its close.
+fn health_on_a_new_connection(app: &TestApp) -> String {
     let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("the answer");
+    asking_health(app, "close")
+        .read_to_string(&mut answer)
+        .expect("the answer");
     answer
 }
 
 /// A connection from 127.0.0.1 that has been answered once and stays open (kept alive):
 /// the server has counted it.
 fn a_used_connection(app: &TestApp) -> TcpStream {
-    let mut stream = TcpStream::connect(address(app)).expect("connect");
-    stream
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: turnpost\r\n\r\n")
-        .expect("the request");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .expect("a timeout");
+    let mut stream = asking_health(app, "keep-alive");
     let mut head = [0u8; 12];
     stream.read_exact(&mut head).expect("the answer");
     assert_eq!(&head, b"HTTP/1.1 200");

@@ -190,10 +190,10 @@ enum SendError {
 }
 
 fn send(transport: &SmtpTransport, from: Mailbox, mail: &Mail) -> Result<(), SendError> {
-    let to: Mailbox = mail
-        .to
-        .parse()
-        .map_err(|_| SendError::Permanent("the address cannot be mailed".into()))?;
+    let to: Mailbox = mail.to.parse().map_err(|error| {
+        log_failure(&mail.to, "unmailable address", &error);
+        SendError::Permanent("the address cannot be mailed".into())
+    })?;
     let mut builder = Message::builder()
         .from(from)
         .to(to)
@@ -215,9 +215,10 @@ fn send(transport: &SmtpTransport, from: Mailbox, mail: &Mail) -> Result<(), Sen
                 "List-Unsubscribe=One-Click".to_owned(),
             ));
     }
-    let message = builder
-        .body(mail.body.clone())
-        .map_err(|error| SendError::Permanent(format!("the mail cannot be written: {error}")))?;
+    let message = builder.body(mail.body.clone()).map_err(|error| {
+        log_failure(&mail.to, "unwritable", &error);
+        SendError::Permanent(format!("the mail cannot be written: {error}"))
+    })?;
     transport.send(&message).map(drop).map_err(|error| {
         let category = if error.is_permanent() {
             "refused"
@@ -226,7 +227,7 @@ fn send(transport: &SmtpTransport, from: Mailbox, mail: &Mail) -> Result<(), Sen
         } else {
             "failed"
         };
-        tracing::debug!(%error, "a mail was not sent");
+        log_failure(&mail.to, category, &error);
         let text = format!("could not send: {category}");
         if error.is_permanent() {
             SendError::Permanent(text)
@@ -234,4 +235,52 @@ fn send(transport: &SmtpTransport, from: Mailbox, mail: &Mail) -> Result<(), Sen
             SendError::Temporary(text)
         }
     })
+}
+
+/// A mail the SMTP server did not take is the operator's to look into (a relay that
+/// refuses, times out or is down): logged at WARN with its category, the SMTP server's own
+/// words beside it. The recipient's address stays out of the log.
+fn log_failure(to: &str, category: &str, error: &dyn std::fmt::Display) {
+    let domain = to.rsplit_once('@').map_or("", |(_, domain)| domain);
+    tracing::warn!(category, domain, %error, "a mail was not sent");
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+
+    /// What a subscriber writes, kept for the test to read.
+    #[derive(Clone, Default)]
+    struct Written(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Written {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failed_mail_is_logged_at_warn_with_its_category() {
+        let written = Written::default();
+        let writer = written.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .with_max_level(tracing::Level::WARN)
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            super::log_failure("bob@mail.example", "timed out", &"connection timed out");
+        });
+        let logged = String::from_utf8(written.0.lock().unwrap().clone()).unwrap();
+        assert!(logged.contains("WARN"), "{logged}");
+        assert!(logged.contains("category=\"timed out\""), "{logged}");
+        assert!(logged.contains("domain=\"mail.example\""), "{logged}");
+        assert!(!logged.contains("bob@"), "{logged}");
+    }
 }

@@ -59,7 +59,7 @@ fn fill(db: &Db) {
                 to_act: Vec::new(),
                 outcome: None,
                 time_control: Default::default(),
-                private: false,
+                visibility: turnpost::service::Visibility::Public,
                 cancel_reason: None,
                 settings: Default::default(),
             };

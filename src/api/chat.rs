@@ -81,8 +81,11 @@ pub struct ChatQuery {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewChatMessageIn {
-    /// 1 to 1,000 characters once trimmed; line ends and tabs are the only control
-    /// characters allowed. `@name` notifies that player.
+    /// At most 1,000 characters, showing something (not only spaces or invisible
+    /// characters such as zero-width spaces); no control characters but line ends and tabs,
+    /// no direction controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069),
+    /// no line or paragraph separators (U+2028, U+2029), no tag characters (U+E0000 to
+    /// U+E007F); spaces and line ends around it are dropped. `@name` notifies that player.
     #[schema(example = "good luck, @bob", min_length = 1, max_length = 1000)]
     pub text: String,
 }
@@ -119,7 +122,7 @@ pub async fn read_chat(
         super::live::wait_for_chat(&db, &hub, &user, &id, after, Duration::from_secs(wait)).await?;
     }
     let game_id = id.clone();
-    let page = blocking(move || chat::messages(&db, &id, after)).await?;
+    let page = blocking(move || chat::messages(&db, &id, &user, after)).await?;
     Ok(HttpResponse::Ok().json(ChatLog {
         game_id,
         spectators_may_write: page.spectators_may_write,

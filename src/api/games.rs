@@ -18,7 +18,7 @@ use crate::seeds::Seeds;
 use crate::service::fold_cache::FoldCache;
 use crate::service::lobby::{self, GameQuery, NewGame};
 use crate::service::referee;
-use crate::store::Db;
+use crate::store::{Db, Visibility};
 
 /// A `kind` filter names a hosted kind (anything else, a NUL byte included, never reaches
 /// the database).
@@ -70,11 +70,20 @@ pub struct CreateGame {
     #[serde(default)]
     #[schema(max_items = 4)]
     pub bots: Vec<BotSeat>,
-    /// Only the creator and the invited accounts may join, and only they and the players
-    /// see the game in the lobby. Anyone who knows its id can still watch it as a spectator.
+    /// Who may see the game (default `public`): `public` games are listed and anyone may
+    /// join and watch them; `unlisted` ones only the invited accounts may join, and anyone
+    /// who has the id (a link) may watch, but they are in no list and in nobody's public
+    /// history; `private` ones only the invited accounts may join and only the seats (and,
+    /// while open, the invitees) see at all: to anyone else, on every route, the game does
+    /// not exist (404 `game_not_found`).
     #[serde(default)]
-    pub private: bool,
-    /// Names of the accounts invited to a private game.
+    pub visibility: Option<Visibility>,
+    /// `true` is `"visibility": "private"` (the older way to ask for it), `false` a public
+    /// game unless `visibility` says otherwise; giving both, they must agree (422
+    /// `invalid_visibility`).
+    #[serde(default)]
+    pub private: Option<bool>,
+    /// Names of the accounts invited to an unlisted or private game.
     #[serde(default)]
     #[schema(max_items = 4)]
     pub invite: Vec<String>,
@@ -82,14 +91,41 @@ pub struct CreateGame {
     #[serde(default)]
     pub spectator_chat: bool,
     /// Whether the game counts for its players' ratings in the kind (default `true`). Only
-    /// persons are rated: a game counts once at least two persons sat down, and bots seated
-    /// at creation neither get a rating nor change anyone's.
+    /// persons are rated: a finished game counts once at least two persons sat down and
+    /// each made the kind's `rated_after_actions` (`GET /v1/game-kinds`) themselves, unless
+    /// two of them already finished 3 counted games together in the last 24 hours; bots
+    /// seated at creation neither get a rating nor change anyone's.
     #[serde(default = "rated_by_default")]
     pub rated: bool,
 }
 
 fn rated_by_default() -> bool {
     true
+}
+
+/// The visibility a creation asks for, with `private` as the older spelling of it.
+fn visibility_of(
+    visibility: Option<Visibility>,
+    private: Option<bool>,
+) -> Result<Visibility, ApiError> {
+    match (visibility, private) {
+        (None, private) => Ok(if private == Some(true) {
+            Visibility::Private
+        } else {
+            Visibility::Public
+        }),
+        (Some(visibility), None) => Ok(visibility),
+        (Some(visibility), Some(private)) if private == (visibility == Visibility::Private) => {
+            Ok(visibility)
+        }
+        (Some(visibility), Some(private)) => Err(ApiError::unprocessable(
+            "invalid_visibility",
+            format!(
+                "`private: {private}` and `visibility: {}` disagree; send `visibility` alone",
+                visibility.as_str()
+            ),
+        )),
+    }
 }
 
 /// A seat given to a bot when the game is created.
@@ -115,7 +151,7 @@ fn empty_object() -> Value {
         (status = 201, description = "The game, open for others to join (or started, when bots fill the other seats); `Location` names it", body = GameSummary),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`account_not_found`: an invited name is no account", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`unknown_game_kind`, `invalid_seat_count`, `invalid_options`, `invalid_seat`, `invalid_time_control`, `invalid_bots`, `invalid_invitations`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_kind`, `invalid_seat_count`, `invalid_options`, `invalid_seat`, `invalid_time_control`, `invalid_bots`, `invalid_invitations`, `invalid_visibility`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`open_games_quota`: the account has too many open games waiting for players; `seat_taken`: two bots, or a bot and the creator, name the same seat", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited`: too many new games from this account (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -148,7 +184,7 @@ pub async fn create_game(
             .iter()
             .map(|bot| (bot.seat, bot.strategy))
             .collect(),
-        private: body.private,
+        visibility: visibility_of(body.visibility, body.private)?,
         invite: body.invite,
         spectator_chat: body.spectator_chat,
         rated: body.rated,
@@ -254,7 +290,8 @@ pub async fn get_game(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    let game = blocking(move || lobby::get_game(&db, &id)).await?;
+    let caller = user.clone();
+    let game = blocking(move || lobby::get_game(&db, &id, &caller)).await?;
     Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
 }
 
@@ -274,7 +311,7 @@ pub struct JoinGame {
         (status = 200, description = "Seated; the game's new summary", body = GameSummary),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`not_invited`: the game is private", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_invited`: only invited accounts may join this unlisted game (a private game the caller is not invited to answers 404, as if it did not exist)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_not_open`, `already_seated`, `seat_taken`, `game_full`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_seat`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),

@@ -59,11 +59,11 @@ pub struct KindRecordOut {
 #[route("/v1/accounts/{name}", method = "GET", method = "HEAD")]
 pub async fn get_player(
     db: web::Data<Db>,
-    _user: AuthUser,
+    user: AuthUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let name = path.into_inner();
-    let record = blocking(move || histories::player_record(&db, &name)).await?;
+    let record = blocking(move || histories::player_record(&db, &name, &user.account_id)).await?;
     Ok(HttpResponse::Ok().json(PlayerPage {
         finished_games: format!("/v1/exports?player={}", record.name),
         name: record.name,
@@ -186,6 +186,7 @@ fn selection(query: ExportQuery, caller: &AuthUser) -> Result<ExportSelection, A
             ResultFilter::Won => GameResult::Won,
             ResultFilter::Lost => GameResult::Lost,
         }),
+        viewer: caller.account_id.clone(),
     })
 }
 

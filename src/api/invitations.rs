@@ -168,7 +168,8 @@ pub async fn get_rematch(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    let rematch = blocking(move || invitations::find_rematch(&db, &id))
+    let caller = user.clone();
+    let rematch = blocking(move || invitations::find_rematch(&db, &id, &caller))
         .await?
         .ok_or_else(|| {
             ApiError::not_found(

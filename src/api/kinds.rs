@@ -16,6 +16,9 @@ pub struct GameKind {
     pub name: String,
     pub min_players: u8,
     pub max_players: u8,
+    /// The actions each person at the table must make themselves (bots' and taken-back
+    /// ones not counting) for a finished rated game to count for ratings: about a turn.
+    pub rated_after_actions: u32,
     /// Version of the rules new games start with (the last of `rules_versions`).
     pub rules_version: u32,
     /// Every rules version this server still plays, oldest first. A game keeps the version
@@ -82,6 +85,7 @@ pub async fn list_game_kinds(_user: AuthUser) -> HttpResponse {
                 name: rules.name().to_owned(),
                 min_players: *counts.start(),
                 max_players: *counts.end(),
+                rated_after_actions: rules.rated_after_actions(),
                 rules_version: rules.newest_rules_version(),
                 rules_versions: rules
                     .rules_versions()

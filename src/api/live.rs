@@ -112,10 +112,15 @@ fn token_revoked() -> ApiError {
     ApiError::unauthorized("token_revoked", "this token was revoked; sign in again")
 }
 
-/// Game `id`'s seq and status now, read off the async workers.
-async fn progress(db: &web::Data<Db>, id: &str) -> Result<(i64, GameStatus), ApiError> {
-    let (db, id) = (db.clone(), id.to_owned());
-    blocking(move || play::progress(&db, &id)).await
+/// Game `id`'s seq and status now, read off the async workers; a game `user` may not see
+/// is not found.
+async fn progress(
+    db: &web::Data<Db>,
+    id: &str,
+    user: &AuthUser,
+) -> Result<(i64, GameStatus), ApiError> {
+    let (db, id, user) = (db.clone(), id.to_owned(), user.clone());
+    blocking(move || play::progress(&db, &id, &user)).await
 }
 
 /// The id of `account`'s newest notification (0 when none), read off the async workers.
@@ -147,7 +152,7 @@ pub async fn wait_past(
     let mut account = hub.follow_account(&user.account_id);
     let mut token_revocations_seen = account.borrow().personal_tokens_revoked;
     loop {
-        let progress = progress(db, id).await?;
+        let progress = progress(db, id, user).await?;
         if progress.0 > after {
             return Ok(progress);
         }
@@ -184,8 +189,9 @@ pub async fn wait_for_chat(
     let mut chat = hub.follow_chat(id);
     let mut account = hub.follow_account(&user.account_id);
     let mut token_revocations_seen = account.borrow().personal_tokens_revoked;
-    let (reader, game) = (db.clone(), id.to_owned());
-    let newest = blocking(move || crate::service::chat::newest_message(&reader, &game)).await?;
+    let (reader, game, reading) = (db.clone(), id.to_owned(), user.clone());
+    let newest =
+        blocking(move || crate::service::chat::newest_message(&reader, &game, &reading)).await?;
     if newest > after {
         return Ok(());
     }

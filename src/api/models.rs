@@ -11,7 +11,7 @@ use crate::games::replay::EventSource;
 use crate::games::server_events::{Forfeit, ForfeitReason, TimeControl};
 use crate::service::play::{Accepted, DescribedEvent, ViewAt, ViewJson};
 use crate::service::{format_time, LoadedGame};
-use crate::store::CancelReason;
+use crate::store::{CancelReason, Visibility};
 
 pub use crate::service::GameStatus;
 
@@ -104,7 +104,11 @@ pub struct GameSummary {
     pub outcome: Option<GameOutcome>,
     /// How long players may think.
     pub time_control: TimeControl,
-    /// Only invited accounts may join.
+    /// Who may see the game: `public`, `unlisted` (watched by link, never listed) or
+    /// `private` (only its seats and invitees see it).
+    pub visibility: Visibility,
+    /// `visibility` is `private` (kept for clients written before `visibility`). Unlisted
+    /// games, which only invited accounts may join too, say `false` here.
     pub private: bool,
     /// Why a `cancelled` game never started.
     pub cancel_reason: Option<CancelReason>,
@@ -172,7 +176,8 @@ impl GameSummary {
                 forfeits: outcome.forfeits.clone(),
             }),
             time_control: game.time_control,
-            private: game.private,
+            visibility: game.visibility,
+            private: game.visibility == Visibility::Private,
             cancel_reason: game.cancel_reason,
             rated: game.settings.rated,
             spectator_chat: game.settings.spectators_may_write,

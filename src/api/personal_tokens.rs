@@ -16,7 +16,10 @@ use crate::store::Db;
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPersonalToken {
-    /// What the token is for, to tell it from the others: 1 to 64 characters.
+    /// What the token is for, to tell it from the others: at most 64 characters on one
+    /// line, showing something (not only spaces or invisible characters); no control
+    /// characters, direction controls, line or paragraph separators or tag characters (as
+    /// for a chat message); spaces around it are dropped.
     #[schema(example = "my tikal bot", min_length = 1, max_length = 64)]
     pub name: String,
     /// What the token may do: at least one scope.

@@ -74,8 +74,11 @@ pub struct LeaderboardQuery {
     pub offset: Option<i64>,
 }
 
-/// The kind's rated players, best first by their conservative rating (ties: more games,
-/// then name). Only persons are rated, in rated games two or more persons played to the end.
+/// The kind's rated players with at least 5 rated games, best first by their conservative
+/// rating (ties: more games, then name). Only persons are rated, and a rated game counts
+/// only when two or more persons sat at it, each of them made the kind's
+/// `rated_after_actions` themselves (a game resigned before that is no rated game), and no
+/// two of them already finished 3 counted games together in the 24 hours before it.
 #[utoipa::path(get, path = "/v1/leaderboards/{kind}", tag = "accounts",
     params(("kind" = String, Path, description = "A kind from `GET /v1/game-kinds`", example = "tikal"), LeaderboardQuery),
     responses(
@@ -126,10 +129,13 @@ pub async fn get_leaderboard(
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RatingChangeOut {
-    pub game_id: String,
+    /// The game; `null` for an unlisted or private game, which only the account itself
+    /// sees named in its history.
+    pub game_id: Option<String>,
     #[schema(example = "tikal")]
     pub kind: String,
-    pub seat: u8,
+    /// The player's seat; `null` where `game_id` is.
+    pub seat: Option<u8>,
     /// The player's place in the game's final standing (forfeited seats share the last).
     pub place: u8,
     pub rating_before: f64,
@@ -160,21 +166,22 @@ pub struct AccountRatings {
 #[route("/v1/accounts/{name}/ratings", method = "GET", method = "HEAD")]
 pub async fn get_account_ratings(
     db: web::Data<Db>,
-    _user: AuthUser,
+    user: AuthUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let name = path.into_inner();
-    let found = blocking(move || ratings::of_account(&db, &name)).await?;
+    let found = blocking(move || ratings::of_account(&db, &name, &user.account_id)).await?;
     Ok(HttpResponse::Ok().json(AccountRatings {
         name: found.name,
         ratings: found.ratings.iter().map(RatingOut::of).collect(),
         history: found
             .changes
             .into_iter()
-            .map(|change| RatingChangeOut {
-                game_id: change.game_id,
+            .map(|shown| (shown.named, shown.change))
+            .map(|(named, change)| RatingChangeOut {
+                game_id: named.then_some(change.game_id),
                 kind: change.kind,
-                seat: u8::try_from(change.seat).unwrap_or(0),
+                seat: named.then(|| u8::try_from(change.seat).unwrap_or(0)),
                 place: u8::try_from(change.place).unwrap_or(0),
                 rating_before: change.rating_before,
                 uncertainty_before: change.uncertainty_before,

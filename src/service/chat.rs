@@ -2,6 +2,7 @@
 //! mentions of a player notify them, and every other player hears of each message. An
 //! author deletes their own message; a tombstone stays.
 
+use super::free_text::{self, Lines};
 use super::notices::{notify_account, Notice};
 use super::LoadedGame;
 use crate::auth::AuthUser;
@@ -24,9 +25,9 @@ pub struct ChatPage {
 
 /// The game's messages after `after`, oldest first (at most [`PAGE`]); anyone who may read
 /// the game may read its chat.
-pub fn messages(db: &Db, game_id: &str, after: i64) -> Result<ChatPage, ApiError> {
+pub fn messages(db: &Db, game_id: &str, user: &AuthUser, after: i64) -> Result<ChatPage, ApiError> {
     db.read(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         Ok(ChatPage {
             spectators_may_write: game.game.settings.spectators_may_write,
             messages: chat::messages_after(conn, game_id, after, PAGE)?,
@@ -34,38 +35,23 @@ pub fn messages(db: &Db, game_id: &str, after: i64) -> Result<ChatPage, ApiError
     })
 }
 
-/// The id of the game's newest message (0 when it has none).
-pub fn newest_message(db: &Db, game_id: &str) -> Result<i64, ApiError> {
-    Ok(db
-        .read_without_transaction(|conn| chat::last_message_ids(conn, &[game_id.to_owned()]))?
-        .first()
-        .map_or(0, |(_, id)| *id))
+/// The id of the game's newest message (0 when it has none), for `user`, who may read the
+/// game's chat: a long poll learns nothing of a game its caller may not see, not even when
+/// it is written in.
+pub fn newest_message(db: &Db, game_id: &str, user: &AuthUser) -> Result<i64, ApiError> {
+    db.read_without_transaction(|conn| {
+        LoadedGame::load_for(conn, game_id, user)?;
+        Ok(chat::last_message_ids(conn, &[game_id.to_owned()])?
+            .first()
+            .map_or(0, |(_, id)| *id))
+    })
 }
 
-/// The text as stored: trimmed, line ends as `\n`; refused when empty, too long, or holding
-/// control characters other than line ends and tabs.
+/// The text as stored (see [`free_text`]: trimmed, line ends as `\n`); refused when it shows
+/// nothing, is too long, or holds a character no text may.
 fn checked_text(text: &str) -> Result<String, ApiError> {
-    let text = text.replace("\r\n", "\n");
-    let text = text.trim();
-    let invalid = |detail: String| ApiError::unprocessable("invalid_chat_message", detail);
-    if text.is_empty() {
-        return Err(invalid("a message needs some text".to_owned()));
-    }
-    let length = text.chars().count();
-    if length > MOST_CHARACTERS {
-        return Err(invalid(format!(
-            "a message has at most {MOST_CHARACTERS} characters, not {length}"
-        )));
-    }
-    if text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
-        return Err(invalid(
-            "a message holds no control characters besides line ends and tabs".to_owned(),
-        ));
-    }
-    Ok(text.to_owned())
+    free_text::checked(text, Lines::Many, MOST_CHARACTERS)
+        .map_err(|refusal| refusal.problem("invalid_chat_message", "a message"))
 }
 
 /// The names `@mentioned` in `text`, as written (without the `@`), each once.
@@ -98,7 +84,7 @@ pub fn post(
 ) -> Result<ChatMessage, ApiError> {
     let body = checked_text(text)?;
     db.write(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         let seat = game.seat_of(user);
         if seat.is_none() && !game.game.settings.spectators_may_write {
             return Err(ApiError::forbidden(
@@ -171,7 +157,7 @@ pub fn delete(
     now: i64,
 ) -> Result<ChatMessage, ApiError> {
     db.write(|conn| {
-        LoadedGame::load(conn, game_id)?;
+        LoadedGame::load_for(conn, game_id, user)?;
         let message = chat::find_message(conn, game_id, message_id)?.ok_or_else(|| {
             ApiError::not_found(
                 "message_not_found",
@@ -208,6 +194,8 @@ mod tests {
         assert_eq!(checked_text("  hi\r\nthere \t").unwrap(), "hi\nthere");
         assert!(checked_text("   ").is_err());
         assert!(checked_text("bell\u{7}").is_err());
+        assert!(checked_text("abc\u{202E}txt.exe").is_err());
+        assert!(checked_text("\u{200B}").is_err());
         assert!(checked_text(&"é".repeat(MOST_CHARACTERS)).is_ok());
         assert!(checked_text(&"é".repeat(MOST_CHARACTERS + 1)).is_err());
     }

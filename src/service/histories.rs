@@ -48,12 +48,21 @@ fn won(game: &PlayedGame) -> bool {
         == Some(&1)
 }
 
-/// The record of the account called `name` (any case).
-pub fn player_record(db: &Db, name: &str) -> Result<PlayerRecord, ApiError> {
+/// Whether `game` shows in a list of `account`'s games that `viewer` reads: an account's
+/// public history holds its public games only, its own view all of them.
+fn listed_for(game: &PlayedGame, account: &store::Account, viewer: &str) -> bool {
+    game.public || account.id == viewer
+}
+
+/// The record of the account called `name` (any case) as `viewer` (an account id) sees it.
+pub fn player_record(db: &Db, name: &str, viewer: &str) -> Result<PlayerRecord, ApiError> {
     db.read(|conn| {
         let account = find_account(conn, name)?;
         let mut kinds: BTreeMap<String, KindRecord> = BTreeMap::new();
-        for game in store::games_played_by(conn, &account.id)? {
+        for game in store::games_played_by(conn, &account.id)?
+            .into_iter()
+            .filter(|game| listed_for(game, &account, viewer))
+        {
             let record = kinds.entry(game.kind.clone()).or_default();
             match game.status {
                 GameStatus::Open => record.open += 1,
@@ -94,6 +103,9 @@ pub struct ExportSelection {
     pub until: i64,
     /// The player's result; needs `player`.
     pub result: Option<GameResult>,
+    /// The account that asks: besides public games, the selection holds the games it sat
+    /// at (with `player`: only when it names the caller).
+    pub viewer: String,
 }
 
 /// The ids of the selected finished (and abandoned) games, in the order they ended.
@@ -109,11 +121,13 @@ pub fn select_finished_games(
                 selection.kind.as_deref(),
                 selection.since,
                 selection.until,
+                &selection.viewer,
             )?);
         };
         let account = find_account(conn, name)?;
         Ok(store::games_played_by(conn, &account.id)?
             .into_iter()
+            .filter(|game| listed_for(game, &account, &selection.viewer))
             .filter(|game| game.status.is_over() && in_window(game.updated_at))
             .filter(|game| {
                 selection

@@ -3,7 +3,7 @@
 
 use super::lobby::{self, Creation, NewGame};
 use super::notices::{notify_account, Notice};
-use super::{random_id, GameStatus, LoadedGame};
+use super::{random_id, GameStatus, LoadedGame, Visibility};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::Seat;
@@ -98,7 +98,7 @@ pub fn pending(db: &Db, user: &AuthUser) -> Result<Vec<Invitation>, ApiError> {
 /// game then no longer admits them nor shows to them in the lobby.
 pub fn decline(db: &Db, game_id: &str, user: &AuthUser, now: i64) -> Result<LoadedGame, ApiError> {
     db.write(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         if game.seat_of(user).is_some() {
             return Err(ApiError::conflict(
                 "already_seated",
@@ -151,7 +151,7 @@ pub fn rematch(
     seed: [u8; 32],
 ) -> Result<Rematch, ApiError> {
     db.write(|conn| {
-        let old = LoadedGame::load(conn, game_id)?;
+        let old = LoadedGame::load_for(conn, game_id, user)?;
         let seat = old.seat_of(user).ok_or_else(|| {
             ApiError::forbidden(
                 "not_a_player",
@@ -188,7 +188,12 @@ pub fn rematch(
                 .filter(|taken| taken.account_id.is_none())
                 .filter_map(|taken| Some((taken.seat, taken.bot?)))
                 .collect(),
-            private: true,
+            // Only the old table is invited, so the rematch cannot be public (anyone could take
+            // a seat); a public game's rematch is unlisted, watched by link as before.
+            visibility: match old.game.visibility {
+                Visibility::Public => Visibility::Unlisted,
+                kept => kept,
+            },
             invite: old
                 .seats
                 .iter()
@@ -213,13 +218,19 @@ pub fn rematch(
     })
 }
 
-/// The game that plays `game_id` again, if anyone asked for one (404 `game_not_found` when
-/// `game_id` is no game).
-pub fn find_rematch(db: &Db, game_id: &str) -> Result<Option<LoadedGame>, ApiError> {
+/// The game that plays `game_id` again, if anyone asked for one that `user` may see (404
+/// `game_not_found` when `game_id` is no game `user` may see).
+pub fn find_rematch(
+    db: &Db,
+    game_id: &str,
+    user: &AuthUser,
+) -> Result<Option<LoadedGame>, ApiError> {
     db.read(|conn| {
-        LoadedGame::load(conn, game_id)?;
-        store::rematch_of(conn, game_id)?
-            .map(|rematch| LoadedGame::load(conn, &rematch))
-            .transpose()
+        LoadedGame::load_for(conn, game_id, user)?;
+        let Some(rematch) = store::rematch_of(conn, game_id)? else {
+            return Ok(None);
+        };
+        let rematch = LoadedGame::load(conn, &rematch)?;
+        Ok(rematch.visible_to(conn, user)?.then_some(rematch))
     })
 }

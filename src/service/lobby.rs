@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{invitations, random_id, Game, GameStatus, LoadedGame};
+use super::{invitations, random_id, Game, GameStatus, LoadedGame, Visibility};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::bots::BotStrategy;
@@ -22,8 +22,9 @@ pub struct NewGame {
     pub time_control: TimeControl,
     /// Seats filled with a bot at once.
     pub bots: Vec<(Seat, BotStrategy)>,
-    /// Only the invited accounts may join.
-    pub private: bool,
+    /// Who may see the game (and so who may join: only the invited accounts unless it is
+    /// public).
+    pub visibility: Visibility,
     /// Account names invited to join.
     pub invite: Vec<String>,
     /// Spectators may write in the game's chat too.
@@ -99,10 +100,11 @@ fn validate_new_game(request: &NewGame) -> Result<(&'static dyn GameRules, Value
         .check()
         .map_err(|message| ApiError::unprocessable("invalid_time_control", message))?;
     check_bots(request)?;
-    if !request.invite.is_empty() && !request.private {
+    if !request.invite.is_empty() && !request.visibility.invitation_only() {
         return Err(ApiError::unprocessable(
             "invalid_invitations",
-            "invitations are for private games: set `private` to true",
+            "invitations are for unlisted and private games, which only invited accounts \
+             may join: set `visibility`",
         ));
     }
     Ok((rules, options))
@@ -225,7 +227,7 @@ pub(super) fn insert_new_game(
         to_act: Vec::new(),
         outcome: None,
         time_control: request.time_control.normalised(),
-        private: request.private,
+        visibility: request.visibility,
         cancel_reason: None,
         settings: GameSettings {
             spectators_may_write: request.spectator_chat,
@@ -286,7 +288,7 @@ pub(super) fn insert_new_game(
         ));
     }
     store::insert_game(conn, &game, &seats)?;
-    store::settings::insert(conn, &game.id, game.settings)?;
+    store::settings::insert(conn, &game.id, game.settings, game.visibility)?;
     if let Some(original) = rematch_of.as_deref() {
         store::link_rematch(conn, original, &game.id)?;
     }
@@ -296,9 +298,9 @@ pub(super) fn insert_new_game(
     LoadedGame::load(conn, &game.id)
 }
 
-/// One game with its seats.
-pub fn get_game(db: &Db, game_id: &str) -> Result<LoadedGame, ApiError> {
-    db.read(|conn| LoadedGame::load(conn, game_id))
+/// One game with its seats, if `user` may see it.
+pub fn get_game(db: &Db, game_id: &str, user: &AuthUser) -> Result<LoadedGame, ApiError> {
+    db.read(|conn| LoadedGame::load_for(conn, game_id, user))
 }
 
 /// Which games to list.
@@ -371,7 +373,7 @@ fn take_seat(
     now: i64,
 ) -> Result<(), ApiError> {
     let game = seat_the_caller(conn, game_id, user, requested_seat, now)?;
-    if game.game.private && game.game.created_by != user.account_id {
+    if game.game.visibility.invitation_only() && game.game.created_by != user.account_id {
         invitations::notify_accepted(conn, &game, user, now)?;
     }
     Ok(())
@@ -385,7 +387,7 @@ fn seat_the_caller(
     requested_seat: Option<u8>,
     now: i64,
 ) -> Result<LoadedGame, ApiError> {
-    let game = LoadedGame::load(conn, game_id)?;
+    let game = LoadedGame::load_for(conn, game_id, user)?;
     if !store::lock_open_game(conn, game_id, now)? {
         return Err(ApiError::conflict(
             "game_not_open",
@@ -397,7 +399,7 @@ fn seat_the_caller(
     }
     // Reload under the lock: another join may have committed since the first read.
     let game = LoadedGame::load(conn, game_id)?;
-    if game.game.private
+    if game.game.visibility.invitation_only()
         && game.game.created_by != user.account_id
         && !store::invitations(conn, game_id)?.contains(&user.account_id)
     {
@@ -480,7 +482,7 @@ pub fn cancel_game(
     now: i64,
 ) -> Result<LoadedGame, ApiError> {
     db.write(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         if game.game.created_by != user.account_id {
             return Err(ApiError::forbidden(
                 "not_the_creator",
@@ -503,7 +505,7 @@ pub fn leave_game(
     now: i64,
 ) -> Result<LoadedGame, ApiError> {
     db.write(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         if !store::lock_open_game(conn, game_id, now)? {
             return Err(not_open(&game));
         }

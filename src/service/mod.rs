@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod chat;
 pub mod email;
 pub mod fold_cache;
+pub mod free_text;
 pub mod histories;
 pub mod invitations;
 pub mod lobby;
@@ -47,7 +48,7 @@ pub const TAKE_OVER_BOT: BotStrategy = BotStrategy::Playouts;
 /// RFC 3339 text for a stored millisecond timestamp (the games crate writes the times in the
 /// server's event texts with it, so `turnpost verify` can write those texts again).
 pub use crate::games::server_events::format_time;
-pub use crate::store::{Game, GameStatus, SeatWithName};
+pub use crate::store::{Game, GameStatus, SeatWithName, Visibility};
 
 /// A game with its seats and its rules.
 pub struct LoadedGame {
@@ -63,6 +64,57 @@ impl LoadedGame {
         let (game, seats) =
             store::find_game_with_seats(conn, id)?.ok_or_else(|| ApiError::game_not_found(id))?;
         LoadedGame::with_seats(game, seats)
+    }
+
+    /// The game `user` asks for by its id: a private game they have no part in is not
+    /// found, exactly as an id no game has, so that its id tells an outsider nothing.
+    fn load_for(
+        conn: &mut DbConnection,
+        id: &str,
+        user: &AuthUser,
+    ) -> Result<LoadedGame, ApiError> {
+        let game = LoadedGame::load(conn, id)?;
+        game.check_visible_to(conn, user)?;
+        Ok(game)
+    }
+
+    /// Whether `user` may see the game at all: every game but a private one, and a private
+    /// one to its seats (those that left a seat to a bot included) and, while it is open,
+    /// to the accounts invited that have not declined.
+    pub(crate) fn check_visible_to(
+        &self,
+        conn: &mut DbConnection,
+        user: &AuthUser,
+    ) -> Result<(), ApiError> {
+        if self.visible_to(conn, user)? {
+            Ok(())
+        } else {
+            Err(ApiError::game_not_found(&self.game.id))
+        }
+    }
+
+    /// Whether `user` may see the game (see [`LoadedGame::check_visible_to`]).
+    pub(crate) fn visible_to(
+        &self,
+        conn: &mut DbConnection,
+        user: &AuthUser,
+    ) -> Result<bool, ApiError> {
+        Ok(match self.visible_without_invitations(user) {
+            Some(visible) => visible,
+            None => store::invitations(conn, &self.game.id)?.contains(&user.account_id),
+        })
+    }
+
+    /// [`LoadedGame::check_visible_to`] as far as the game and its seats tell: `None` when
+    /// only the game's invitations can (an open private game, to someone not seated).
+    pub(crate) fn visible_without_invitations(&self, user: &AuthUser) -> Option<bool> {
+        if self.game.visibility != Visibility::Private || self.seat_row_of(user).is_some() {
+            return Some(true);
+        }
+        if self.game.status == GameStatus::Open {
+            return None;
+        }
+        Some(false)
     }
 
     fn with_seats(game: Game, seats: Vec<SeatWithName>) -> Result<LoadedGame, ApiError> {

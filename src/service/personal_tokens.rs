@@ -2,6 +2,7 @@
 //! scopes and an expiry; the secret is handed out once), listing, revoking, and checking the
 //! one a request presents.
 
+use super::free_text::{self, Lines};
 use super::{format_time, now_millis};
 use crate::auth::personal::{self, PresentedToken};
 use crate::auth::{AuthUser, Credential, PersonalCredential, Scopes};
@@ -34,17 +35,10 @@ pub struct Created {
     pub token: String,
 }
 
-fn validate(new: &NewToken) -> Result<(), ApiError> {
-    let chars = new.name.chars().count();
-    if !(1..=MOST_NAME_CHARS).contains(&chars) || new.name.chars().any(char::is_control) {
-        return Err(ApiError::unprocessable(
-            "invalid_token_name",
-            format!(
-                "a token's name has 1 to {MOST_NAME_CHARS} characters, none of them control \
-                 characters"
-            ),
-        ));
-    }
+/// The new token's name as stored, once its name, scopes and expiry are checked.
+fn validate(new: &NewToken) -> Result<String, ApiError> {
+    let name = free_text::checked(&new.name, Lines::One, MOST_NAME_CHARS)
+        .map_err(|refusal| refusal.problem("invalid_token_name", "a token's name"))?;
     if new.scopes.is_empty() {
         return Err(ApiError::unprocessable(
             "invalid_scopes",
@@ -57,14 +51,14 @@ fn validate(new: &NewToken) -> Result<(), ApiError> {
             format!("a token expires in 1 to {MOST_EXPIRY_DAYS} days"),
         ));
     }
-    Ok(())
+    Ok(name)
 }
 
 /// Creates a personal token for the caller. A caller that is itself a personal token can
 /// give the new one only scopes it has and an expiry no later than its own, so a token
 /// cannot make a stronger or longer-lived copy of itself.
 pub fn create(db: &Db, user: &AuthUser, new: NewToken) -> Result<Created, ApiError> {
-    validate(&new)?;
+    let name = validate(&new)?;
     let now = now_millis();
     let expires_at = now + i64::from(new.expires_in_days) * DAY_MS;
     if let Some(own) = user.personal_token() {
@@ -92,7 +86,7 @@ pub fn create(db: &Db, user: &AuthUser, new: NewToken) -> Result<Created, ApiErr
     let token = PersonalToken {
         id: generated.id,
         account_id: user.account_id.clone(),
-        name: new.name,
+        name,
         scopes: new.scopes.to_stored(),
         secret_hash: generated.secret_hash,
         created_at: now,
@@ -196,7 +190,7 @@ mod tests {
         }
     }
 
-    fn code(result: Result<(), ApiError>) -> &'static str {
+    fn code(result: Result<String, ApiError>) -> &'static str {
         match result {
             Err(ApiError::Unprocessable { code, .. }) => code,
             other => panic!("not a 422: {other:?}"),
@@ -216,9 +210,15 @@ mod tests {
             code(validate(&new_token(&"x".repeat(65), &read, 90))),
             "invalid_token_name"
         );
+        for name in ["a\nb", "\u{200B}", "x\u{202E}y", "tag\u{E0067}"] {
+            assert_eq!(
+                code(validate(&new_token(name, &read, 90))),
+                "invalid_token_name"
+            );
+        }
         assert_eq!(
-            code(validate(&new_token("a\nb", &read, 90))),
-            "invalid_token_name"
+            validate(&new_token(" bot\n", &read, 90)).ok().as_deref(),
+            Some("bot")
         );
         assert_eq!(code(validate(&new_token("bot", &[], 90))), "invalid_scopes");
         assert_eq!(

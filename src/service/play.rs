@@ -401,7 +401,7 @@ pub fn view(
     at: Option<i64>,
 ) -> Result<ViewAt, ApiError> {
     db.read_without_transaction(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         view_of(&game, cache, user, at, &mut FromLog { conn, cache })
     })
 }
@@ -487,7 +487,7 @@ pub fn legal_actions(
     filter: &ActionFilter,
 ) -> Result<LegalActions, ApiError> {
     db.read_without_transaction(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         legal_actions_of(&game, cache, user, filter, &mut FromLog { conn, cache })
     })
 }
@@ -543,7 +543,7 @@ pub fn legal_choices(
     at_seq: Option<i64>,
 ) -> Result<LegalChoices, ApiError> {
     db.read_without_transaction(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         let seat = game.seat_of(user);
         let seq = game.game.current_seq;
         if at_seq.is_some_and(|at| at != seq) {
@@ -728,7 +728,7 @@ fn decide_action(
     request: &ActionRequest,
     now: i64,
 ) -> Result<Decision, ApiError> {
-    let game = LoadedGame::load(conn, game_id)?;
+    let game = LoadedGame::load_for(conn, game_id, user)?;
     let seat = acting_seat(&game, user, request)?;
     if let Some(first) = first_attempt(conn, game_id, user, request)? {
         let replayed = replay_result(conn, &game, &first, request, seat)?;
@@ -808,7 +808,7 @@ pub fn preview(
     now: i64,
 ) -> Result<Preview, ApiError> {
     db.read_without_transaction(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         let seat = acting_seat(&game, user, request)?;
         let (mut table, _, mut events) =
             decide_now(&mut FromLog { conn, cache }, &game, seat, request, now)?;
@@ -1072,7 +1072,7 @@ pub struct EventPage {
 /// The log after `after`, as the caller may see it.
 pub fn events(db: &Db, game_id: &str, user: &AuthUser, after: i64) -> Result<EventPage, ApiError> {
     db.read(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         let current_seq = game.game.current_seq;
         let events = described_between(conn, &game, game.viewer_for(user), after, current_seq)?;
         Ok(EventPage {
@@ -1104,7 +1104,7 @@ pub fn viewer_now(
     user: &AuthUser,
 ) -> Result<(Viewer, i64, GameStatus), ApiError> {
     db.read_without_transaction(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         Ok((
             game.viewer_for(user),
             game.game.current_seq,
@@ -1161,7 +1161,7 @@ pub fn export(
     with_chat: bool,
 ) -> Result<Export, ApiError> {
     db.read(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         let finished = game.game.status.is_over();
         let viewer = if finished {
             Viewer::Omniscient
@@ -1240,7 +1240,7 @@ pub fn board(
     at: Option<i64>,
 ) -> Result<BoardAt, ApiError> {
     db.read(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         require_started(&game)?;
         let seq = seq_within(at, game.game.current_seq)?;
         // The last action standing at `seq` with what the server wrote after it (its clock
@@ -1328,10 +1328,13 @@ pub(super) fn read_server_events(
 
 /// A game's seq and status now (what a waiter re-reads to notice appends made by any
 /// instance).
-pub fn progress(db: &Db, game_id: &str) -> Result<(i64, GameStatus), ApiError> {
+pub fn progress(db: &Db, game_id: &str, user: &AuthUser) -> Result<(i64, GameStatus), ApiError> {
     db.read(|conn| {
         let game =
             store::find_game(conn, game_id)?.ok_or_else(|| ApiError::game_not_found(game_id))?;
+        if game.visibility == super::Visibility::Private {
+            LoadedGame::load_for(conn, game_id, user)?;
+        }
         Ok((game.current_seq, game.status))
     })
 }

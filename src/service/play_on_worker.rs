@@ -24,7 +24,7 @@ pub async fn view(
     user: &AuthUser,
     at: Option<i64>,
 ) -> Result<ViewAt, NotOnWorker> {
-    let game = load(db, game_id).await?;
+    let game = load(db, game_id, user).await?;
     play::view_of(&game, cache, user, at, &mut FromCache(cache))
 }
 
@@ -36,7 +36,7 @@ pub async fn legal_actions(
     user: &AuthUser,
     filter: &ActionFilter,
 ) -> Result<LegalActions, NotOnWorker> {
-    let game = load(db, game_id).await?;
+    let game = load(db, game_id, user).await?;
     play::legal_actions_of(&game, cache, user, filter, &mut FromCache(cache))
 }
 
@@ -50,7 +50,7 @@ pub async fn act(
     request: &ActionRequest,
     now: i64,
 ) -> Result<Accepted, NotOnWorker> {
-    let game = load(db, game_id).await?;
+    let game = load(db, game_id, user).await?;
     let seat = play::acting_seat(&game, user, request)?;
     if let Some(key) = &request.idempotency_key {
         let first = db
@@ -66,10 +66,17 @@ pub async fn act(
     Ok(play::accepted(cache, decided, seq)?)
 }
 
-async fn load(db: &Db, game_id: &str) -> Result<LoadedGame, NotOnWorker> {
+/// The game `user` asks for, as [`LoadedGame::load_for`] reads it: an open private game's
+/// invitations are left to the pool's path, which reads them.
+async fn load(db: &Db, game_id: &str, user: &AuthUser) -> Result<LoadedGame, NotOnWorker> {
     let (game, seats) = db
         .find_game_with_seats_on_worker(game_id)
         .await?
         .ok_or_else(|| ApiError::game_not_found(game_id))?;
-    Ok(LoadedGame::with_seats(game, seats)?)
+    let game = LoadedGame::with_seats(game, seats)?;
+    match game.visible_without_invitations(user) {
+        Some(true) => Ok(game),
+        Some(false) => Err(ApiError::game_not_found(game_id).into()),
+        None => Err(NotOnWorker::Elsewhere),
+    }
 }

@@ -21,16 +21,32 @@ pub fn leaderboard(
 pub struct AccountRatings {
     pub name: String,
     pub ratings: Vec<StoredRating>,
-    pub changes: Vec<RatingChange>,
+    pub changes: Vec<ShownChange>,
 }
 
-/// The ratings of the account called `name` (any case).
-pub fn of_account(db: &Db, name: &str) -> Result<AccountRatings, ApiError> {
+/// A rating change as a reader may see it.
+pub struct ShownChange {
+    pub change: RatingChange,
+    /// The reader may learn which game it was (and its seat).
+    pub named: bool,
+}
+
+/// The ratings of the account called `name` (any case), as `viewer` (an account id) reads
+/// them: only the account itself sees which unlisted or private game changed them (the
+/// change shows, the game is not named).
+pub fn of_account(db: &Db, name: &str, viewer: &str) -> Result<AccountRatings, ApiError> {
     db.read(|conn| {
         let account = super::histories::find_account(conn, name)?;
+        let own = account.id == viewer;
         Ok(AccountRatings {
             ratings: ratings::ratings_of(conn, &account.id)?,
-            changes: ratings::changes_of(conn, &account.id, MOST_CHANGES)?,
+            changes: ratings::changes_of(conn, &account.id, MOST_CHANGES)?
+                .into_iter()
+                .map(|change| ShownChange {
+                    named: own || !change.private,
+                    change,
+                })
+                .collect(),
             name: account.name,
         })
     })

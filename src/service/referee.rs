@@ -77,7 +77,7 @@ pub fn resign(
     now: i64,
 ) -> Result<LoadedGame, ApiError> {
     db.write(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         let seat = game.seat_row_of(user).ok_or_else(|| {
             ApiError::forbidden("not_a_player", "only a seated player can resign")
         })?;
@@ -133,7 +133,7 @@ pub fn vote_to_abandon(
     now: i64,
 ) -> Result<LoadedGame, ApiError> {
     db.write(|conn| {
-        let game = LoadedGame::load(conn, game_id)?;
+        let game = LoadedGame::load_for(conn, game_id, user)?;
         let seat = game.seat_row_of(user).ok_or_else(|| {
             ApiError::forbidden("not_a_player", "only a seated player can vote to abandon")
         })?;

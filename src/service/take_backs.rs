@@ -58,7 +58,7 @@ fn decide(
     expected_seq: i64,
     now: i64,
 ) -> Result<Decided, ApiError> {
-    let game = LoadedGame::load(conn, game_id)?;
+    let game = LoadedGame::load_for(conn, game_id, user)?;
     let seat = game.seat_of(user).ok_or_else(|| {
         ApiError::forbidden(
             "not_a_player",

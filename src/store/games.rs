@@ -68,6 +68,47 @@ impl GameStatus {
     }
 }
 
+/// Who may see a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// Listed in the lobby and in its players' histories; anyone signed in may watch it.
+    #[default]
+    Public,
+    /// Anyone who has its id (a link) may watch it, but it is in no list nor in anyone's
+    /// public history; only the creator and the invited accounts may join.
+    Unlisted,
+    /// Only its seats (and, while it is open, its invitees) see it at all, on every route;
+    /// to anyone else it does not exist. Only the creator and the invited accounts may join.
+    Private,
+}
+
+impl Visibility {
+    /// The stored (and wire) name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Public => "public",
+            Visibility::Unlisted => "unlisted",
+            Visibility::Private => "private",
+        }
+    }
+
+    pub(super) fn parse(text: &str) -> Option<Visibility> {
+        [
+            Visibility::Public,
+            Visibility::Unlisted,
+            Visibility::Private,
+        ]
+        .into_iter()
+        .find(|visibility| visibility.as_str() == text)
+    }
+
+    /// Only the creator and the invited accounts may join.
+    pub fn invitation_only(self) -> bool {
+        self != Visibility::Public
+    }
+}
+
 /// A game as the rest of the server sees it: every column typed and checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Game {
@@ -87,8 +128,8 @@ pub struct Game {
     pub to_act: Vec<Seat>,
     pub outcome: Option<Standing>,
     pub time_control: TimeControl,
-    /// Only invited accounts may join; only they and the players see it in the lobby.
-    pub private: bool,
+    /// Who may see it (and so who may join: only invited accounts unless it is public).
+    pub visibility: Visibility,
     /// Why a cancelled game never started.
     pub cancel_reason: Option<CancelReason>,
     /// What it was created with beside its columns: chat, ratings.
@@ -131,6 +172,8 @@ pub(super) struct GameRow {
     pub to_act: String,
     pub outcome: Option<String>,
     pub time_control: String,
+    /// The game is not public: listed only to its players and invitees, joined only by
+    /// invitation. Its settings tell unlisted from private (see [`Visibility`]).
     pub private: bool,
     pub cancel_reason: Option<String>,
 }
@@ -167,7 +210,8 @@ impl TryFrom<GameWithSettings> for Game {
                 .ok_or_else(|| corrupt(&id, "seed", "not 32 bytes of hex"))?,
             time_control: serde_json::from_str(&row.time_control)
                 .map_err(|error| corrupt(&id, "time_control", error))?,
-            private: row.private,
+            visibility: GameSettings::visibility_of(&settings, row.private)
+                .map_err(|text| corrupt(&id, "visibility", text))?,
             cancel_reason: match row.cancel_reason.as_deref() {
                 None => None,
                 Some("creator") => Some(CancelReason::Creator),
@@ -203,7 +247,7 @@ impl From<&Game> for GameRow {
             to_act: json_text(&game.to_act),
             outcome: game.outcome.as_ref().map(json_text),
             time_control: json_text(&game.time_control),
-            private: game.private,
+            private: game.visibility.invitation_only(),
             cancel_reason: game.cancel_reason.map(|reason| reason.as_str().to_owned()),
         }
     }
@@ -363,7 +407,8 @@ pub struct Append {
 /// Which games to list; all filters apply at once, paging happens in SQL.
 #[derive(Debug, Clone, Default)]
 pub struct GameFilter {
-    /// The account that lists: private games show only to their players and invitees.
+    /// The account that lists: games that are not public show only to their players and
+    /// invitees.
     pub viewer: String,
     /// Only games this account sits in.
     pub member: Option<String>,
@@ -517,14 +562,19 @@ pub struct PlayedGame {
     pub seat: Seat,
     /// When the game last moved (for a finished game: when it finished).
     pub updated_at: i64,
+    /// The game is public: it shows in its players' public histories.
+    pub public: bool,
 }
+
+/// A [`PlayedGame`] as read: id, kind, status, outcome, seat, last activity, not public.
+type PlayedGameColumns = (String, String, String, Option<String>, i32, i64, bool);
 
 /// Every game `account_id` sits in, oldest activity first.
 pub fn games_played_by(
     conn: &mut DbConnection,
     account_id: &str,
 ) -> Result<Vec<PlayedGame>, StoreError> {
-    let rows: Vec<(String, String, String, Option<String>, i32, i64)> = seats::table
+    let rows: Vec<PlayedGameColumns> = seats::table
         .inner_join(games::table)
         .filter(seats::account_id.eq(account_id))
         .order((games::updated_at.asc(), games::id.asc()))
@@ -535,39 +585,48 @@ pub fn games_played_by(
             games::outcome,
             seats::seat,
             games::updated_at,
+            games::private,
         ))
         .load(conn)?;
     rows.into_iter()
-        .map(|(game_id, kind, status, outcome, seat, updated_at)| {
-            Ok(PlayedGame {
-                status: GameStatus::parse(&status)?,
-                outcome: outcome
-                    .as_deref()
-                    .map(serde_json::from_str)
-                    .transpose()
-                    .map_err(|error| corrupt(&game_id, "outcome", error))?,
-                seat: Seat::try_from(seat).map_err(|error| corrupt(&game_id, "seat", error))?,
-                kind,
-                updated_at,
-                game_id,
-            })
-        })
+        .map(
+            |(game_id, kind, status, outcome, seat, updated_at, private)| {
+                Ok(PlayedGame {
+                    public: !private,
+                    status: GameStatus::parse(&status)?,
+                    outcome: outcome
+                        .as_deref()
+                        .map(serde_json::from_str)
+                        .transpose()
+                        .map_err(|error| corrupt(&game_id, "outcome", error))?,
+                    seat: Seat::try_from(seat).map_err(|error| corrupt(&game_id, "seat", error))?,
+                    kind,
+                    updated_at,
+                    game_id,
+                })
+            },
+        )
         .collect()
 }
 
 /// The finished games of `kind` (every kind when `None`) that finished in
-/// `[since, until)`, oldest first.
+/// `[since, until)`, oldest first: the public ones, and those `viewer` sat at.
 pub fn finished_game_ids(
     conn: &mut DbConnection,
     kind: Option<&str>,
     since: i64,
     until: i64,
+    viewer: &str,
 ) -> Result<Vec<String>, StoreError> {
+    let viewer_games = seats::table
+        .filter(seats::account_id.eq(viewer.to_owned()))
+        .select(seats::game_id);
     let mut query = games::table
         .filter(games::status.eq_any([
             GameStatus::Finished.as_str(),
             GameStatus::Abandoned.as_str(),
         ]))
+        .filter(games::private.eq(false).or(games::id.eq_any(viewer_games)))
         .filter(games::updated_at.ge(since))
         .filter(games::updated_at.lt(until))
         .select(games::id)
@@ -1245,6 +1304,15 @@ pub(super) fn append_in(
         on_backend!(&mut *conn, |c| update.execute(c))?;
     }
     notify_seats(conn, append, new_seq)?;
+    if let Some(action) = &append.action {
+        let stored = ActionRow {
+            request: stored_request(action, form)?.into_owned(),
+            ..action.clone()
+        };
+        let insert = diesel::insert_into(actions::table).values(&stored);
+        on_backend!(&mut *conn, |c| insert.execute(c)).map_err(StoreError::from_insert)?;
+    }
+    // After the action: the last one counts among the moves a rated game needs.
     if let Some(standing) = append.outcome.as_ref().filter(|_| append.rates()) {
         super::ratings::rate_finished_game(
             conn,
@@ -1253,14 +1321,6 @@ pub(super) fn append_in(
             standing,
             append.now,
         )?;
-    }
-    if let Some(action) = &append.action {
-        let stored = ActionRow {
-            request: stored_request(action, form)?.into_owned(),
-            ..action.clone()
-        };
-        let insert = diesel::insert_into(actions::table).values(&stored);
-        on_backend!(&mut *conn, |c| insert.execute(c)).map_err(StoreError::from_insert)?;
     }
     jobs::follow_append(
         conn,

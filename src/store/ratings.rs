@@ -5,11 +5,13 @@
 
 use diesel::prelude::*;
 
+use std::collections::HashMap;
+
 use super::schema::{
-    accounts, game_settings, games, rating_changes, rating_counter, ratings, seats,
+    accounts, actions, game_settings, games, rating_changes, rating_counter, ratings, seats,
 };
 use super::{on_backend, DbConnection, GameStatus, StoreError};
-use crate::games::server_events::Standing;
+use crate::games::server_events::{ServerEvent, Standing};
 use crate::ratings::{after_game, Rating};
 
 /// An account's current rating in one kind.
@@ -35,6 +37,8 @@ pub struct RatingChange {
     pub rating_after: f64,
     pub uncertainty_after: f64,
     pub created_at: i64,
+    /// The game is not public: the change names it to the account itself only.
+    pub private: bool,
 }
 
 /// The persons who sat down at a game (bots seated at creation have no account and are
@@ -52,8 +56,120 @@ fn persons(conn: &mut DbConnection, game_id: &str) -> Result<Vec<(i32, String)>,
         .collect())
 }
 
-/// Counts a game that just finished for its players' ratings, when it is rated and at least
-/// two persons played it; in the finishing transaction.
+/// Rated games that two accounts finish together within 24 hours and that count: a further
+/// one in the same 24 hours counts for none of its players.
+pub const PAIR_GAMES_PER_DAY: i64 = 3;
+/// Accounts with fewer rated games of a kind are not on its leaderboard (yet).
+pub const LEADERBOARD_MIN_GAMES: i32 = 5;
+const DAY_MS: i64 = 24 * 60 * 60 * 1_000;
+
+/// Whether a finished rated game with these persons (seat, account) counts for their
+/// ratings: two persons or more, each of whom played the game (see
+/// `Engine::RATED_AFTER_ACTIONS`), and no two of whom finished [`PAIR_GAMES_PER_DAY`]
+/// counted games together in the 24 hours before `finished_at`.
+fn counts(
+    conn: &mut DbConnection,
+    game_id: &str,
+    kind: &str,
+    players: &[(i32, String)],
+    finished_at: i64,
+) -> Result<bool, StoreError> {
+    if players.len() < 2 {
+        return Ok(false);
+    }
+    let needed = crate::games::find_game_rules(kind)
+        .map(|rules| i64::from(rules.rated_after_actions()))
+        .ok_or_else(|| StoreError::Corrupt(format!("game {game_id}: unknown kind {kind:?}")))?;
+    let made = own_actions(conn, game_id)?;
+    if players
+        .iter()
+        .any(|(seat, account)| made.get(&(*seat, account.clone())).copied().unwrap_or(0) < needed)
+    {
+        return Ok(false);
+    }
+    for (index, (_, first)) in players.iter().enumerate() {
+        for (_, second) in &players[index + 1..] {
+            if games_together(conn, first, second, finished_at)? >= PAIR_GAMES_PER_DAY {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// The actions each (seat, account) of the game chose itself and did not take back.
+fn own_actions(
+    conn: &mut DbConnection,
+    game_id: &str,
+) -> Result<HashMap<(i32, String), i64>, StoreError> {
+    let taken_back: Vec<(i64, i64)> = super::games::load_server_events(conn, game_id, i64::MAX)?
+        .iter()
+        .filter(|event| event.event_type == "actions_taken_back")
+        .map(|event| match serde_json::from_str(&event.payload) {
+            Ok(ServerEvent::ActionsTakenBack {
+                from_seq, to_seq, ..
+            }) => Ok((from_seq, to_seq)),
+            _ => Err(StoreError::Corrupt(format!(
+                "game {game_id}: take-back {} is corrupt",
+                event.seq
+            ))),
+        })
+        .collect::<Result<_, _>>()?;
+    let rows: Vec<(i32, Option<String>, i64)> = actions::table
+        .filter(actions::game_id.eq(game_id))
+        .filter(actions::bot.is_null())
+        .select((actions::seat, actions::account_id, actions::first_seq))
+        .load(conn)?;
+    let mut made = HashMap::new();
+    for (seat, account, first_seq) in rows {
+        let Some(account) = account else { continue };
+        if taken_back
+            .iter()
+            .any(|(from, to)| (*from..=*to).contains(&first_seq))
+        {
+            continue;
+        }
+        *made.entry((seat, account)).or_default() += 1;
+    }
+    Ok(made)
+}
+
+/// Counted games `first` and `second` both played that finished in the 24 hours up to
+/// `finished_at`.
+fn games_together(
+    conn: &mut DbConnection,
+    first: &str,
+    second: &str,
+    finished_at: i64,
+) -> Result<i64, StoreError> {
+    let (first_games, second_games) = diesel::alias!(
+        rating_changes as first_games,
+        rating_changes as second_games
+    );
+    Ok(first_games
+        .inner_join(
+            second_games.on(second_games
+                .field(rating_changes::game_id)
+                .eq(first_games.field(rating_changes::game_id))),
+        )
+        .filter(first_games.field(rating_changes::account_id).eq(first))
+        .filter(second_games.field(rating_changes::account_id).eq(second))
+        .filter(
+            first_games
+                .field(rating_changes::created_at)
+                .gt(finished_at - DAY_MS),
+        )
+        .filter(
+            first_games
+                .field(rating_changes::created_at)
+                .le(finished_at),
+        )
+        .count()
+        .get_result(conn)?)
+}
+
+/// Counts a game that just finished for its players' ratings when it is rated and counts
+/// (see [`counts`]); in the finishing transaction, after its last action is stored.
 pub fn rate_finished_game(
     conn: &mut DbConnection,
     game_id: &str,
@@ -65,7 +181,7 @@ pub fn rate_finished_game(
         return Ok(());
     }
     let players = persons(conn, game_id)?;
-    if players.len() < 2 {
+    if !counts(conn, game_id, kind, &players, now)? {
         return Ok(());
     }
     // Locks the counter's row until the commit: rating changes happen one game at a time.
@@ -166,7 +282,8 @@ fn apply(
 }
 
 /// Forgets every rating and counts every finished rated game again, in the order they were
-/// counted; returns how many games it counted.
+/// counted, under today's rules of what counts: a game that no longer counts loses its
+/// place in the order. Returns how many games it counted.
 pub fn rebuild(conn: &mut DbConnection) -> Result<usize, StoreError> {
     diesel::delete(rating_changes::table).execute(conn)?;
     diesel::delete(ratings::table).execute(conn)?;
@@ -183,6 +300,7 @@ pub fn rebuild(conn: &mut DbConnection) -> Result<usize, StoreError> {
             games::updated_at,
         ))
         .load(conn)?;
+    let mut counted = 0;
     for (game_id, kind, outcome, order, finished_at) in &rated {
         let standing: Standing = outcome
             .as_deref()
@@ -191,6 +309,12 @@ pub fn rebuild(conn: &mut DbConnection) -> Result<usize, StoreError> {
             .map_err(|error| StoreError::Corrupt(format!("game {game_id}: outcome: {error}")))?
             .ok_or_else(|| StoreError::Corrupt(format!("game {game_id}: rated without outcome")))?;
         let players = persons(conn, game_id)?;
+        if !counts(conn, game_id, kind, &players, *finished_at)? {
+            diesel::update(game_settings::table.find(game_id))
+                .set(game_settings::rating_order.eq(None::<i64>))
+                .execute(conn)?;
+            continue;
+        }
         apply(
             conn,
             game_id,
@@ -200,12 +324,13 @@ pub fn rebuild(conn: &mut DbConnection) -> Result<usize, StoreError> {
             *order,
             *finished_at,
         )?;
+        counted += 1;
     }
-    Ok(rated.len())
+    Ok(counted)
 }
 
-/// The kind's players, best first by their conservative rating (ties: more games first,
-/// then name); a page of them.
+/// The kind's players with [`LEADERBOARD_MIN_GAMES`] rated games or more, best first by
+/// their conservative rating (ties: more games first, then name); a page of them.
 pub fn leaderboard(
     conn: &mut DbConnection,
     kind: &str,
@@ -215,6 +340,7 @@ pub fn leaderboard(
     let rows: Vec<(String, String, f64, f64, i32, i64)> = ratings::table
         .inner_join(accounts::table)
         .filter(ratings::kind.eq(kind))
+        .filter(ratings::games.ge(LEADERBOARD_MIN_GAMES))
         .order((
             ratings::conservative.desc(),
             ratings::games.desc(),
@@ -292,6 +418,7 @@ pub fn changes_of(
     limit: i64,
 ) -> Result<Vec<RatingChange>, StoreError> {
     Ok(rating_changes::table
+        .inner_join(games::table)
         .filter(rating_changes::account_id.eq(account_id))
         .order(rating_changes::rating_order.desc())
         .limit(limit)
@@ -305,6 +432,7 @@ pub fn changes_of(
             rating_changes::rating_after,
             rating_changes::uncertainty_after,
             rating_changes::created_at,
+            games::private,
         ))
         .load(conn)?)
 }

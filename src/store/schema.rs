@@ -201,6 +201,7 @@ diesel::table! {
         spectators_may_write -> Bool,
         rated -> Bool,
         rating_order -> Nullable<BigInt>,
+        visibility -> Text,
     }
 }
 
@@ -247,6 +248,7 @@ diesel::table! {
 
 diesel::joinable!(ratings -> accounts (account_id));
 diesel::joinable!(rating_changes -> accounts (account_id));
+diesel::joinable!(rating_changes -> games (game_id));
 diesel::allow_tables_to_appear_in_same_query!(ratings, accounts);
 diesel::allow_tables_to_appear_in_same_query!(rating_changes, accounts);
 diesel::allow_tables_to_appear_in_same_query!(rating_changes, games);

@@ -206,10 +206,16 @@ function newGameRequest() {
     time_control,
     bots,
     rated: $('new-rated').checked,
-    private: $('new-private').checked || invite.length > 0,
+    visibility: chosenVisibility(invite),
     invite,
     spectator_chat: $('new-spectator-chat').checked,
   };
+}
+
+/** Who may see the new game; invitations need a game that is not listed. */
+function chosenVisibility(invite) {
+  const chosen = document.querySelector('input[name="new-visibility"]:checked').value;
+  return chosen === 'public' && invite.length > 0 ? 'unlisted' : chosen;
 }
 
 function chosenOptions() {

@@ -850,7 +850,10 @@ async fn invitations_chat_votes_and_rematches_in_a_real_browser() {
         .await;
     let id = id.as_str().unwrap().to_owned();
     let summary = app.get(&alice, &format!("/v1/games/{id}")).await.json();
-    assert_eq!(summary["private"], true, "{summary}");
+    // Invitations on a game left "Everyone" make it unlisted: not listed, joined by
+    // invitation only.
+    assert_eq!(summary["visibility"], "unlisted", "{summary}");
+    assert_eq!(summary["private"], false, "{summary}");
 
     // Bob finds the invitation in his lobby and accepts it.
     browser.click("#sign-out").await;

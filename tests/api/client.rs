@@ -10,7 +10,9 @@ use serde_json::Value;
 use turnpost::games::eternal_palace::{EternalPalace, EternalPalaceOptions};
 use turnpost::games::java::{Java, JavaOptions};
 use turnpost::games::tikal::{Tikal, TikalOptions};
-use turnpost_client::{AnyGameSummary, Client, CreateGame, Error, Game, GameStatus, TimeControl};
+use turnpost_client::{
+    AnyGameSummary, Client, CreateGame, Error, Game, GameStatus, TimeControl, Visibility,
+};
 
 use crate::on_both_backends;
 use crate::util::TestApp;
@@ -188,7 +190,7 @@ async fn invitations_chat_abandoning_and_rematches(app: &TestApp) {
             seat: None,
             time_control: TimeControl::None,
             bots: Vec::new(),
-            private: true,
+            visibility: Visibility::Private,
             invite: vec!["bob".to_owned()],
             spectator_chat: false,
             rated: true,

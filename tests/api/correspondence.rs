@@ -627,11 +627,39 @@ async fn private_games_admit_only_the_invited(app: &TestApp) {
     assert!(listed(bob.clone(), "").await);
     assert!(listed(bob.clone(), "?invited=true").await);
     assert!(!listed(alice.clone(), "?invited=true").await);
-    let refused = app
-        .post(&carol, &format!("/v1/games/{id}/seats"), &json!({}))
-        .await;
-    assert_eq!(refused.status, 403);
-    assert_eq!(refused.json()["code"], "not_invited");
+    // To Carol, who is not invited, the private game does not exist.
+    app.post(&carol, &format!("/v1/games/{id}/seats"), &json!({}))
+        .await
+        .expect_problem(404, "game_not_found");
+    // An unlisted game is watched by anyone with its id, and joined only by invitation.
+    let unlisted = app
+        .post(
+            &alice,
+            "/v1/games",
+            &json!({"kind": "tikal", "seats": 2, "visibility": "unlisted", "invite": ["bob"]}),
+        )
+        .await
+        .expect_status(201)
+        .json();
+    assert_eq!(unlisted["visibility"], "unlisted");
+    assert_eq!(unlisted["private"], false);
+    let unlisted_id = unlisted["id"].as_str().unwrap();
+    app.get(&carol, &format!("/v1/games/{unlisted_id}"))
+        .await
+        .expect_status(200);
+    app.post(
+        &carol,
+        &format!("/v1/games/{unlisted_id}/seats"),
+        &json!({}),
+    )
+    .await
+    .expect_problem(403, "not_invited");
+    assert!(!app
+        .get(&carol, "/v1/games")
+        .await
+        .expect_status(200)
+        .text
+        .contains(unlisted_id));
     app.post(&bob, &format!("/v1/games/{id}/seats"), &json!({}))
         .await
         .expect_status(200);
@@ -661,6 +689,18 @@ async fn bad_settings_are_refused(app: &TestApp) {
         (
             json!({"kind": "tikal", "seats": 2, "invite": ["alice"]}),
             "invalid_invitations",
+        ),
+        (
+            json!({"kind": "tikal", "seats": 2, "visibility": "public", "invite": ["alice"]}),
+            "invalid_invitations",
+        ),
+        (
+            json!({"kind": "tikal", "seats": 2, "visibility": "unlisted", "private": true}),
+            "invalid_visibility",
+        ),
+        (
+            json!({"kind": "tikal", "seats": 2, "visibility": "private", "private": false}),
+            "invalid_visibility",
         ),
     ] {
         let response = app.post(&alice, "/v1/games", &body).await;

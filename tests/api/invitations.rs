@@ -85,12 +85,16 @@ async fn invitations_are_notified_listed_declined_and_accepted(app: &TestApp) {
     assert_eq!(heard[0]["by"], "carol");
     assert_eq!(heard[0]["seat"], 0);
     assert!(invitations(app, &carol).await.is_empty());
+    // Having declined a private game, Carol no longer sees it at all.
     app.post(&carol, &format!("/v1/games/{id}/seats"), &json!({}))
         .await
-        .expect_problem(403, "not_invited");
+        .expect_problem(404, "game_not_found");
     app.post(&carol, &format!("/v1/games/{id}/decline"), &json!({}))
         .await
-        .expect_problem(403, "not_invited");
+        .expect_problem(404, "game_not_found");
+    app.get(&carol, &format!("/v1/games/{id}"))
+        .await
+        .expect_problem(404, "game_not_found");
     let listed_for_carol = app
         .get(&carol, "/v1/games?invited=true")
         .await
@@ -99,7 +103,7 @@ async fn invitations_are_notified_listed_declined_and_accepted(app: &TestApp) {
     assert_eq!(listed_for_carol["games"], json!([]));
     app.post(&dave, &format!("/v1/games/{id}/decline"), &json!({}))
         .await
-        .expect_problem(403, "not_invited");
+        .expect_problem(404, "game_not_found");
 
     // Bob accepts by taking a seat: Alice hears of it, and the invitation is answered.
     let alice_seen = app.last_notification_id(&alice).await;
@@ -131,7 +135,27 @@ async fn invitations_are_notified_listed_declined_and_accepted(app: &TestApp) {
         .await
         .expect_status(200);
     assert!(invitations(app, &dave).await.is_empty());
+    // Once it started, the private game is its players' alone: Dave's invitation lapsed.
     app.post(&dave, &format!("/v1/games/{started}/decline"), &json!({}))
+        .await
+        .expect_problem(404, "game_not_found");
+    // An unlisted game stays in sight, so its lapsed invitation is answered as such.
+    let unlisted = app
+        .post(
+            &alice,
+            "/v1/games",
+            &json!({"kind": "tikal", "seats": 2, "visibility": "unlisted", "invite": ["bob", "dave"]}),
+        )
+        .await
+        .expect_status(201)
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.post(&bob, &format!("/v1/games/{unlisted}/seats"), &json!({}))
+        .await
+        .expect_status(200);
+    app.post(&dave, &format!("/v1/games/{unlisted}/decline"), &json!({}))
         .await
         .expect_problem(409, "game_not_open");
     for unknown in ["nobody", "bad\u{0}name", ""] {
@@ -205,7 +229,9 @@ async fn a_rematch_invites_the_same_table(app: &TestApp) {
     );
     assert_ne!(rematch_id, id);
     assert_eq!(rematch["kind"], "java");
-    assert_eq!(rematch["private"], true);
+    // The rematch of a public game is unlisted: joined by invitation, watched by link.
+    assert_eq!(rematch["visibility"], "unlisted");
+    assert_eq!(rematch["private"], false);
     assert_eq!(rematch["status"], "open");
     assert_eq!(rematch["seat_count"], 3);
     assert_eq!(rematch["time_control"], created["time_control"]);

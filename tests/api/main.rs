@@ -40,6 +40,7 @@ mod tikal;
 mod transport;
 mod util;
 mod vacations;
+mod visibility;
 mod webhook_addresses;
 mod webhooks;
 mod worker_connections;

@@ -1,5 +1,6 @@
-//! Ratings per kind: rated games move them, unrated games and bots do not, leaderboards and
-//! histories show them, and a rebuild from the finished games gets the same numbers.
+//! Ratings per kind: rated games move them, unrated games, bots, games resigned before they
+//! were played and a pair's games beyond the day's cap do not, leaderboards (from 5 games)
+//! and histories show them, and a rebuild from the finished games gets the same numbers.
 
 use serde_json::{json, Value};
 
@@ -8,13 +9,15 @@ use crate::util::{Player, TestApp};
 
 on_both_backends!(rated_games_move_ratings_and_a_rebuild_agrees);
 
-/// Creates a game of `kind` with `settings`, seats `players` in order, and has the players
+/// Creates a game of `kind` with `settings`, seats `players` in order, plays first legal
+/// actions until each of them made `actions_each` actions of their own, and has the players
 /// in `resigning` resign in that order (bots may move in between: a stale seq is tried
 /// again). Returns the game's summary after.
 async fn played(
     app: &TestApp,
     mut settings: Value,
     players: &[&Player],
+    actions_each: usize,
     resigning: &[&Player],
 ) -> Value {
     settings["seats"] = json!(players.len() + settings["bots"].as_array().map_or(0, Vec::len));
@@ -28,6 +31,13 @@ async fn played(
         app.post(player, &format!("/v1/games/{id}/seats"), &json!({}))
             .await
             .expect_status(200);
+    }
+    let seated: Vec<Player> = players.iter().map(|player| (*player).clone()).collect();
+    let mut made = vec![0; players.len()];
+    while made.iter().any(|made| *made < actions_each) {
+        let seat = app.seat_to_act(&seated, &id).await;
+        app.play_first_legal_action(&seated, &id).await;
+        made[seat] += 1;
     }
     for player in resigning {
         loop {
@@ -61,30 +71,107 @@ async fn ratings_of(app: &TestApp, player: &Player, name: &str) -> Value {
         .json()
 }
 
+/// Tikal asks for 6 actions of each person, Java for 8 (`rated_after_actions`).
+const TIKAL_ACTIONS: usize = 6;
+const JAVA_ACTIONS: usize = 8;
+
 async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
     let alice = app.register("alice").await;
     let bob = app.register("bob").await;
     let carol = app.register("carol").await;
+    let dave = app.register("dave").await;
+    let kinds = app
+        .get(&alice, "/v1/game-kinds")
+        .await
+        .expect_status(200)
+        .json();
+    assert_eq!(kinds[0]["kind"], "tikal");
+    assert_eq!(kinds[0]["rated_after_actions"], TIKAL_ACTIONS);
+    let tikal = json!({"kind": "tikal"});
 
     // Tikal: Bob resigns, Alice wins.
-    let tikal = played(app, json!({"kind": "tikal"}), &[&alice, &bob], &[&bob]).await;
-    assert_eq!(tikal["rated"], true, "rated unless asked otherwise");
-    assert_eq!(tikal["outcome"]["places"], json!([1, 2]));
+    let first = played(app, tikal.clone(), &[&alice, &bob], TIKAL_ACTIONS, &[&bob]).await;
+    assert_eq!(first["rated"], true, "rated unless asked otherwise");
+    assert_eq!(first["outcome"]["places"], json!([1, 2]));
+    let after_one = ratings_of(app, &bob, "alice").await;
+    let rating = after_one["ratings"][0]["rating"].as_f64().unwrap();
+    let uncertainty = after_one["ratings"][0]["uncertainty"].as_f64().unwrap();
+    assert!(rating > 25.0 && uncertainty < 25.0 / 3.0, "{after_one}");
+    let conservative = after_one["ratings"][0]["conservative"].as_f64().unwrap();
+    assert!((conservative - (rating - 3.0 * uncertainty)).abs() < 1e-9);
+    let bobs = ratings_of(app, &alice, "bob").await;
+    assert!(bobs["ratings"][0]["rating"].as_f64().unwrap() < 25.0);
+
     // Java with three: Carol and then Alice resign, Bob wins; they share the last place.
     let java = played(
         app,
         json!({"kind": "java"}),
         &[&alice, &bob, &carol],
+        JAVA_ACTIONS,
         &[&carol, &alice],
     )
     .await;
     assert_eq!(java["status"], "finished");
     assert_eq!(java["outcome"]["places"], json!([2, 1, 2]));
-    // Neither an unrated game nor one against a bot counts.
+    let java_rating = |ratings: Value| {
+        ratings["ratings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|rating| rating["kind"] == "java")
+            .map(|rating| rating["rating"].as_f64().unwrap())
+            .unwrap()
+    };
+    let shared = (
+        java_rating(ratings_of(app, &bob, "alice").await),
+        java_rating(ratings_of(app, &bob, "carol").await),
+    );
+    assert!(
+        (shared.0 - shared.1).abs() < 1e-9,
+        "a shared place is a tie"
+    );
+    assert!(java_rating(ratings_of(app, &alice, "bob").await) > 25.0);
+
+    // One more against Bob counts: it is their third game together today, the Java game
+    // among them; a fourth does not, for either of them.
+    let second = played(app, tikal.clone(), &[&alice, &bob], TIKAL_ACTIONS, &[&bob]).await;
+    let mut counted_tikal = vec![first["id"].clone(), second["id"].clone()];
+    let bob_before = ratings_of(app, &alice, "bob").await;
+    let capped = played(app, tikal.clone(), &[&alice, &bob], TIKAL_ACTIONS, &[&bob]).await;
+    assert_eq!(capped["status"], "finished");
+    assert_eq!(
+        ratings_of(app, &alice, "bob").await,
+        bob_before,
+        "the pair's fourth"
+    );
+    // Each other pair has its own cap: Carol (who played the Java game too) and Dave.
+    for (opponent, games) in [(&carol, 2), (&dave, 1)] {
+        for _ in 0..games {
+            let game = played(
+                app,
+                tikal.clone(),
+                &[&alice, opponent],
+                TIKAL_ACTIONS,
+                &[opponent],
+            )
+            .await;
+            counted_tikal.push(game["id"].clone());
+        }
+    }
+
+    // Neither a game resigned before it was played, nor an unrated one, nor one against a
+    // bot counts.
+    let alice_before = ratings_of(app, &bob, "alice").await;
+    let instant = played(app, tikal.clone(), &[&alice, &dave], 0, &[&dave]).await;
+    assert_eq!(instant["rated"], true);
+    assert_eq!(instant["status"], "finished");
+    let short = played(app, tikal.clone(), &[&dave, &alice], 2, &[&alice]).await;
+    assert_eq!(short["status"], "finished");
     let unrated = played(
         app,
         json!({"kind": "tikal", "rated": false}),
         &[&carol, &alice],
+        TIKAL_ACTIONS,
         &[&alice],
     )
     .await;
@@ -93,10 +180,18 @@ async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
         app,
         json!({"kind": "tikal", "bots": [{"seat": 1, "strategy": "random"}]}),
         &[&carol],
+        0,
         &[&carol],
     )
     .await;
+    assert_eq!(ratings_of(app, &bob, "alice").await, alice_before);
+    assert_eq!(
+        ratings_of(app, &bob, "dave").await["ratings"][0]["games"],
+        1
+    );
 
+    // Alice has 5 rated Tikal games and is on the leaderboard; Bob (2), Carol (2) and Dave
+    // (1) are not yet.
     let tikal_board = board(app, &carol, "tikal").await;
     let names: Vec<&str> = tikal_board["players"]
         .as_array()
@@ -104,30 +199,11 @@ async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
         .iter()
         .map(|entry| entry["account"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["alice", "bob"], "{tikal_board}");
-    let first = &tikal_board["players"][0];
-    assert_eq!(first["rank"], 1);
-    assert_eq!(first["rating"]["games"], 1);
-    let rating = first["rating"]["rating"].as_f64().unwrap();
-    let uncertainty = first["rating"]["uncertainty"].as_f64().unwrap();
-    assert!(rating > 25.0 && uncertainty < 25.0 / 3.0, "{first}");
-    let conservative = first["rating"]["conservative"].as_f64().unwrap();
-    assert!((conservative - (rating - 3.0 * uncertainty)).abs() < 1e-9);
-    let loser = tikal_board["players"][1]["rating"]["rating"]
-        .as_f64()
-        .unwrap();
-    assert!(loser < 25.0);
-
+    assert_eq!(names, ["alice"], "{tikal_board}");
+    assert_eq!(tikal_board["players"][0]["rank"], 1);
+    assert_eq!(tikal_board["players"][0]["rating"]["games"], 5);
     let java_board = board(app, &alice, "java").await;
-    assert_eq!(java_board["players"][0]["account"]["name"], "bob");
-    let shared: Vec<f64> = java_board["players"].as_array().unwrap()[1..]
-        .iter()
-        .map(|entry| entry["rating"]["rating"].as_f64().unwrap())
-        .collect();
-    assert!(
-        (shared[0] - shared[1]).abs() < 1e-9,
-        "a shared place is a tie"
-    );
+    assert_eq!(java_board["players"], json!([]), "one game is too few");
 
     let alices = ratings_of(app, &bob, "ALICE").await;
     assert_eq!(alices["name"], "alice");
@@ -138,17 +214,20 @@ async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
         .map(|rating| rating["kind"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, ["java", "tikal"]);
-    let history = alices["history"].as_array().unwrap();
-    assert_eq!(
-        history.len(),
-        2,
-        "unrated games leave no trace: {history:?}"
-    );
-    assert_eq!(history[0]["game_id"], java["id"]);
-    assert_eq!(history[0]["place"], 2);
-    assert_eq!(history[1]["game_id"], tikal["id"]);
-    assert_eq!(history[1]["rating_before"], 25.0);
-    assert_eq!(history[1]["rating_after"], rating);
+    let history: Vec<Value> = alices["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|change| change["game_id"].clone())
+        .collect();
+    let mut expected: Vec<Value> = counted_tikal[1..].iter().rev().cloned().collect();
+    expected.push(java["id"].clone());
+    expected.push(first["id"].clone());
+    assert_eq!(history, expected, "games that do not count leave no trace");
+    let oldest = &alices["history"][5];
+    assert_eq!(oldest["rating_before"], 25.0);
+    assert_eq!(oldest["rating_after"], rating);
+    assert_eq!(alices["history"][4]["place"], 2);
     for missing in ["nobody", "bad%00name", "%F0%9F%8E%B2"] {
         app.get(&bob, &format!("/v1/accounts/{missing}/ratings"))
             .await
@@ -167,17 +246,18 @@ async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
         .await
         .expect_status(200)
         .json();
-    assert_eq!(second_page["players"][0]["rank"], 2);
+    assert_eq!(second_page["players"], json!([]));
     let far = app
         .get(&bob, "/v1/leaderboards/tikal?offset=9223372036854775807")
         .await
         .expect_status(200)
         .json();
     assert_eq!(far["players"], json!([]));
-    assert_eq!(second_page["players"][0]["account"]["name"], "bob");
 
     // The ratings are the finished rated games' alone: spoil them, and the rebuild
-    // command counts the games again to the same numbers.
+    // command counts the games again to the same numbers. A game counted under earlier
+    // rules (here: the one Dave resigned at once) is left out by today's, and so is a
+    // pair's fourth game of the day.
     let before = (
         tikal_board.clone(),
         java_board.clone(),
@@ -185,6 +265,12 @@ async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
     );
     app.execute_sql("UPDATE ratings SET rating = 0, uncertainty = 1, conservative = -3");
     app.execute_sql("DELETE FROM rating_changes");
+    for (order, game) in [(1000, &instant), (1001, &capped)] {
+        app.execute_sql(&format!(
+            "UPDATE game_settings SET rating_order = {order} WHERE game_id = '{}'",
+            game["id"].as_str().unwrap()
+        ));
+    }
     assert_ne!(board(app, &bob, "tikal").await, before.0);
     let rebuilt = std::process::Command::new(env!("CARGO_BIN_EXE_turnpost"))
         .args(["--database-url", app.database_url(), "rebuild-ratings"])
@@ -197,7 +283,7 @@ async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
     );
     assert_eq!(
         String::from_utf8_lossy(&rebuilt.stdout).trim(),
-        "ratings rebuilt from 2 rated games"
+        "ratings rebuilt from 6 rated games"
     );
     let after = (
         board(app, &bob, "tikal").await,
@@ -205,4 +291,8 @@ async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
         ratings_of(app, &bob, "alice").await,
     );
     assert_eq!(after, before);
+    assert_eq!(
+        ratings_of(app, &bob, "dave").await["ratings"][0]["games"],
+        1
+    );
 }

@@ -178,7 +178,7 @@ impl Client {
             seat: None,
             time_control: TimeControl::None,
             bots: Vec::new(),
-            private: false,
+            visibility: Visibility::Public,
             invite: Vec::new(),
             spectator_chat: false,
             rated: true,
@@ -481,7 +481,8 @@ impl<G: Game> GameHandle<G> {
             .await
     }
 
-    /// Declines the caller's invitation to this open private game; its creator is told.
+    /// Declines the caller's invitation to this open unlisted or private game; its creator
+    /// is told.
     pub async fn decline(&self) -> Result<GameSummary<G>, Error> {
         self.client
             .call(Method::POST, &self.path("/decline"), &[], None::<&()>, &[])

@@ -127,6 +127,19 @@ pub enum GameStatus {
     Abandoned,
 }
 
+/// Who may see a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// Listed; anyone may join and watch.
+    #[default]
+    Public,
+    /// Watched by anyone with its id, in no list; joined by invitation.
+    Unlisted,
+    /// Seen only by its seats (and invitees while open); joined by invitation.
+    Private,
+}
+
 /// Why a cancelled game never started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -194,6 +207,8 @@ pub struct GameSummary<G: Game> {
     pub created_by_you: bool,
     pub outcome: Option<GameOutcome>,
     pub time_control: TimeControl,
+    pub visibility: Visibility,
+    /// `visibility` is `private`.
     pub private: bool,
     pub cancel_reason: Option<CancelReason>,
     pub rated: bool,
@@ -395,10 +410,9 @@ pub struct CreateGame<G: Game> {
     pub time_control: TimeControl,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bots: Vec<BotSeat>,
-    /// Only the invited accounts may join.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub private: bool,
-    /// Account names invited to join (a private game's); each is notified.
+    /// Who may see the game; only unlisted and private games take invitations.
+    pub visibility: Visibility,
+    /// Account names invited to join (an unlisted or private game's); each is notified.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub invite: Vec<String>,
     /// Spectators may write in the game's chat too (players always may).
@@ -533,9 +547,11 @@ pub struct Leaderboard {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RatingChange {
-    pub game_id: String,
+    /// `None` for an unlisted or private game, named only to the account itself.
+    pub game_id: Option<String>,
     pub kind: String,
-    pub seat: u8,
+    /// `None` where `game_id` is.
+    pub seat: Option<u8>,
     pub place: u8,
     pub rating_before: f64,
     pub uncertainty_before: f64,
@@ -553,7 +569,7 @@ pub struct AccountRatings {
     pub history: Vec<RatingChange>,
 }
 
-/// An invitation to a private game waiting for the caller's answer.
+/// An invitation to an unlisted or private game waiting for the caller's answer.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Invitation {

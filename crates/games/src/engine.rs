@@ -143,6 +143,11 @@ pub trait Engine: 'static + Debug + Clone {
     /// The oldest event schema version whose payloads read as they are in today's shape
     /// (later versions only added optional fields); older ones need [`Engine::upcast`].
     const FIRST_COMPATIBLE_EVENT_SCHEMA_VERSION: u32;
+    /// The actions each seat a person played must have made itself (bots' and taken-back
+    /// actions not counting) for a finished game to count for ratings: a game a person
+    /// resigned or timed out of before playing about a turn is no rated game. About one
+    /// full turn of the game.
+    const RATED_AFTER_ACTIONS: u32;
     /// The game's own rule codes.
     type Rule: RuleCode;
     /// The shared rule codes (`docs/vocabulary.md`) this game can return, beyond the

@@ -61,6 +61,8 @@ pub trait GameRules: Send + Sync {
     fn newest_rules_version(&self) -> u32;
     fn event_schema_version(&self) -> u32;
     fn player_counts(&self) -> RangeInclusive<u8>;
+    /// See [`Engine::RATED_AFTER_ACTIONS`].
+    fn rated_after_actions(&self) -> u32;
     /// The options a game gets when the creator names none.
     fn default_options(&self) -> Value;
     /// JSON schema of the options object.
@@ -269,6 +271,10 @@ impl<E: Engine> GameRules for Rules<E> {
 
     fn player_counts(&self) -> RangeInclusive<u8> {
         E::player_counts()
+    }
+
+    fn rated_after_actions(&self) -> u32 {
+        E::RATED_AFTER_ACTIONS
     }
 
     fn default_options(&self) -> Value {

@@ -87,7 +87,7 @@ pub(super) fn constrain_creations(doc: &mut Value, kinds: &[KindContract]) {
         // top-level `anyOf` or a long `allOf` turns a generated model into a union or breaks
         // it): `seats`, always sent, brings the rules that depend on the seat count (the
         // seats named exist, and the bots leave one for the creator), and `invite` brings
-        // `private`. That two bots, or a bot and the creator, name the same seat is left to
+        // the visibility it needs. That two bots, or a bot and the creator, name the same seat is left to
         // the server (409 `seat_taken`): said in JSON Schema it takes `minContains` under a
         // `not`, which schemathesis cannot generate from.
         let per_seat_count: Vec<Value> = (kind.min_players..=kind.max_players)
@@ -107,8 +107,25 @@ pub(super) fn constrain_creations(doc: &mut Value, kinds: &[KindContract]) {
             "seats": {"anyOf": per_seat_count},
             "invite": {
                 "if": {"properties": {"invite": {"minItems": 1}}},
-                "then": {"properties": {"private": {"const": true}}, "required": ["private"]},
+                "then": {"anyOf": [
+                    {
+                        "properties": {"visibility": {"enum": ["unlisted", "private"]}},
+                        "required": ["visibility"],
+                    },
+                    {"properties": {"private": {"const": true}}, "required": ["private"]},
+                ]},
             },
+            // `private`, the older spelling of `visibility: private`, agrees with it.
+            "private": {"allOf": [
+                {
+                    "if": {"properties": {"private": {"const": true}}},
+                    "then": {"properties": {"visibility": {"enum": ["private", null]}}},
+                },
+                {
+                    "if": {"properties": {"private": {"const": false}}},
+                    "then": {"properties": {"visibility": {"enum": ["public", "unlisted", null]}}},
+                },
+            ]},
         });
     }
     schemas.remove("BotSeat");
@@ -151,3 +168,33 @@ fn for_each_parameter(doc: &mut Value, mut visit: impl FnMut(&mut Value)) {
         }
     });
 }
+
+/// Free texts (chat messages, names people give) carry the pattern of what the server takes
+/// (see [`crate::service::free_text`]), beside the prose that says it.
+pub(super) fn clean_texts(doc: &mut Value) {
+    use crate::service::free_text::pattern;
+    let schemas = schemas(doc);
+    for (schema, property, lines) in FREE_TEXTS {
+        let Some(field) = schemas
+            .get_mut(*schema)
+            .and_then(|schema| schema.pointer_mut(&format!("/properties/{property}")))
+        else {
+            panic!("free text {schema}.{property} is not in the document");
+        };
+        field["pattern"] = json!(pattern(*lines));
+    }
+}
+
+/// The request fields that are free texts, and whether they may span lines.
+const FREE_TEXTS: &[(&str, &str, crate::service::free_text::Lines)] = &[
+    (
+        "NewChatMessageIn",
+        "text",
+        crate::service::free_text::Lines::Many,
+    ),
+    (
+        "NewPersonalToken",
+        "name",
+        crate::service::free_text::Lines::One,
+    ),
+];

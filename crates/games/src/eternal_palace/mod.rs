@@ -235,6 +235,9 @@ impl Engine for EternalPalace {
     /// Version 2 added `game_set_up`'s optional `seed_commitment`.
     const EVENT_SCHEMA_VERSION: u32 = 2;
     const FIRST_COMPATIBLE_EVENT_SCHEMA_VERSION: u32 = 1;
+    /// A round is a group of dice and their placements, about three actions a seat: two
+    /// rounds.
+    const RATED_AFTER_ACTIONS: u32 = 6;
     type Rule = EternalPalaceRule;
     const SHARED_RULES: &'static [SharedRule] = &[SharedRule::CannotAfford];
 

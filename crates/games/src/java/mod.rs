@@ -82,6 +82,8 @@ impl Engine for Java {
     /// version 2 must not read a log that may hold it).
     const EVENT_SCHEMA_VERSION: u32 = 3;
     const FIRST_COMPATIBLE_EVENT_SCHEMA_VERSION: u32 = 1;
+    /// A turn is six action points, a tile and its end, about ten actions: most of a turn.
+    const RATED_AFTER_ACTIONS: u32 = 8;
     type Rule = JavaRule;
     const SHARED_RULES: &'static [SharedRule] = SPACES_AND_ACTION_POINTS;
 

@@ -73,6 +73,9 @@ impl Engine for Tikal {
     /// Version 2 added `game_set_up`'s optional `seed_commitment`.
     const EVENT_SCHEMA_VERSION: u32 = 2;
     const FIRST_COMPATIBLE_EVENT_SCHEMA_VERSION: u32 = 1;
+    /// A turn is a tile and ten action points, about five actions with its end: a turn
+    /// and a step into the next.
+    const RATED_AFTER_ACTIONS: u32 = 6;
     type Rule = TikalRule;
     const SHARED_RULES: &'static [SharedRule] = SPACES_AND_ACTION_POINTS;
 

@@ -161,6 +161,39 @@ pub struct Config {
     )]
     pub chat_messages_per_minute_per_account: u32,
 
+    /// Invitations one account may send one other account per hour (a rematch's count).
+    #[arg(
+        long,
+        env = "TURNPOST_INVITATIONS_PER_HOUR_PER_INVITEE",
+        default_value_t = 5
+    )]
+    pub invitations_per_hour_per_invitee: u32,
+
+    /// Invitations one account may receive per hour from everyone together.
+    #[arg(
+        long,
+        env = "TURNPOST_INVITATIONS_PER_HOUR_PER_ACCOUNT",
+        default_value_t = 30
+    )]
+    pub invitations_per_hour_per_account: u32,
+
+    /// Reports (of an account or a chat message) one account may file per hour.
+    #[arg(
+        long,
+        env = "TURNPOST_REPORTS_PER_HOUR_PER_ACCOUNT",
+        default_value_t = 10
+    )]
+    pub reports_per_hour_per_account: u32,
+
+    /// Mail confirmation tokens one client address may try per hour (`POST
+    /// /v1/email/confirm`).
+    #[arg(
+        long,
+        env = "TURNPOST_EMAIL_CONFIRMATIONS_PER_HOUR_PER_ADDRESS",
+        default_value_t = 20
+    )]
+    pub email_confirmations_per_hour_per_address: u32,
+
     /// Bulk exports (`GET /v1/exports`) one account may start per hour.
     #[arg(
         long,
@@ -474,6 +507,10 @@ impl Config {
             registrations_per_hour_per_address: 30,
             games_per_hour_per_account: 60,
             chat_messages_per_minute_per_account: 10,
+            invitations_per_hour_per_invitee: 5,
+            invitations_per_hour_per_account: 30,
+            reports_per_hour_per_account: 10,
+            email_confirmations_per_hour_per_address: 20,
             bulk_exports_per_hour_per_account: 30,
             open_games_per_account: 20,
             trusted_proxies: Vec::new(),
@@ -645,47 +682,76 @@ impl Config {
     }
 
     pub fn rate_limits(&self) -> crate::api::rate_limit::RateLimits {
-        use crate::api::rate_limit::{Rate, RateLimiter, RateLimits};
+        use crate::api::rate_limit::{Rate, RateLimits, SharedLimiter};
         RateLimits {
-            sign_in_per_name_and_address: RateLimiter::new(
+            sign_in_per_name_and_address: SharedLimiter::new(
+                "sign_ins_per_name_and_address",
                 Rate::per_minute(self.sign_ins_per_minute_per_name_and_address),
                 "sign-ins for this name from your address",
             ),
             guessing: crate::api::guessing::GuessingGuard::new(
                 self.wrong_passwords_per_hour_per_name,
             ),
-            password_changes_per_account: RateLimiter::new(
+            password_changes_per_account: SharedLimiter::new(
+                "password_changes_per_account",
                 Rate::per_hour(self.password_changes_per_hour_per_account),
                 "password changes",
             ),
             webhook_checks_in_flight: crate::api::rate_limit::InFlight::default(),
-            sign_in_per_address: RateLimiter::new(
+            sign_in_per_address: SharedLimiter::new(
+                "sign_ins_per_address",
                 Rate::per_minute(self.sign_ins_per_minute_per_address),
                 "sign-ins from your address",
             ),
-            registration_per_address: RateLimiter::new(
+            registration_per_address: SharedLimiter::new(
+                "registrations_per_address",
                 Rate::per_hour(self.registrations_per_hour_per_address),
                 "registrations from your address",
             ),
-            game_creation_per_account: RateLimiter::new(
+            game_creation_per_account: SharedLimiter::new(
+                "games_per_account",
                 Rate::per_hour(self.games_per_hour_per_account),
                 "new games",
             ),
-            chat_per_account: RateLimiter::new(
+            chat_per_account: SharedLimiter::new(
+                "chat_messages_per_account",
                 Rate::per_minute(self.chat_messages_per_minute_per_account),
                 "chat messages",
             ),
-            bulk_exports_per_account: RateLimiter::new(
+            bulk_exports_per_account: SharedLimiter::new(
+                "bulk_exports_per_account",
                 Rate::per_hour(self.bulk_exports_per_hour_per_account),
                 "bulk exports",
             ),
-            webhook_tests_per_account: RateLimiter::new(
+            webhook_tests_per_account: SharedLimiter::new(
+                "webhook_tests_per_account",
                 Rate::per_hour(self.webhook_tests_per_hour_per_account),
                 "test deliveries",
             ),
-            webhook_registrations_per_account: RateLimiter::new(
+            webhook_registrations_per_account: SharedLimiter::new(
+                "webhook_registrations_per_account",
                 Rate::per_hour(self.webhook_registrations_per_hour_per_account),
                 "webhook registrations",
+            ),
+            invitations_per_invitee: SharedLimiter::new(
+                "invitations_per_inviter_and_invitee",
+                Rate::per_hour(self.invitations_per_hour_per_invitee),
+                "invitations from you to this account",
+            ),
+            invitations_per_account: SharedLimiter::new(
+                "invitations_per_invitee",
+                Rate::per_hour(self.invitations_per_hour_per_account),
+                "invitations to this account from anyone",
+            ),
+            reports_per_account: SharedLimiter::new(
+                "reports_per_account",
+                Rate::per_hour(self.reports_per_hour_per_account),
+                "reports",
+            ),
+            email_confirmations_per_address: SharedLimiter::new(
+                "email_confirmations_per_address",
+                Rate::per_hour(self.email_confirmations_per_hour_per_address),
+                "mail confirmations from your address",
             ),
             open_games_per_account: self.open_games_per_account,
             bot_games_per_account: self.bot_games_per_account,

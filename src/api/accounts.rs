@@ -70,10 +70,10 @@ pub async fn create_account(
     body: super::transport::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let address = limits.client_address(&request);
-    limits.registration_per_address.take(&address)?;
+    limits.registration_per_address.take(&db, &address).await?;
     let credentials = body.into_inner();
     let account = accounts::register(
-        db.into_inner(),
+        db.clone().into_inner(),
         &passwords,
         &address,
         credentials.name,
@@ -83,7 +83,8 @@ pub async fn create_account(
     // The address an account was made from is its owner's until they sign in elsewhere.
     limits
         .guessing
-        .record_success(&account.name.to_lowercase(), &address);
+        .record_success(&db, &account.name.to_lowercase(), &address)
+        .await;
     Ok(HttpResponse::Created().json(AccountCreated {
         id: account.id,
         name: account.name,
@@ -113,7 +114,7 @@ pub async fn create_token(
 ) -> Result<HttpResponse, ApiError> {
     let credentials = body.into_inner();
     let address = limits.client_address(&request);
-    limits.sign_in_per_address.take(&address)?;
+    limits.sign_in_per_address.take(&db, &address).await?;
     // Names longer than any account's cannot sign in anyway; cutting them keeps the
     // limiters' keys small whatever a client sends.
     let name_key = credentials
@@ -124,10 +125,11 @@ pub async fn create_token(
         .to_lowercase();
     limits
         .sign_in_per_name_and_address
-        .take(&format!("{name_key} {address}"))?;
-    limits.guessing.check(&name_key, &address)?;
+        .take(&db, &format!("{name_key} {address}"))
+        .await?;
+    limits.guessing.check(&db, &name_key, &address).await?;
     let signed_in = accounts::sign_in(
-        db.into_inner(),
+        db.clone().into_inner(),
         &passwords,
         &address,
         credentials.name,
@@ -135,8 +137,18 @@ pub async fn create_token(
     )
     .await;
     match &signed_in {
-        Ok(_) => limits.guessing.record_success(&name_key, &address),
-        Err(ApiError::Unauthorized { .. }) => limits.guessing.record_failure(&name_key, &address),
+        Ok(_) => {
+            limits
+                .guessing
+                .record_success(&db, &name_key, &address)
+                .await
+        }
+        Err(ApiError::Unauthorized { .. }) => {
+            limits
+                .guessing
+                .record_failure(&db, &name_key, &address)
+                .await;
+        }
         Err(_) => {}
     }
     token_issued(&keys, signed_in?)
@@ -192,7 +204,10 @@ pub async fn change_password(
     user: AuthUser,
     body: super::transport::Json<PasswordChange>,
 ) -> Result<HttpResponse, ApiError> {
-    limits.password_changes_per_account.take(&user.account_id)?;
+    limits
+        .password_changes_per_account
+        .take(&db, &user.account_id)
+        .await?;
     let change = body.into_inner();
     let account_id = user.account_id.clone();
     let signed_in = accounts::change_password(

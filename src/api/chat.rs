@@ -157,7 +157,7 @@ pub async fn write_chat(
     body: super::transport::Json<NewChatMessageIn>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    limits.chat_per_account.take(&user.account_id)?;
+    limits.chat_per_account.take(&db, &user.account_id).await?;
     let text = body.into_inner().text;
     let now = clock.now_millis();
     let message = blocking(move || chat::post(&db, &id, &user, &text, now)).await?;

@@ -1,6 +1,6 @@
 //! An account's mail address, what is mailed to it, and the links mails carry.
 
-use actix_web::{route, web, HttpResponse};
+use actix_web::{route, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -208,13 +208,22 @@ pub async fn resend_confirmation(
     responses(
         (status = 200, description = "The address is confirmed", body = MailLinkFollowed),
         (status = 404, description = "`confirmation_not_found`: expired, replaced or used", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many confirmation tokens tried from this address (20 an hour by default, counted across instances; with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/email/confirm", method = "POST")]
 pub async fn confirm_email(
     db: web::Data<Db>,
     clock: web::Data<Clock>,
+    limits: web::Data<super::rate_limit::RateLimits>,
+    request: HttpRequest,
     body: super::transport::Json<MailToken>,
 ) -> Result<HttpResponse, ApiError> {
+    // A token is 32 letters and digits: guessing one is hopeless, and a flood of guesses
+    // is refused before it reaches the tokens.
+    limits
+        .email_confirmations_per_address
+        .take(&db, &limits.client_address(&request))
+        .await?;
     let token = body.into_inner().token;
     let now = clock.now_millis();
     let address = blocking(move || mail::confirm(&db, &token, now)).await?;

@@ -164,7 +164,10 @@ pub async fn create_game(
     user: AuthUser,
     body: super::transport::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
-    limits.game_creation_per_account.take(&user.account_id)?;
+    limits
+        .game_creation_per_account
+        .take(&db, &user.account_id)
+        .await?;
     let quota = limits.open_games_per_account;
     let body = body.into_inner();
     if body.bots.len() > 4 || body.invite.len() > 4 {

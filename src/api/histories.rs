@@ -137,7 +137,10 @@ pub async fn bulk_export(
     let query = query.into_inner();
     let with_chat = query.chat.unwrap_or(true);
     let selection = selection(query, &user)?;
-    limits.bulk_exports_per_account.take(&user.account_id)?;
+    limits
+        .bulk_exports_per_account
+        .take(&db, &user.account_id)
+        .await?;
     let reader = db.clone();
     let ids = blocking(move || histories::select_finished_games(&reader, &selection)).await?;
     // A few documents ahead of the client at most: a slow reader holds the writer back

@@ -133,7 +133,10 @@ pub async fn ask_for_rematch(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    limits.game_creation_per_account.take(&user.account_id)?;
+    limits
+        .game_creation_per_account
+        .take(&db, &user.account_id)
+        .await?;
     let quota = limits.open_games_per_account;
     let caller = user.clone();
     let now = clock.now_millis();

@@ -1,9 +1,12 @@
 //! Per-key rate limits (token buckets) for what an anonymous or hostile client could
 //! repeat cheaply: sign-ins per address and per name from one address, registrations per
-//! address, password changes, game creations and webhook registrations per account. Each
-//! instance counts for itself, so with several instances a client gets up to that many
-//! times the limit; the limits are there to keep floods from exhausting the server, not to
-//! count exactly. Also: which address a request counts against, behind trusted proxies.
+//! address, password changes, game creations, chat messages, invitations, reports, bulk
+//! exports, email confirmations and webhook registrations. Each [`SharedLimiter`] holds
+//! across the instances on one database: this instance's own bucket first, so that a flood
+//! from one client stops here without touching the database, then the bucket in the
+//! database ([`crate::store::limits`]), which every instance takes from, so N instances
+//! give one allowance. Also: which address a request counts against, behind trusted
+//! proxies.
 
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
@@ -14,6 +17,8 @@ use actix_web::HttpRequest;
 use ipnet::IpNet;
 
 use crate::error::ApiError;
+use crate::store::limits::BucketRate;
+use crate::store::Db;
 
 /// At most `count` events per `period` for one key, in bursts of up to `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +95,12 @@ impl RateLimiter {
             return Ok(());
         }
         let wait = ((1.0 - bucket.tokens) / per_second).ceil().max(1.0) as u64;
-        Err(ApiError::TooManyRequests {
+        Err(self.refusal(wait))
+    }
+
+    /// The 429 that says to wait `wait` seconds.
+    fn refusal(&self, wait: u64) -> ApiError {
+        ApiError::TooManyRequests {
             code: "rate_limited",
             detail: format!(
                 "too many {} (at most {} per {} s); try again in {wait} s",
@@ -99,7 +109,47 @@ impl RateLimiter {
                 self.rate.period.as_secs()
             ),
             retry_after_seconds: wait,
+        }
+    }
+}
+
+/// A rate limit that holds across the instances sharing a database (see the module's
+/// comment): at most its rate for one key, however many instances the requests reach.
+pub struct SharedLimiter {
+    /// The limit's name in the database.
+    name: &'static str,
+    local: RateLimiter,
+}
+
+impl SharedLimiter {
+    /// `name` keys the limit's buckets in the database; `what` names the limited thing in
+    /// the refusal.
+    pub fn new(name: &'static str, rate: Rate, what: &'static str) -> SharedLimiter {
+        SharedLimiter {
+            name,
+            local: RateLimiter::new(rate, what),
+        }
+    }
+
+    /// Takes one event for `key`, or refuses with 429 `rate_limited` and when to retry.
+    pub async fn take(&self, db: &actix_web::web::Data<Db>, key: &str) -> Result<(), ApiError> {
+        self.local.take(key)?;
+        let (db, name, key) = (db.clone(), self.name, key.to_owned());
+        let rate = BucketRate {
+            count: self.local.rate.count,
+            period_ms: i64::try_from(self.local.rate.period.as_millis()).unwrap_or(i64::MAX),
+        };
+        let now = crate::service::now_millis();
+        let wait_ms = super::blocking(move || {
+            Ok(db.write(|conn| crate::store::limits::take(conn, name, &key, rate, now))?)
         })
+        .await?;
+        match wait_ms {
+            None => Ok(()),
+            Some(wait_ms) => Err(self
+                .local
+                .refusal(u64::try_from((wait_ms + 999) / 1_000).unwrap_or(1).max(1))),
+        }
     }
 }
 
@@ -149,20 +199,29 @@ impl Drop for InFlightGuard<'_> {
 /// Every limit the API applies, configured at start.
 pub struct RateLimits {
     /// Sign-in attempts from one address, whatever the name.
-    pub sign_in_per_address: RateLimiter,
+    pub sign_in_per_address: SharedLimiter,
     /// Sign-in attempts for one name from one address: a stranger guessing a name from
     /// their address does not use up the owner's attempts from theirs.
-    pub sign_in_per_name_and_address: RateLimiter,
+    pub sign_in_per_name_and_address: SharedLimiter,
     /// Wrong passwords for one name from all addresses it was never signed in from.
     pub guessing: super::guessing::GuessingGuard,
-    pub registration_per_address: RateLimiter,
-    pub password_changes_per_account: RateLimiter,
-    pub game_creation_per_account: RateLimiter,
-    pub chat_per_account: RateLimiter,
-    pub bulk_exports_per_account: RateLimiter,
-    pub webhook_tests_per_account: RateLimiter,
-    pub webhook_registrations_per_account: RateLimiter,
-    /// Webhook addresses being looked up, one per account at a time.
+    pub registration_per_address: SharedLimiter,
+    pub password_changes_per_account: SharedLimiter,
+    pub game_creation_per_account: SharedLimiter,
+    pub chat_per_account: SharedLimiter,
+    pub bulk_exports_per_account: SharedLimiter,
+    pub webhook_tests_per_account: SharedLimiter,
+    pub webhook_registrations_per_account: SharedLimiter,
+    /// Invitations from one account to one other (keyed `inviter invitee`).
+    pub invitations_per_invitee: SharedLimiter,
+    /// Invitations to one account from everyone.
+    pub invitations_per_account: SharedLimiter,
+    /// Reports filed by one account.
+    pub reports_per_account: SharedLimiter,
+    /// Guesses at mail confirmation tokens from one address.
+    pub email_confirmations_per_address: SharedLimiter,
+    /// Webhook addresses being looked up, one per account at a time on each instance (a
+    /// bound on this instance's resolver threads; the registrations' rate is shared).
     pub webhook_checks_in_flight: InFlight,
     /// Open (not yet started) games one account may have created at once.
     pub open_games_per_account: u32,

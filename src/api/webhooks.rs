@@ -344,7 +344,8 @@ pub async fn create_webhook(
     // a slow resolver (on threads of its own, within a few seconds).
     limits
         .webhook_registrations_per_account
-        .take(&user.account_id)?;
+        .take(&db, &user.account_id)
+        .await?;
     let _checking = limits
         .webhook_checks_in_flight
         .enter(&user.account_id)
@@ -438,7 +439,10 @@ pub async fn test_webhook(
     user: AuthUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    limits.webhook_tests_per_account.take(&user.account_id)?;
+    limits
+        .webhook_tests_per_account
+        .take(&db, &user.account_id)
+        .await?;
     let id = path.into_inner();
     let delivery = blocking(move || webhooks::send_test(&db, &user, &id)).await?;
     Ok(HttpResponse::Accepted().json(DeliveryOut::from(&delivery)))

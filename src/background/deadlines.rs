@@ -14,12 +14,21 @@ const RETRY_FAILED: Duration = Duration::from_secs(5);
 
 /// Runs forever: a pass over the due jobs, then a pause of `poll`.
 pub async fn run(workers: Workers, poll: Duration, open_game_ms: i64, allowance: Allowance) {
+    let mut tidied_at = tokio::time::Instant::now();
     loop {
         let pass = workers.clone();
         blocking(move || pass.enforce_due(open_game_ms, allowance)).await;
+        if tidied_at.elapsed() >= TIDY_EVERY {
+            tidied_at = tokio::time::Instant::now();
+            let tidy = workers.clone();
+            blocking(move || tidy.forget_idle_limits()).await;
+        }
         tokio::time::sleep(poll).await;
     }
 }
+
+/// How often the shared limits' idle rows are forgotten.
+const TIDY_EVERY: Duration = Duration::from_secs(60);
 
 impl Workers {
     /// Records every timeout whose grace has passed (or starts a day of vacation instead,
@@ -79,6 +88,20 @@ impl Workers {
             }
         }
         vacations::bring_in_step(&self.db, &self.cache, None, self.clock.now_millis());
+    }
+
+    /// Forgets the shared limits' rows that read as untouched (full buckets, names left
+    /// alone, sign-ins older than the guard remembers): any instance may, and it is the
+    /// same whichever does.
+    pub fn forget_idle_limits(&self) {
+        let now = crate::service::now_millis();
+        let known_since = now - crate::api::guessing::KNOWN_FOR_MS;
+        if let Err(error) = self
+            .db
+            .write(|conn| crate::store::limits::forget_idle(conn, now, known_since))
+        {
+            tracing::warn!(%error, "forgetting idle limits failed");
+        }
     }
 
     /// The next due job of `claim.kind`, if any; asks with a read first, so an idle pass

@@ -95,7 +95,7 @@ pub struct Claim<'a> {
 
 /// A statement written with PostgreSQL's `$n` placeholders, for either backend (SQLite
 /// reads `?n` the same way).
-fn statement(conn: &DbConnection, postgres_sql: &str) -> SqlQuery {
+pub(super) fn statement(conn: &DbConnection, postgres_sql: &str) -> SqlQuery {
     match conn {
         DbConnection::Postgresql(_) => diesel::sql_query(postgres_sql),
         DbConnection::Sqlite(_) => diesel::sql_query(postgres_sql.replace('$', "?")),

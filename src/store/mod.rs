@@ -9,6 +9,7 @@ mod compact_log;
 pub mod email;
 mod games;
 pub mod jobs;
+pub mod limits;
 pub mod notifications;
 pub mod personal_tokens;
 mod prepared_updates;

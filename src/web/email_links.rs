@@ -77,6 +77,10 @@ struct LinkAction {
     /// The page's words once done, given the address (escaped).
     done: fn(&str) -> String,
     follow: fn(&Db, &str, i64) -> Result<EmailAddress, ApiError>,
+    /// Posts are rate limited per address (confirmations: see `POST /v1/email/confirm`).
+    /// Unsubscribing is not: mail providers post their users' one-click unsubscribes from
+    /// a few shared addresses, and its 32-character tokens cannot be guessed anyway.
+    limited: bool,
 }
 
 /// A link's page: for a GET, a button that posts to it; for the post, the action.
@@ -92,6 +96,23 @@ async fn link_page(
     };
     if request.method() != actix_web::http::Method::POST {
         return button(action.path, &token, action.label, action.asks);
+    }
+    if let Some(limits) = request
+        .app_data::<web::Data<crate::api::rate_limit::RateLimits>>()
+        .filter(|_| action.limited)
+    {
+        let address = limits.client_address(&request);
+        if let Err(refusal) = limits
+            .email_confirmations_per_address
+            .take(&db, &address)
+            .await
+        {
+            return page(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too many tries",
+                &format!("<p>{}</p>", escape(&refusal.to_string())),
+            );
+        }
     }
     let now = clock.now_millis();
     let follow = action.follow;
@@ -120,6 +141,7 @@ pub async fn confirm_page(
         done_title: "Mail address confirmed",
         done: |address| format!("<p>turnpost mails {address} what you chose.</p>"),
         follow: mail::confirm,
+        limited: true,
     };
     link_page(action, request, db, clock, query).await
 }
@@ -144,6 +166,7 @@ pub async fn unsubscribe_page(
             )
         },
         follow: mail::unsubscribe,
+        limited: false,
     };
     link_page(action, request, db, clock, query).await
 }

@@ -119,6 +119,8 @@ const INSTANCE_FLAGS: &[&str] = &[
     "--streams-per-address=1000",
     // Password hashing is not under test here; cheap hashes keep the set-up short.
     "--password-memory-kib=1024",
+    // Counted in the database: the instances give one allowance (`check_shared_limit`).
+    "--bulk-exports-per-hour-per-account=6",
 ];
 const PASSWORD: &str = "s3cret-pass";
 /// Every game's 1st, 11th, 21st, ... acknowledged action is posted again with its key.
@@ -1965,7 +1967,43 @@ async fn check(
     check_counters(&mut verdict, scrapes, &logs);
     check_followers(&mut verdict, load, &games, &logs.exports);
     check_deliveries(&mut verdict, &load.net, receiver, webhook_secrets, players).await;
+    check_shared_limit(&mut verdict, &load.net, &load.watcher).await;
     verdict.conclude();
+}
+
+/// A rate limit holds across the instances: the watcher's bulk exports, asked of each
+/// surviving instance and of HAProxy in turn, are answered as many times as one instance
+/// allows (`--bulk-exports-per-hour-per-account`), and refused from then on everywhere.
+async fn check_shared_limit(verdict: &mut Verdict, net: &Net, watcher: &Player) {
+    const ALLOWED: usize = 6;
+    let mut routes: Vec<Route> = (0..INSTANCES)
+        .filter(|&instance| instance != VICTIM)
+        .map(Route::Direct)
+        .collect();
+    routes.push(Route::Balancer);
+    let mut statuses = Vec::new();
+    for index in 0..ALLOWED + routes.len() {
+        let mut route = routes[index % routes.len()];
+        let answer = net
+            .send(&mut route, &Request::get(&watcher.token, "/v1/exports"))
+            .await;
+        statuses.push(answer.status);
+    }
+    let answered = statuses.iter().filter(|status| **status == 200).count();
+    verdict.figures.push(format!(
+        "a shared limit: {answered} of {} bulk exports answered across {} routes (allowed: \
+         {ALLOWED})",
+        statuses.len(),
+        routes.len()
+    ));
+    let expected: Vec<u16> = (0..statuses.len())
+        .map(|index| if index < ALLOWED { 200 } else { 429 })
+        .collect();
+    if statuses != expected {
+        verdict.failures.push(format!(
+            "bulk exports across the instances: {statuses:?}, not {expected:?}"
+        ));
+    }
 }
 
 /// Every game on the server is one a client knows: no creation whose answer was lost left

@@ -230,7 +230,77 @@ async fn unknown_fields_are_refused(backend: Backend) {
     }
 }
 
+/// Three instances on one database give one allowance, not three: sign-ins per address,
+/// chat messages per account, and the wrong passwords a name takes from strangers are
+/// counted together, wherever each request lands.
+async fn limits_hold_across_instances(backend: Backend) {
+    let limited = |config: &mut turnpost::config::Config| {
+        config.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+        config.sign_ins_per_minute_per_address = 4;
+        config.chat_messages_per_minute_per_account = 3;
+        config.wrong_passwords_per_hour_per_name = 2;
+    };
+    let first = start(backend, limited).await;
+    let instances = [
+        &first,
+        &first.second_instance_with(limited).await,
+        &first.second_instance_with(limited).await,
+    ];
+    register_from(&first, "198.51.100.20", "alice")
+        .await
+        .expect_status(201);
+    // Four sign-ins from one address, spread over the instances; the fifth is one too many
+    // on any of them.
+    for index in 0..4 {
+        sign_in_from(instances[index % 3], "203.0.113.9", "alice", "s3cret-pass")
+            .await
+            .expect_status(200);
+    }
+    for instance in instances {
+        sign_in_from(instance, "203.0.113.9", "alice", "s3cret-pass")
+            .await
+            .expect_problem(429, "rate_limited");
+    }
+    // Three chat messages a minute, each on another instance.
+    let alice = first.sign_in("alice", "s3cret-pass").await;
+    let bob = first.register("bob").await;
+    let id = first
+        .new_game("tikal", json!({}), &[alice.clone(), bob.clone()])
+        .await;
+    let path = format!("/v1/games/{id}/chat");
+    for instance in instances {
+        instance
+            .post(&alice, &path, &json!({"text": "hello"}))
+            .await
+            .expect_status(201);
+    }
+    for instance in instances {
+        instance
+            .post(&alice, &path, &json!({"text": "hello"}))
+            .await
+            .expect_problem(429, "rate_limited");
+    }
+    // Two wrong passwords for Bob from strangers (one instance each), a third elsewhere:
+    // from then on strangers wait, on every instance.
+    for (index, instance) in instances.iter().enumerate() {
+        sign_in_from(instance, &format!("192.0.2.{index}"), "bob", "guess-guess")
+            .await
+            .expect_problem(401, "invalid_credentials");
+    }
+    // At once: the first wait is a second long.
+    let addresses: Vec<String> = (10..13).map(|index| format!("192.0.2.{index}")).collect();
+    let (a, b, c) = tokio::join!(
+        sign_in_from(instances[0], &addresses[0], "bob", "guess-guess"),
+        sign_in_from(instances[1], &addresses[1], "bob", "guess-guess"),
+        sign_in_from(instances[2], &addresses[2], "bob", "guess-guess"),
+    );
+    for refused in [a, b, c] {
+        refused.expect_problem(429, "rate_limited");
+    }
+}
+
 with_each_backend!(
+    limits_hold_across_instances,
     guessing_from_one_address_does_not_lock_the_owner_out,
     guesses_from_many_addresses_wait_longer_and_longer,
     a_flood_of_password_changes_does_not_push_others_out,

@@ -47,6 +47,24 @@ pub enum Command {
     /// every instance sharing it runs this version or a later one, which read both forms;
     /// instances started before keep storing whole rows until they restart.
     CompactLog,
+    /// Make an account a moderator, on the database the server uses (`--database-url`):
+    /// it may then list reports, hide chat messages, mute and suspend accounts. Written into
+    /// the moderators' audit log with the reason given.
+    GrantModerator {
+        /// The account's name.
+        name: String,
+        /// Why, for the audit log.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Make a moderator an ordinary player again (see `grant-moderator`).
+    RevokeModerator {
+        /// The account's name.
+        name: String,
+        /// Why, for the audit log.
+        #[arg(long)]
+        reason: String,
+    },
 }
 
 #[derive(Debug, Clone, clap::Args)]

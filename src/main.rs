@@ -65,6 +65,39 @@ fn compact_log(config: &turnpost::config::Config) -> std::process::ExitCode {
     }
 }
 
+fn grant_moderator(
+    config: &turnpost::config::Config,
+    name: &str,
+    moderator: bool,
+    reason: &str,
+) -> std::process::ExitCode {
+    let granted = turnpost::store::Db::open(&config.database_url())
+        .map_err(turnpost::error::ApiError::from)
+        .and_then(|db| {
+            turnpost::service::moderation::grant(
+                &db,
+                name,
+                moderator,
+                reason,
+                turnpost::service::now_millis(),
+            )
+        });
+    match granted {
+        Ok(()) if moderator => {
+            println!("{name} is a moderator");
+            std::process::ExitCode::SUCCESS
+        }
+        Ok(()) => {
+            println!("{name} is no longer a moderator");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("cannot change {name}'s role: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     match &cli.command {
@@ -75,6 +108,12 @@ fn main() -> std::process::ExitCode {
         Some(Command::Verify { export }) => return verify(export),
         Some(Command::RebuildRatings) => return rebuild_ratings(&cli.config),
         Some(Command::CompactLog) => return compact_log(&cli.config),
+        Some(Command::GrantModerator { name, reason }) => {
+            return grant_moderator(&cli.config, name, true, reason)
+        }
+        Some(Command::RevokeModerator { name, reason }) => {
+            return grant_moderator(&cli.config, name, false, reason)
+        }
         Some(Command::Serve) | None => {}
     }
     let config = cli.config;

@@ -99,6 +99,7 @@ pub async fn create_account(
     responses(
         (status = 200, description = "A fresh token", body = TokenIssued),
         (status = 401, description = "`invalid_credentials`", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`account_suspended`: a moderator suspended the account (told only for the right password)", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited` (with `Retry-After`): too many sign-ins from this address, or for this name from this address, or too many wrong passwords for this name from addresses it was never signed in from (those wait longer after each; the owner's own address is not held back), or too many of this address's password checks waiting", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`server_busy`: too many password hashes waiting (with `Retry-After`), `database_unavailable`", body = Problem, content_type = "application/problem+json"),
     )

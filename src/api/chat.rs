@@ -29,9 +29,12 @@ pub struct ChatMessageOut {
     pub author: AccountRef,
     /// The author's seat when they wrote; `null` for a spectator.
     pub seat: Option<u8>,
-    /// `null` once the author deleted it.
+    /// `null` once the author deleted it, or while it is `hidden`.
     #[schema(example = "good luck, @bob")]
     pub text: Option<String>,
+    /// Why its text is not shown: `moderator` (a moderator hid it, for everyone) or
+    /// `blocked` (you block its author); `null` when nothing hides it.
+    pub hidden: Option<ChatHidden>,
     /// The players the message named (`@name`), who were notified.
     pub mentions: Vec<String>,
     /// RFC 3339.
@@ -40,8 +43,28 @@ pub struct ChatMessageOut {
     pub deleted_at: Option<String>,
 }
 
+/// Why a chat message's text is not shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatHidden {
+    Moderator,
+    Blocked,
+}
+
 impl ChatMessageOut {
+    /// The message as its reader sees it, who blocks the authors in `blocked`.
+    pub fn for_reader(message: &ChatMessage, blocked: &[String]) -> ChatMessageOut {
+        let mut out = ChatMessageOut::of(message);
+        if out.hidden.is_none() && blocked.contains(&message.account_id) {
+            out.hidden = Some(ChatHidden::Blocked);
+            out.text = None;
+            out.mentions = Vec::new();
+        }
+        out
+    }
+
     pub fn of(message: &ChatMessage) -> ChatMessageOut {
+        let hidden = message.hidden_at.map(|_| ChatHidden::Moderator);
         ChatMessageOut {
             id: message.id,
             author: AccountRef {
@@ -49,7 +72,8 @@ impl ChatMessageOut {
                 name: message.author.clone(),
             },
             seat: message.seat.and_then(|seat| u8::try_from(seat).ok()),
-            text: message.deleted_at.is_none().then(|| message.body.clone()),
+            text: (message.deleted_at.is_none() && hidden.is_none()).then(|| message.body.clone()),
+            hidden,
             mentions: serde_json::from_str(&message.mentions).unwrap_or_default(),
             created_at: format_time(message.created_at),
             deleted_at: message.deleted_at.map(format_time),
@@ -126,7 +150,11 @@ pub async fn read_chat(
     Ok(HttpResponse::Ok().json(ChatLog {
         game_id,
         spectators_may_write: page.spectators_may_write,
-        messages: page.messages.iter().map(ChatMessageOut::of).collect(),
+        messages: page
+            .messages
+            .iter()
+            .map(|message| ChatMessageOut::for_reader(message, &page.blocked_authors))
+            .collect(),
     }))
 }
 
@@ -141,7 +169,7 @@ pub async fn read_chat(
     responses(
         (status = 201, description = "The message as stored", body = ChatMessageOut),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`not_a_player`: spectators may not write in this game's chat", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`: spectators may not write in this game's chat; `chat_muted`: a moderator muted your chat for a while", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`chat_full`: the game's chat holds as many messages as allowed", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_chat_message`: empty, too long, or holding control characters", body = Problem, content_type = "application/problem+json"),

@@ -21,7 +21,7 @@ loop: `GET /v1/games/{id}/legal-actions` and post one of them verbatim to \
 `POST /v1/games/{id}/actions` with the `seq` you saw as `expected_seq`.\n\n\
 Scripts and bots can use a personal token instead (`POST /v1/me/personal-tokens`): named, \
 expiring, and limited to scopes (`games:read`, `games:play`, `webhooks:manage`, \
-`account:manage`). Each operation's `security` names the scope it needs; a personal token \
+`account:manage`, `moderation`). Each operation's `security` names the scope it needs; a personal token \
 without it gets 403 `missing_scope`. Sign-in tokens have every scope.\n\n\
 Every error is `application/problem+json` (RFC 9457) with a stable `code`. Each game kind's \
 actions, events, views and options are described by the `<Kind>Action`, `<Kind>Event`, \
@@ -87,10 +87,23 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::ratings::get_account_ratings,
         super::ratings::get_leaderboard,
         super::histories::bulk_export,
+        super::moderation::list_blocks,
+        super::moderation::block_account,
+        super::moderation::unblock_account,
+        super::moderation::file_report,
+        super::moderation::list_reports,
+        super::moderation::resolve_report,
+        super::moderation::hide_message,
+        super::moderation::mute_account,
+        super::moderation::unmute_account,
+        super::moderation::suspend_account,
+        super::moderation::unsuspend_account,
+        super::moderation::audit_log,
     ),
     components(schemas(
         crate::error::Problem,
         super::histories::ResultFilter,
+        super::moderation::ReportStateQuery,
         crate::games::server_events::ServerEvent
     )),
     modifiers(&BearerSecurity),
@@ -100,6 +113,7 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         (name = "games", description = "Game kinds, the lobby and seats"),
         (name = "play", description = "Views, legal actions, acting, the log and exports"),
         (name = "notifications", description = "What concerns you across your games: a feed, a live stream, webhooks, reminders and mail"),
+        (name = "moderation", description = "Reports, and what moderators do about them: hide messages, mute and suspend accounts, with an audit log"),
         (name = "health", description = "Probes"),
     )
 )]

@@ -36,7 +36,11 @@ pub fn check_kind_filter(kind: Option<&str>) -> Result<(), ApiError> {
 
 /// A game id from the path. Anything that cannot be an id is a game that does not exist.
 pub fn game_id(path: web::Path<String>) -> Result<String, ApiError> {
-    let id = path.into_inner();
+    checked_game_id(path.into_inner())
+}
+
+/// A game id from anywhere a client writes one (see [`game_id`]).
+pub fn checked_game_id(id: String) -> Result<String, ApiError> {
     if id.is_empty() || id.len() > 32 || !id.chars().all(|c| c.is_ascii_alphanumeric()) {
         return Err(ApiError::game_not_found(&id));
     }
@@ -151,9 +155,10 @@ fn empty_object() -> Value {
         (status = 201, description = "The game, open for others to join (or started, when bots fill the other seats); `Location` names it", body = GameSummary),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`account_not_found`: an invited name is no account", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`blocked`: an invited account blocks you, or you block it", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`, `invalid_seat_count`, `invalid_options`, `invalid_seat`, `invalid_time_control`, `invalid_bots`, `invalid_invitations`, `invalid_visibility`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`open_games_quota`: the account has too many open games waiting for players; `seat_taken`: two bots, or a bot and the creator, name the same seat", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`rate_limited`: too many new games from this account (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many new games from this account, or too many invitations from it to one invitee (5 an hour) or to one invitee from everyone (30 an hour); with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/games")]
 pub async fn create_game(
@@ -175,6 +180,15 @@ pub async fn create_game(
             "invalid_request",
             "at most 4 bots and 4 invitations: no game has more than 5 seats",
         ));
+    }
+    // Invitations reach their invitee at a rate: from each inviter, and from everyone.
+    for invitee in &body.invite {
+        let invitee = invitee.chars().take(32).collect::<String>().to_lowercase();
+        limits
+            .invitations_per_invitee
+            .take(&db, &format!("{} {invitee}", user.account_id))
+            .await?;
+        limits.invitations_per_account.take(&db, &invitee).await?;
     }
     let request = NewGame {
         kind: body.kind,

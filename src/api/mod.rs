@@ -17,6 +17,7 @@ pub mod kinds;
 pub mod live;
 pub mod metrics;
 pub mod models;
+pub mod moderation;
 pub mod personal_tokens;
 pub mod play;
 pub mod rate_limit;
@@ -124,6 +125,18 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(histories::get_player)
         .service(ratings::get_leaderboard)
         .service(histories::bulk_export)
+        .service(moderation::list_blocks)
+        .service(moderation::block_account)
+        .service(moderation::unblock_account)
+        .service(moderation::file_report)
+        .service(moderation::list_reports)
+        .service(moderation::resolve_report)
+        .service(moderation::hide_message)
+        .service(moderation::mute_account)
+        .service(moderation::unmute_account)
+        .service(moderation::suspend_account)
+        .service(moderation::unsuspend_account)
+        .service(moderation::audit_log)
         .default_service(web::to(route_not_found));
 }
 

@@ -1,4 +1,4 @@
-//! What a personal token may do: four scopes, and the one table that says which scope each
+//! What a personal token may do: five scopes, and the one table that says which scope each
 //! route needs. The [`super::AuthUser`] extractor consults the table on every request, so a
 //! handler cannot forget the check; a route missing from the table is closed to personal
 //! tokens (a test keeps every documented route in it). Sign-in tokens have every scope.
@@ -13,8 +13,9 @@ use utoipa::ToSchema;
 /// polls, chats), `games:play` (create, join, leave, cancel, decline and rematch games, act,
 /// resign, vote to abandon, write and delete chat messages), `webhooks:manage` (everything
 /// under `/v1/me/webhooks`), `account:manage` (change the password, sign out everywhere,
-/// create, list and revoke personal tokens). Scopes are independent: a bot needs
-/// `games:read` and `games:play`.
+/// create, list and revoke personal tokens, block accounts, file reports), `moderation`
+/// (everything under `/v1/moderation`, for an account that is a moderator). Scopes are
+/// independent: a bot needs `games:read` and `games:play`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[schema(example = "games:read")]
 pub enum Scope {
@@ -26,14 +27,17 @@ pub enum Scope {
     WebhooksManage,
     #[serde(rename = "account:manage")]
     AccountManage,
+    #[serde(rename = "moderation")]
+    Moderation,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 4] = [
+    pub const ALL: [Scope; 5] = [
         Scope::GamesRead,
         Scope::GamesPlay,
         Scope::WebhooksManage,
         Scope::AccountManage,
+        Scope::Moderation,
     ];
 
     /// The name on the wire and in the database.
@@ -43,6 +47,7 @@ impl Scope {
             Scope::GamesPlay => "games:play",
             Scope::WebhooksManage => "webhooks:manage",
             Scope::AccountManage => "account:manage",
+            Scope::Moderation => "moderation",
         }
     }
 
@@ -67,7 +72,7 @@ pub struct Scopes(u8);
 
 impl Scopes {
     pub const NONE: Scopes = Scopes(0);
-    pub const EVERY: Scopes = Scopes(0b1111);
+    pub const EVERY: Scopes = Scopes(0b1_1111);
 
     pub fn of(scopes: impl IntoIterator<Item = Scope>) -> Scopes {
         Scopes(scopes.into_iter().fold(0, |bits, scope| bits | scope.bit()))
@@ -134,6 +139,43 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
         "/v1/me/personal-tokens/{token_id}",
         Scope::AccountManage,
     ),
+    ("GET", "/v1/me/blocks", Scope::AccountManage),
+    ("PUT", "/v1/me/blocks/{name}", Scope::AccountManage),
+    ("DELETE", "/v1/me/blocks/{name}", Scope::AccountManage),
+    ("POST", "/v1/reports", Scope::AccountManage),
+    // Moderation (the account must be a moderator too).
+    ("GET", "/v1/moderation/reports", Scope::Moderation),
+    (
+        "POST",
+        "/v1/moderation/reports/{report_id}/resolve",
+        Scope::Moderation,
+    ),
+    (
+        "POST",
+        "/v1/moderation/games/{id}/chat/{message_id}/hide",
+        Scope::Moderation,
+    ),
+    (
+        "POST",
+        "/v1/moderation/accounts/{name}/mute",
+        Scope::Moderation,
+    ),
+    (
+        "POST",
+        "/v1/moderation/accounts/{name}/unmute",
+        Scope::Moderation,
+    ),
+    (
+        "POST",
+        "/v1/moderation/accounts/{name}/suspend",
+        Scope::Moderation,
+    ),
+    (
+        "POST",
+        "/v1/moderation/accounts/{name}/unsuspend",
+        Scope::Moderation,
+    ),
+    ("GET", "/v1/moderation/log", Scope::Moderation),
     // Reading games, players and notifications.
     ("GET", "/v1/game-kinds", Scope::GamesRead),
     ("GET", "/v1/games", Scope::GamesRead),

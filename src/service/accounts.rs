@@ -176,7 +176,8 @@ pub async fn sign_in(
     password: String,
 ) -> Result<SignedIn, ApiError> {
     let account = if is_valid_name(&name) {
-        actix_web::web::block(move || db.read(|conn| store::find_account_by_name(conn, &name)))
+        let reader = db.clone();
+        actix_web::web::block(move || reader.read(|conn| store::find_account_by_name(conn, &name)))
             .await??
     } else {
         None
@@ -185,6 +186,14 @@ pub async fn sign_in(
         .as_ref()
         .map(|account| account.password_hash.clone());
     let matches = passwords.verify(client, password, stored).await?;
+    if let Some(account) = account.as_ref().filter(|_| matches) {
+        // Told only to whoever knows the password: a guesser learns nothing of it.
+        let (db, id) = (db.clone(), account.id.clone());
+        actix_web::web::block(move || {
+            db.read(|conn| super::moderation::check_not_suspended(conn, &id))
+        })
+        .await??;
+    }
     match account {
         Some(account) if matches => Ok(SignedIn {
             user: AuthUser {

@@ -8,6 +8,7 @@ use super::LoadedGame;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::store::chat::{self, ChatMessage, NewChatMessage};
+use crate::store::moderation;
 use crate::store::Db;
 
 /// The longest message, in characters.
@@ -21,6 +22,8 @@ pub const PAGE: i64 = 100;
 pub struct ChatPage {
     pub spectators_may_write: bool,
     pub messages: Vec<ChatMessage>,
+    /// The authors the reader blocks: their messages reach the reader as tombstones.
+    pub blocked_authors: Vec<String>,
 }
 
 /// The game's messages after `after`, oldest first (at most [`PAGE`]); anyone who may read
@@ -28,9 +31,15 @@ pub struct ChatPage {
 pub fn messages(db: &Db, game_id: &str, user: &AuthUser, after: i64) -> Result<ChatPage, ApiError> {
     db.read(|conn| {
         let game = LoadedGame::load_for(conn, game_id, user)?;
+        let messages = chat::messages_after(conn, game_id, after, PAGE)?;
+        let mut authors: Vec<String> = messages.iter().map(|m| m.account_id.clone()).collect();
+        authors.sort();
+        authors.dedup();
+        let blocked_authors = moderation::blocked_among(conn, &user.account_id, &authors)?;
         Ok(ChatPage {
             spectators_may_write: game.game.settings.spectators_may_write,
-            messages: chat::messages_after(conn, game_id, after, PAGE)?,
+            messages,
+            blocked_authors,
         })
     })
 }
@@ -85,6 +94,7 @@ pub fn post(
     let body = checked_text(text)?;
     db.write(|conn| {
         let game = LoadedGame::load_for(conn, game_id, user)?;
+        super::moderation::check_not_muted(conn, &user.account_id, now)?;
         let seat = game.seat_of(user);
         if seat.is_none() && !game.game.settings.spectators_may_write {
             return Err(ApiError::forbidden(
@@ -127,7 +137,13 @@ pub fn post(
                 created_at: now,
             },
         )?;
+        let accounts: Vec<String> = players.iter().map(|(id, _, _)| id.clone()).collect();
+        // Those who block the author hear nothing of it, mentioned or not.
+        let blocking = moderation::blocking(conn, &user.account_id, &accounts)?;
         for (account_id, name, player_seat) in &players {
+            if blocking.contains(account_id) {
+                continue;
+            }
             let kind = if mention_names.contains(&name.as_str()) {
                 "mention"
             } else {

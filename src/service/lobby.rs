@@ -263,15 +263,26 @@ pub(super) fn insert_new_game(
                 return Err(not_found());
             }
             store::find_account_by_name(conn, name)?
-                .map(|account| account.id)
+                .map(|account| (account.id, account.name))
                 .ok_or_else(not_found)
         })
         .filter(|invitee| {
             invitee
                 .as_ref()
-                .map_or(true, |id| *id != creator.account_id)
+                .map_or(true, |(id, _)| *id != creator.account_id)
         })
-        .collect::<Result<Vec<String>, ApiError>>()?;
+        .collect::<Result<Vec<(String, String)>, ApiError>>()?;
+    // Between accounts one of which blocks the other there are no invitations: asked for,
+    // one is refused; a rematch leaves such a player out of its table's invitations.
+    let mut invitable = Vec::with_capacity(invited.len());
+    for (id, name) in invited {
+        match super::blocks::check_invitable(conn, &creator.account_id, &id, &name) {
+            Ok(()) => invitable.push(id),
+            Err(_) if rematch_of.is_some() => {}
+            Err(refusal) => return Err(refusal),
+        }
+    }
+    let invited = invitable;
     // Held until the game is written: creations at once on other instances cannot all
     // take the last open place.
     store::lock_account(conn, &creator.account_id)?;
@@ -401,7 +412,12 @@ fn seat_the_caller(
     let game = LoadedGame::load(conn, game_id)?;
     if game.game.visibility.invitation_only()
         && game.game.created_by != user.account_id
-        && !store::invitations(conn, game_id)?.contains(&user.account_id)
+        && (!store::invitations(conn, game_id)?.contains(&user.account_id)
+            || store::moderation::blocked_either_way(
+                conn,
+                &game.game.created_by,
+                &user.account_id,
+            )?)
     {
         return Err(ApiError::forbidden(
             "not_invited",

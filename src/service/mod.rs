@@ -4,6 +4,7 @@
 //! the handlers only translate them to and from JSON.
 
 pub mod accounts;
+pub mod blocks;
 pub mod chat;
 pub mod email;
 pub mod fold_cache;
@@ -11,6 +12,7 @@ pub mod free_text;
 pub mod histories;
 pub mod invitations;
 pub mod lobby;
+pub mod moderation;
 pub mod notices;
 pub mod personal_tokens;
 pub mod play;
@@ -30,7 +32,6 @@ use crate::games::bots::BotStrategy;
 use crate::games::engine::{Seat, Viewer};
 use crate::games::server_events::{
     too_few_remain, ClockTurn, Forfeit, ForfeitReason, SeatClock, ServerEvent, Standing,
-    SCHEMA_VERSION as SERVER_SCHEMA_VERSION,
 };
 use crate::games::take_back::TakeBackFold;
 use crate::games::{encode_seed, seed_commitment};
@@ -303,6 +304,7 @@ impl LoadedGame {
         for forfeit in forfeiting {
             server_events.push(match forfeit.reason {
                 ForfeitReason::Resigned => ServerEvent::SeatResigned { seat: forfeit.seat },
+                ForfeitReason::Suspended => ServerEvent::SeatSuspended { seat: forfeit.seat },
                 ForfeitReason::TimedOut => ServerEvent::SeatTimedOut {
                     seat: forfeit.seat,
                     deadline_ms: self
@@ -397,7 +399,7 @@ impl LoadedGame {
             stored.push(NewEvent {
                 seat: None,
                 event_type: event.event_type().to_owned(),
-                schema_version: SERVER_SCHEMA_VERSION as i32,
+                schema_version: event.schema_version() as i32,
                 payload: serde_json::to_string(&event).unwrap_or_default(),
                 source: SERVER_SOURCE,
             });
@@ -472,7 +474,7 @@ impl LoadedGame {
             .map(|event| NewEvent {
                 seat: None,
                 event_type: event.event_type().to_owned(),
-                schema_version: SERVER_SCHEMA_VERSION as i32,
+                schema_version: event.schema_version() as i32,
                 payload: serde_json::to_string(event).unwrap_or_default(),
                 source: SERVER_SOURCE,
             })

@@ -904,6 +904,7 @@ pub(super) fn require_in_play(game: &LoadedGame, seat: Seat, now: i64) -> Result
                 match reason {
                     ForfeitReason::Resigned => "resigned",
                     ForfeitReason::TimedOut => "ran out of time",
+                    ForfeitReason::Suspended => "was suspended",
                 }
             ),
         ));

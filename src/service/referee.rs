@@ -120,6 +120,42 @@ pub fn resign(
     })
 }
 
+/// The seat of `account_id` in running game `game_id` forfeits because a moderator
+/// suspended its player (a bot plays on where the game goes on); nothing when it does not
+/// play there any more. Tried again when a move got there first.
+pub(super) fn forfeit_suspended(
+    db: &Db,
+    cache: &FoldCache,
+    game_id: &str,
+    account_id: &str,
+    now: i64,
+) -> Result<(), ApiError> {
+    loop {
+        let appended = db.write(|conn| {
+            let game = LoadedGame::load(conn, game_id)?;
+            let Some(seat) = game
+                .seats
+                .iter()
+                .find(|taken| taken.account_id.as_deref() == Some(account_id))
+                .filter(|taken| taken.is_person_in_play())
+            else {
+                return Ok(Some(()));
+            };
+            if game.game.status != GameStatus::Running {
+                return Ok(Some(()));
+            }
+            let forfeiting = [Forfeit {
+                seat: seat.seat,
+                reason: ForfeitReason::Suspended,
+            }];
+            Ok::<_, ApiError>(append_forfeits(conn, cache, &game, &forfeiting, now)?.map(drop))
+        })?;
+        if appended.is_some() {
+            return Ok(());
+        }
+    }
+}
+
 /// The caller votes to abandon the game, or with `agree` false takes their vote back. The
 /// game ends without a result once every seat a person still plays has voted (a vote cast
 /// again when that is already so ends it too: a seat that forfeited after the others voted

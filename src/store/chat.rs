@@ -20,6 +20,8 @@ pub struct ChatMessage {
     pub mentions: String,
     pub created_at: i64,
     pub deleted_at: Option<i64>,
+    /// A moderator hid it: its text is kept for the record and shown to no one.
+    pub hidden_at: Option<i64>,
 }
 
 /// A message to store.
@@ -44,10 +46,12 @@ type MessageColumns = (
     String,
     i64,
     Option<i64>,
+    Option<i64>,
 );
 
 fn message_from(columns: MessageColumns) -> ChatMessage {
-    let (id, game_id, account_id, author, seat, body, mentions, created_at, deleted_at) = columns;
+    let (id, game_id, account_id, author, seat, body, mentions, created_at, deleted_at, hidden_at) =
+        columns;
     ChatMessage {
         id,
         game_id,
@@ -58,6 +62,7 @@ fn message_from(columns: MessageColumns) -> ChatMessage {
         mentions,
         created_at,
         deleted_at,
+        hidden_at,
     }
 }
 
@@ -73,6 +78,7 @@ macro_rules! message_columns {
             chat_messages::mentions,
             chat_messages::created_at,
             chat_messages::deleted_at,
+            chat_messages::hidden_at,
         )
     };
 }
@@ -139,6 +145,18 @@ pub fn delete_message(conn: &mut DbConnection, id: i64, now: i64) -> Result<bool
         chat_messages::body.eq(""),
         chat_messages::deleted_at.eq(now),
     ))
+    .execute(conn)?;
+    Ok(updated == 1)
+}
+
+/// Hides a message at `now` (a moderator's doing); false when it was hidden already.
+pub fn hide_message(conn: &mut DbConnection, id: i64, now: i64) -> Result<bool, StoreError> {
+    let updated = diesel::update(
+        chat_messages::table
+            .find(id)
+            .filter(chat_messages::hidden_at.is_null()),
+    )
+    .set(chat_messages::hidden_at.eq(now))
     .execute(conn)?;
     Ok(updated == 1)
 }

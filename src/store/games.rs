@@ -144,6 +144,8 @@ pub enum CancelReason {
     Creator,
     /// Nobody filled its seats in time.
     Expired,
+    /// A moderator suspended its creator.
+    Suspended,
 }
 
 impl CancelReason {
@@ -151,6 +153,7 @@ impl CancelReason {
         match self {
             CancelReason::Creator => "creator",
             CancelReason::Expired => "expired",
+            CancelReason::Suspended => "suspended",
         }
     }
 }
@@ -216,6 +219,7 @@ impl TryFrom<GameWithSettings> for Game {
                 None => None,
                 Some("creator") => Some(CancelReason::Creator),
                 Some("expired") => Some(CancelReason::Expired),
+                Some("suspended") => Some(CancelReason::Suspended),
                 Some(other) => return Err(corrupt(&id, "cancel_reason", other)),
             },
 

@@ -10,6 +10,7 @@ pub mod email;
 mod games;
 pub mod jobs;
 pub mod limits;
+pub mod moderation;
 pub mod notifications;
 pub mod personal_tokens;
 mod prepared_updates;

@@ -12,6 +12,9 @@ diesel::table! {
         mail_topics -> Integer,
         vacation_until -> Nullable<BigInt>,
         auto_vacation -> Bool,
+        role -> Text,
+        chat_muted_until -> Nullable<BigInt>,
+        suspended_at -> Nullable<BigInt>,
     }
 }
 
@@ -192,6 +195,7 @@ diesel::table! {
         mentions -> Text,
         created_at -> BigInt,
         deleted_at -> Nullable<BigInt>,
+        hidden_at -> Nullable<BigInt>,
     }
 }
 
@@ -327,3 +331,45 @@ diesel::table! {
         value -> Text,
     }
 }
+
+diesel::table! {
+    blocks (account_id, blocked_id) {
+        account_id -> Text,
+        blocked_id -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    reports (id) {
+        id -> BigInt,
+        reporter_id -> Text,
+        account_id -> Text,
+        game_id -> Nullable<Text>,
+        message_id -> Nullable<BigInt>,
+        message_text -> Nullable<Text>,
+        reason -> Text,
+        created_at -> BigInt,
+        resolved_at -> Nullable<BigInt>,
+        resolved_by -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    moderation_log (id) {
+        id -> BigInt,
+        moderator_id -> Nullable<Text>,
+        action -> Text,
+        account_id -> Nullable<Text>,
+        game_id -> Nullable<Text>,
+        message_id -> Nullable<BigInt>,
+        report_id -> Nullable<BigInt>,
+        reason -> Text,
+        until_at -> Nullable<BigInt>,
+        created_at -> BigInt,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(blocks, accounts);
+diesel::allow_tables_to_appear_in_same_query!(reports, accounts);
+diesel::allow_tables_to_appear_in_same_query!(moderation_log, accounts);

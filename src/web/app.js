@@ -413,8 +413,35 @@ function chatItem(message) {
   item.dataset.messageId = String(message.id);
   const author = document.createElement('strong');
   author.textContent = `${message.author.name}: `;
-  item.append(author, message.text === null ? '(deleted)' : message.text);
-  if (message.text !== null && message.author.name === localStorage.getItem(NAME_KEY)) {
+  const gone = { moderator: '(hidden by a moderator)', blocked: '(from someone you block)' };
+  item.append(author, message.text === null ? gone[message.hidden] ?? '(deleted)' : message.text);
+  const mine = message.author.name === localStorage.getItem(NAME_KEY);
+  if (message.text !== null && !mine) {
+    item.append(' ', chatButton('Report', `Report ${message.author.name}'s message`, async () => {
+      const reason = window.prompt(`Why report this message of ${message.author.name}?`);
+      if (!reason || !reason.trim()) return;
+      await api('POST', '/v1/reports', {
+        message: { game_id: game.id, message_id: message.id },
+        reason,
+      });
+      showError(null);
+      window.alert('Reported: the moderators will look at it.');
+    }));
+    item.append(' ', chatButton('Block', `Block ${message.author.name}`, async () => {
+      if (!window.confirm(`Block ${message.author.name}? Nothing they write or send reaches you any more.`)) return;
+      await api('PUT', `/v1/me/blocks/${encodeURIComponent(message.author.name)}`);
+      for (const [id, shown] of chat.shown) {
+        if (shown.dataset.author === message.author.name) {
+          const hidden = chatItem({ ...shown.message, text: null, hidden: 'blocked' });
+          shown.replaceWith(hidden);
+          chat.shown.set(id, hidden);
+        }
+      }
+    }));
+  }
+  item.dataset.author = message.author.name;
+  item.message = message;
+  if (message.text !== null && mine) {
     const remove = document.createElement('button');
     remove.className = 'delete-message';
     remove.textContent = 'Delete';
@@ -428,6 +455,22 @@ function chatItem(message) {
     item.append(' ', remove);
   }
   return item;
+}
+
+/** A small button beside a chat message that runs `act`, showing its refusal if any. */
+function chatButton(label, description, act) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.textContent = label;
+  button.setAttribute('aria-label', description);
+  button.onclick = async () => {
+    try {
+      await act();
+    } catch (problem) {
+      showError(problem);
+    }
+  };
+  return button;
 }
 
 function showChatMessage(message) {

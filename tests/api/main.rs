@@ -26,6 +26,7 @@ mod java;
 mod jobs;
 mod live;
 mod lobby;
+mod moderation;
 mod openapi;
 mod personal_tokens;
 mod play_errors;

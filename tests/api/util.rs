@@ -388,6 +388,8 @@ fn test_config(data_dir: &std::path::Path, database_url: &str) -> Config {
         registrations_per_hour_per_address: 100_000,
         games_per_hour_per_account: 100_000,
         bulk_exports_per_hour_per_account: 100_000,
+        invitations_per_hour_per_invitee: 100_000,
+        invitations_per_hour_per_account: 100_000,
         open_games_per_account: 10_000,
         referee_poll_ms: 100,
         // A 64th of the production hash's memory: every test signs accounts up and in, and

@@ -146,6 +146,8 @@ pub enum Visibility {
 pub enum CancelReason {
     Creator,
     Expired,
+    /// A moderator suspended its creator.
+    Suspended,
 }
 
 /// When a seat must have acted.
@@ -382,11 +384,21 @@ pub struct ChatMessage {
     pub id: i64,
     pub author: AccountRef,
     pub seat: Option<u8>,
-    /// `None` once its author deleted it (a tombstone).
+    /// `None` once its author deleted it (a tombstone), or while it is hidden.
     pub text: Option<String>,
+    /// Why its text is not shown: a moderator hid it, or the reader blocks its author.
+    pub hidden: Option<ChatHidden>,
     pub mentions: Vec<String>,
     pub created_at: String,
     pub deleted_at: Option<String>,
+}
+
+/// Why a chat message's text is not shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatHidden {
+    Moderator,
+    Blocked,
 }
 
 /// A page of a game's chat.

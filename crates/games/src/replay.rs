@@ -96,12 +96,17 @@ impl RecordedLogEvent {
     fn server_event(&self) -> Result<Option<ServerEvent>, Divergence> {
         match self.source {
             EventSource::Engine => Ok(None),
-            EventSource::Server if self.schema_version != crate::server_events::SCHEMA_VERSION => {
+            EventSource::Server
+                if !(crate::server_events::FIRST_SCHEMA_VERSION
+                    ..=crate::server_events::SCHEMA_VERSION)
+                    .contains(&self.schema_version) =>
+            {
                 Err(Divergence::Unreadable(format!(
                     "the server event at seq {} has schema version {}; this build reads \
-                     version {}",
+                     versions {} to {}",
                     self.seq,
                     self.schema_version,
+                    crate::server_events::FIRST_SCHEMA_VERSION,
                     crate::server_events::SCHEMA_VERSION
                 )))
             }

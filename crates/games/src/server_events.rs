@@ -18,8 +18,14 @@ use crate::engine::{Outcome, Seat};
 use crate::kit::ranking::competition_places;
 use crate::kit::seats::colour;
 
-/// The JSON shape version of [`ServerEvent`] payloads, stored with each.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The JSON shape version of [`ServerEvent`] payloads, stored with each: the newest one.
+/// Version 2 added `seat_suspended` (and the forfeit reason `suspended`); every other event
+/// reads alike in both, and is still written as version 1 (see
+/// [`ServerEvent::schema_version`]), so that readers of version 1 read every game no
+/// suspension touched.
+pub const SCHEMA_VERSION: u32 = 2;
+/// The oldest server event schema version this build reads.
+pub const FIRST_SCHEMA_VERSION: u32 = 1;
 
 /// How long players may think, chosen when the game is created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
@@ -294,6 +300,8 @@ impl TimeControl {
 pub enum ForfeitReason {
     Resigned,
     TimedOut,
+    /// A moderator suspended the seat's player.
+    Suspended,
 }
 
 impl ForfeitReason {
@@ -301,13 +309,18 @@ impl ForfeitReason {
         match self {
             ForfeitReason::Resigned => "resigned",
             ForfeitReason::TimedOut => "timed_out",
+            ForfeitReason::Suspended => "suspended",
         }
     }
 
     pub fn parse(text: &str) -> Option<ForfeitReason> {
-        [ForfeitReason::Resigned, ForfeitReason::TimedOut]
-            .into_iter()
-            .find(|reason| reason.as_str() == text)
+        [
+            ForfeitReason::Resigned,
+            ForfeitReason::TimedOut,
+            ForfeitReason::Suspended,
+        ]
+        .into_iter()
+        .find(|reason| reason.as_str() == text)
     }
 }
 
@@ -345,6 +358,10 @@ pub enum ServerEvent {
     /// `seat` did not act by `deadline_ms`.
     /// Example: `{"type": "seat_timed_out", "seat": 2, "deadline_ms": 1764151200000}`
     SeatTimedOut { seat: Seat, deadline_ms: i64 },
+    /// A moderator suspended the player at `seat`: the seat leaves the game as if resigned
+    /// (schema version 2).
+    /// Example: `{"type": "seat_suspended", "seat": 1}`
+    SeatSuspended { seat: Seat },
     /// A `bot` plays `seat` from now on.
     /// Example: `{"type": "seat_taken_over", "seat": 2, "bot": "playouts"}`
     SeatTakenOver { seat: Seat, bot: BotStrategy },
@@ -394,6 +411,14 @@ impl ServerEvent {
         )
     }
 
+    /// The schema version this event is written in: the first that has it.
+    pub fn schema_version(&self) -> u32 {
+        match self {
+            ServerEvent::SeatSuspended { .. } => 2,
+            _ => 1,
+        }
+    }
+
     /// The `type` tag, as stored in the log's `event_type`.
     pub fn event_type(&self) -> &'static str {
         match self {
@@ -401,6 +426,7 @@ impl ServerEvent {
             ServerEvent::ClockStopped { .. } => "clock_stopped",
             ServerEvent::SeatResigned { .. } => "seat_resigned",
             ServerEvent::SeatTimedOut { .. } => "seat_timed_out",
+            ServerEvent::SeatSuspended { .. } => "seat_suspended",
             ServerEvent::SeatTakenOver { .. } => "seat_taken_over",
             ServerEvent::GameEndedByForfeit { .. } => "game_ended_by_forfeit",
             ServerEvent::AbandonVoted { .. } => "abandon_voted",
@@ -434,6 +460,10 @@ impl ServerEvent {
             ServerEvent::SeatTimedOut { seat, .. } => {
                 format!("{} runs out of time", colour(*seat))
             }
+            ServerEvent::SeatSuspended { seat } => format!(
+                "{}'s player was suspended by a moderator and leaves the game",
+                colour(*seat)
+            ),
             ServerEvent::SeatTakenOver { seat, bot } => {
                 format!("A {} bot plays {} from now on", bot.as_str(), colour(*seat))
             }
@@ -607,6 +637,7 @@ impl ServerFold {
             }
             ServerEvent::SeatResigned { seat } => self.forfeit(*seat, ForfeitReason::Resigned),
             ServerEvent::SeatTimedOut { seat, .. } => self.forfeit(*seat, ForfeitReason::TimedOut),
+            ServerEvent::SeatSuspended { seat } => self.forfeit(*seat, ForfeitReason::Suspended),
             ServerEvent::SeatTakenOver { seat, bot } => {
                 self.bots.retain(|(taken, _)| taken != seat);
                 self.bots.push((*seat, *bot));
@@ -877,6 +908,7 @@ mod tests {
     fn events_round_trip_and_name_their_type() {
         let events = [
             ServerEvent::SeatResigned { seat: 1 },
+            ServerEvent::SeatSuspended { seat: 2 },
             ServerEvent::GameEndedByForfeit {
                 scores: vec![1, 2],
                 places: vec![1, 2],
@@ -893,9 +925,11 @@ mod tests {
             assert_eq!(serde_json::from_value::<ServerEvent>(json).unwrap(), event);
         }
         assert_eq!(
-            events[2].describe(format_time),
+            events[3].describe(format_time),
             "Red takes back their last action (seqs 41 to 43 no longer count)"
         );
+        assert_eq!(events[1].schema_version(), 2);
+        assert_eq!(events[0].schema_version(), 1);
         assert_eq!(duration_text(90_061_000), "1 day 1 h");
         assert_eq!(duration_text(59_000), "59 s");
     }

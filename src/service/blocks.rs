@@ -1,0 +1,66 @@
+//! An account blocks another: nothing the blocked account sends reaches the blocker (no
+//! invitation, rematch offer, chat message or mention), and neither joins the other's
+//! invitation-only games. Blocking is silent towards the blocked account except where it
+//! would otherwise wonder: inviting someone who blocks you, or whom you block, is refused.
+
+use super::histories::find_account;
+use crate::auth::AuthUser;
+use crate::error::ApiError;
+use crate::store::moderation::{self, Blocked};
+use crate::store::{Db, DbConnection};
+
+/// The caller blocks the account called `name`; whether it was not blocked before.
+pub fn block(db: &Db, user: &AuthUser, name: &str, now: i64) -> Result<(Blocked, bool), ApiError> {
+    db.write(|conn| {
+        let blocked = find_account(conn, name)?;
+        if blocked.id == user.account_id {
+            return Err(ApiError::unprocessable(
+                "cannot_block_yourself",
+                "you cannot block yourself",
+            ));
+        }
+        let new = moderation::block(conn, &user.account_id, &blocked.id, now)?;
+        let entry = moderation::blocked_by(conn, &user.account_id)?
+            .into_iter()
+            .find(|entry| entry.account_id == blocked.id)
+            .ok_or_else(|| ApiError::Internal("a block vanished".into()))?;
+        Ok((entry, new))
+    })
+}
+
+/// The caller no longer blocks the account called `name`; 404 `not_blocked` when it did
+/// not.
+pub fn unblock(db: &Db, user: &AuthUser, name: &str) -> Result<(), ApiError> {
+    db.write(|conn| {
+        let blocked = find_account(conn, name)?;
+        if moderation::unblock(conn, &user.account_id, &blocked.id)? {
+            Ok(())
+        } else {
+            Err(ApiError::not_found(
+                "not_blocked",
+                format!("you do not block {}", blocked.name),
+            ))
+        }
+    })
+}
+
+/// The accounts the caller blocks.
+pub fn list(db: &Db, user: &AuthUser) -> Result<Vec<Blocked>, ApiError> {
+    Ok(db.read(|conn| moderation::blocked_by(conn, &user.account_id))?)
+}
+
+/// Refuses an invitation between two accounts one of which blocks the other.
+pub(super) fn check_invitable(
+    conn: &mut DbConnection,
+    inviter: &str,
+    invitee: &str,
+    invitee_name: &str,
+) -> Result<(), ApiError> {
+    if moderation::blocked_either_way(conn, inviter, invitee)? {
+        return Err(ApiError::forbidden(
+            "blocked",
+            format!("you cannot invite {invitee_name}: one of you blocks the other"),
+        ));
+    }
+    Ok(())
+}

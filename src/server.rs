@@ -225,6 +225,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 // its address's share.
                 .wrap(from_fn(refuse_connections_over_cap))
                 .wrap(cors(&cors_origins))
+                .wrap(from_fn(steady_expose_headers))
                 .wrap(from_fn(time_requests))
                 .wrap(Condition::new(
                     access_log,
@@ -315,10 +316,36 @@ fn is_origin(text: &str) -> bool {
     })
 }
 
+/// The response headers a page of another origin may read, in one order: the CORS layer
+/// keeps them in a set whose order differs between workers, so the same answer would read
+/// differently from one request to the next.
+const EXPOSED_HEADERS: &str = "allow, etag, location, retry-after";
+
+async fn steady_expose_headers(
+    request: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
+    let mut response = next.call(request).await?;
+    let headers = response.headers_mut();
+    if headers.contains_key(header::ACCESS_CONTROL_EXPOSE_HEADERS) {
+        headers.insert(
+            header::ACCESS_CONTROL_EXPOSE_HEADERS,
+            header::HeaderValue::from_static(EXPOSED_HEADERS),
+        );
+    }
+    Ok(response)
+}
+
 /// Browser pages of `origins` (comma-separated, or `*`) may call the API with a bearer token.
 fn cors(origins: &str) -> Cors {
     let mut cors = Cors::default()
-        .allowed_methods([Method::GET, Method::HEAD, Method::POST, Method::DELETE])
+        .allowed_methods([
+            Method::GET,
+            Method::HEAD,
+            Method::POST,
+            Method::PUT,
+            Method::DELETE,
+        ])
         .allowed_headers([
             header::AUTHORIZATION,
             header::CONTENT_TYPE,

@@ -223,13 +223,16 @@ fn documented_routes() -> &'static [(actix_web::dev::ResourceDef, Vec<String>)] 
 pub fn problem_for_foreign_errors<B: MessageBody + 'static>(
     response: ServiceResponse<B>,
 ) -> actix_web::Result<ErrorHandlerResponse<B>> {
-    let is_problem = response
+    let content_type = response
         .response()
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("application/problem+json"));
-    if is_problem {
+        .unwrap_or_default();
+    // A problem already, or one of the server's own pages for people (a mail link's page
+    // saying the link does not work), which a browser shows as it is.
+    if content_type.starts_with("application/problem+json") || content_type.starts_with("text/html")
+    {
         return Ok(ErrorHandlerResponse::Response(
             response.map_into_left_body(),
         ));
@@ -238,18 +241,20 @@ pub fn problem_for_foreign_errors<B: MessageBody + 'static>(
     let api_error = if status.is_server_error() {
         ApiError::Internal(format!("{status} from the framework"))
     } else {
-        let code = match status.as_u16() {
-            404 => "route_not_found",
-            405 => "method_not_allowed",
-            413 => "payload_too_large",
-            _ => "bad_request",
-        };
-        ApiError::BadRequest {
-            code,
-            detail: status
-                .canonical_reason()
-                .unwrap_or("bad request")
-                .to_owned(),
+        let detail = status
+            .canonical_reason()
+            .unwrap_or("bad request")
+            .to_owned();
+        match status.as_u16() {
+            404 => ApiError::NotFound {
+                code: "route_not_found",
+                detail,
+            },
+            413 => ApiError::PayloadTooLarge { detail },
+            _ => ApiError::BadRequest {
+                code: "malformed_request",
+                detail,
+            },
         }
     };
     let mut problem = api_error.problem();

@@ -49,6 +49,11 @@ impl PresentedToken {
         })
     }
 
+    /// Whether this token names the stored token `id`, compared in constant time.
+    pub fn is_named(&self, id: &str) -> bool {
+        self.id.as_bytes().ct_eq(id.as_bytes()).into()
+    }
+
     /// Whether this token's secret is the one `stored_hash` was made from, compared in
     /// constant time so the answer's timing tells nothing about the stored hash.
     pub fn matches(&self, stored_hash: &str) -> bool {

@@ -138,8 +138,10 @@ pub fn revoke(db: &Db, user: &AuthUser, id: &str) -> Result<(), ApiError> {
 pub fn authenticate(db: &Db, presented: &PresentedToken) -> Result<AuthUser, ApiError> {
     let now = now_millis();
     let found = db
-        .read_without_transaction(|conn| stored::find_personal_token(conn, &presented.id))?
-        .filter(|found| presented.matches(&found.token.secret_hash))
+        .read_without_transaction(|conn| {
+            stored::find_personal_token_by_secret(conn, &presented.secret_hash)
+        })?
+        .filter(|found| presented.is_named(&found.token.id))
         .ok_or_else(|| {
             ApiError::unauthorized(
                 "token_revoked",

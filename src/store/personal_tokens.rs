@@ -60,14 +60,16 @@ pub fn count_personal_tokens(conn: &mut DbConnection, account_id: &str) -> Resul
         .get_result(conn)?)
 }
 
-/// Token `id` with its account's name and token generation, in one statement.
-pub fn find_personal_token(
+/// The token whose secret hashes to `secret_hash`, with its account's name and token
+/// generation, in one statement. Looked up by the hash rather than by the id: a wrong
+/// secret for a known id misses the index exactly as an unknown id does.
+pub fn find_personal_token_by_secret(
     conn: &mut DbConnection,
-    id: &str,
+    secret_hash: &str,
 ) -> Result<Option<TokenWithAccount>, StoreError> {
     let found = personal_tokens::table
         .inner_join(accounts::table)
-        .filter(personal_tokens::id.eq(id))
+        .filter(personal_tokens::secret_hash.eq(secret_hash))
         .select((
             PersonalToken::as_select(),
             accounts::name,

@@ -608,7 +608,50 @@ async fn a_move_that_passes_the_turn_mails_the_next_player(backend: Backend) {
     sink.assert_each_mail_once();
 }
 
+/// Guesses at confirmation tokens are limited per address, through the API and the page
+/// alike; the limit says when to try again.
+async fn confirmation_guesses_are_limited(backend: Backend) {
+    let app = TestApp::start_with(backend, |config| {
+        config.email_confirmations_per_hour_per_address = 3;
+    })
+    .await;
+    for guess in ["guess1", "guess2"] {
+        follow(&app, "/v1/email/confirm", guess)
+            .await
+            .expect_problem(404, "confirmation_not_found");
+    }
+    let page = app
+        .request(
+            reqwest::Method::POST,
+            "/email/confirm?token=guess3",
+            None,
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(page.status, 404, "{}", page.text);
+    let refused = follow(&app, "/v1/email/confirm", "guess4").await;
+    assert!(refused.header("retry-after").is_some());
+    refused.expect_problem(429, "rate_limited");
+    let page = app
+        .request(
+            reqwest::Method::POST,
+            "/email/confirm?token=guess5",
+            None,
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(page.status, 429, "{}", page.text);
+    // Unsubscribing is not limited: mail providers post one-click unsubscribes from a few
+    // shared addresses.
+    follow(&app, "/v1/email/unsubscribe", "guess6")
+        .await
+        .expect_problem(404, "unsubscribe_not_found");
+}
+
 crate::with_each_backend!(
+    confirmation_guesses_are_limited,
     a_move_that_passes_the_turn_mails_the_next_player,
     an_address_is_confirmed_chosen_and_unsubscribed_in_one_click,
     a_digest_carries_a_day_in_one_mail,

@@ -1,0 +1,1 @@
+DROP INDEX personal_tokens_secret_hash_idx;

@@ -362,11 +362,17 @@ pub struct Config {
     )]
     pub webhook_tests_per_hour_per_account: u32,
 
-    /// Connections one client address (an IPv6 /64) may hold open to this instance; one
-    /// more is answered 429 `too_many_connections` and closed. A trusted proxy's
-    /// connections are not counted.
+    /// Connections one client address (an IPv6 /64) may hold open to this instance; its
+    /// networks hold a few times this together (an IPv6 /56 twice, a /48 and an IPv4 /24
+    /// four times). One more closes an idle connection of the network, or is answered 429
+    /// `too_many_connections` and closed. A trusted proxy's connections are not counted.
     #[arg(long, env = "TURNPOST_CONNECTIONS_PER_ADDRESS", default_value_t = 128)]
     pub connections_per_address: usize,
+
+    /// The last of `--max-connections` kept for clients whose network holds fewer than 16
+    /// connections (default: a quarter), so a newcomer gets in while a crowd holds the rest.
+    #[arg(long, env = "TURNPOST_CONNECTIONS_RESERVED")]
+    pub connections_reserved: Option<usize>,
 
     /// Requests of one account under way at once on this instance; more wait their turn
     /// (see `--requests-waiting-per-account`).
@@ -555,6 +561,7 @@ impl Config {
             webhook_timeout_seconds: 10,
             webhook_tests_per_hour_per_account: 30,
             connections_per_address: 128,
+            connections_reserved: None,
             requests_in_flight_per_account: 4,
             requests_waiting_per_account: 64,
             requests_in_flight_per_address: 64,
@@ -677,6 +684,17 @@ impl Config {
                 waiting: self.requests_waiting_per_address,
             },
         )
+    }
+
+    /// The caps on connections.
+    pub fn admission_caps(&self) -> crate::api::connection_caps::AdmissionCaps {
+        crate::api::connection_caps::AdmissionCaps {
+            per_address: self.connections_per_address,
+            total: self.max_connections,
+            reserved: self
+                .connections_reserved
+                .unwrap_or(self.max_connections / 4),
+        }
     }
 
     /// The caps on streams and long polls.

@@ -20,12 +20,14 @@ use std::future::{ready, Ready};
 use std::io;
 use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
 use actix_web::dev::{forward_ready, Service, ServiceRequest, Transform};
 use actix_web::http::{Method, StatusCode};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
+use crate::api::connection_caps::{Connection, ConnectionHandle};
 use crate::error::Problem;
 
 /// Per connection: how many requests the app has been handed, and which of the last 64 of
@@ -97,6 +99,10 @@ where
 /// A connection whose bodiless answers from the dispatcher leave as problems.
 pub struct ProblemIo<T> {
     io: T,
+    /// The connection's admission: counted against its networks while it lives, and
+    /// closed by the next read once it is chosen to make room (see `connection_caps`).
+    admission: Connection,
+    closable: Option<Arc<crate::api::connection_caps::Shared>>,
     ledger: Rc<Ledger>,
     framing: Framing,
     /// A problem being written in place of the dispatcher's head at the front of its buffer.
@@ -116,11 +122,25 @@ impl<T> ProblemIo<T> {
     pub fn new(io: T, head_timeout_seconds: u64) -> Self {
         ProblemIo {
             io,
+            admission: Connection::Uncounted,
+            closable: None,
             ledger: Rc::default(),
             framing: Framing::default(),
             replacing: None,
             head_timeout_seconds,
         }
+    }
+
+    /// The connection with its admission, which lives as long as the connection does.
+    pub fn admitted(mut self, admission: Connection) -> Self {
+        self.closable = admission.shared();
+        self.admission = admission;
+        self
+    }
+
+    /// What the connection's requests need to know of its admission.
+    pub fn admission(&self) -> ConnectionHandle {
+        self.admission.handle()
     }
 
     /// The connection it wraps.
@@ -140,7 +160,16 @@ impl<T: AsyncRead + Unpin> AsyncRead for ProblemIo<T> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
+        let this = self.get_mut();
+        if this
+            .closable
+            .as_ref()
+            .is_some_and(|closable| closable.poll_closed(cx))
+        {
+            // Read as the client's end: the dispatcher closes the connection.
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut this.io).poll_read(cx, buf)
     }
 }
 

@@ -16,7 +16,7 @@ use actix_web::rt::net::TcpStream;
 use actix_web::{web, App};
 
 use crate::api;
-use crate::api::connection_caps::{refuse_connections_over_cap, ConnectionCaps};
+use crate::api::connection_caps::{self, refuse_connections_over_cap, ConnectionCaps};
 use crate::api::live::SharedFrames;
 use crate::api::metrics::{time_requests, Metrics};
 use crate::api::static_answers::keep_static_answers;
@@ -91,7 +91,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     let followers = web::Data::new(Followers::new(config.follower_caps()));
     let request_slots = web::Data::new(config.request_slots());
     let connection_caps = web::Data::new(ConnectionCaps::new(
-        config.connections_per_address,
+        config.admission_caps(),
         config.trusted_proxy_networks(),
     ));
     let shared_frames = web::Data::new(SharedFrames::default());
@@ -191,7 +191,13 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .div_ceil(workers)
                 .max(4),
         )
-        .max_concurrent_connections(config.max_connections.div_ceil(workers).max(1));
+        // Above the instance's own cap (`connection_caps`), which refuses or closes what
+        // is beyond it: those connections need a place until they are answered and closed.
+        .max_concurrent_connections(
+            (config.max_connections + connection_caps::MOST_REFUSING * 2)
+                .div_ceil(workers)
+                .max(1),
+        );
     let shutdown = builder.graceful_shutdown_signal();
     // What `HttpServer::listen` builds, with each connection wrapped so that the answers
     // actix-http writes without the app leave as problems too (see `framework_errors`).
@@ -235,7 +241,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .wrap(CountRequests)
                 .configure(api::configure);
             let shutdown = shutdown.clone();
-            let connection_caps = connection_caps.clone().into_inner();
+            let connection_caps_for_accepts = connection_caps.clone().into_inner();
             let http = HttpService::build()
                 .graceful_shutdown_signal(move || {
                     let shutdown = shutdown.clone();
@@ -251,19 +257,20 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .local_addr(address)
                 .on_connect_ext(move |io: &ProblemIo<TcpStream>, data: &mut Extensions| {
                     data.insert(io.ledger());
-                    let peer = io.get_ref().peer_addr().ok().map(|peer| peer.ip());
-                    data.insert(connection_caps.admit(peer));
+                    data.insert(io.admission());
                 })
                 .h1(map_config(
                     app.into_factory().map_err(|error| error.error_response()),
                     // The configuration `HttpServer` gives an app on a plain listener.
                     move |()| AppConfig::__priv_test_new(false, address.to_string(), address),
                 ));
+            let admitting = connection_caps_for_accepts.clone();
             fn_service(move |stream: TcpStream| {
                 answer_without_delay(&stream);
                 let peer = stream.peer_addr().ok();
+                let admission = admitting.admit(peer.map(|peer| peer.ip()));
                 ready(Ok::<_, DispatchError>((
-                    ProblemIo::new(stream, head_timeout_seconds),
+                    ProblemIo::new(stream, head_timeout_seconds).admitted(admission),
                     peer,
                 )))
             })

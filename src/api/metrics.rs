@@ -43,6 +43,7 @@ pub struct Metrics {
     requests_waiting: IntGauge,
     requests_refused: IntCounter,
     connections_refused: IntCounter,
+    connections_evicted: IntCounter,
     pub timeouts_recorded: IntCounter,
     pub reminders_sent: IntCounter,
     pub games_expired: IntCounter,
@@ -114,8 +115,13 @@ impl Metrics {
             )?,
             connections_refused: IntCounter::new(
                 "connections_refused_total",
-                "Connections answered 429 `too_many_connections` and closed: their address held \
-                 its share",
+                "Connections answered 429 `too_many_connections` and closed: their network held \
+                 its share, or the instance was full",
+            )?,
+            connections_evicted: IntCounter::new(
+                "connections_evicted_total",
+                "Idle connections closed to make room for another of their network, or for a \
+                 light client when the instance was full",
             )?,
             requests_refused: IntCounter::new(
                 "requests_refused_in_flight_total",
@@ -171,6 +177,7 @@ impl Metrics {
             &metrics.db_statements,
             &metrics.requests_refused,
             &metrics.connections_refused,
+            &metrics.connections_evicted,
             &metrics.timeouts_recorded,
             &metrics.reminders_sent,
             &metrics.games_expired,
@@ -289,6 +296,8 @@ pub async fn get_metrics(
     metrics.requests_waiting.set(gauge(&slots.waiting));
     let counter = &metrics.connections_refused;
     counter.inc_by(connection_caps.refused().saturating_sub(counter.get()));
+    let evicted = &metrics.connections_evicted;
+    evicted.inc_by(connection_caps.evicted().saturating_sub(evicted.get()));
     let refused = &metrics.requests_refused;
     refused.inc_by(
         slots

@@ -319,10 +319,58 @@ fn parse_forwarded_entry(entry: &str) -> Option<IpAddr> {
         })
 }
 
+/// A network a client address counts in, and how many times an address's share of
+/// connections or streams the whole network may hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Network {
+    pub key: String,
+    pub shares: usize,
+}
+
+/// The networks a client address counts in for connections and streams, narrowest first:
+/// an IPv6 client by its /64 (one share), its /56 (two) and its /48 (four); an IPv4 client
+/// by its address (one) and its /24 (four: a softer tier, since one /24 is often many
+/// unrelated people). A crowd of addresses in one network shares the network's cap, so
+/// rotating through a /56 gains a client two shares, not 256.
+pub(crate) fn networks_of(ip: IpAddr) -> Vec<Network> {
+    let network = |key: String, shares: usize| Network { key, shares };
+    match canonical(ip) {
+        IpAddr::V4(v4) => {
+            let [a, b, c, _] = v4.octets();
+            vec![
+                network(v4.to_string(), 1),
+                network(format!("{a}.{b}.{c}.0/24"), 4),
+            ]
+        }
+        IpAddr::V6(v6) => {
+            let s = v6.segments();
+            vec![
+                network(
+                    format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3]),
+                    1,
+                ),
+                network(
+                    format!("{:x}:{:x}:{:x}:{:x}::/56", s[0], s[1], s[2], s[3] & 0xff00),
+                    2,
+                ),
+                network(format!("{:x}:{:x}:{:x}::/48", s[0], s[1], s[2]), 4),
+            ]
+        }
+    }
+}
+
+/// A v4 client on a dual-stack socket (`::ffff:a.b.c.d`) is the v4 address it is.
+fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        IpAddr::V4(_) => ip,
+    }
+}
+
 /// IPv6 clients usually hold a whole /64: count them by it, or each could rotate through
 /// addresses without end.
 pub(crate) fn network_of(ip: IpAddr) -> String {
-    match ip {
+    match canonical(ip) {
         IpAddr::V4(v4) => v4.to_string(),
         IpAddr::V6(v6) => {
             let segments = v6.segments();
@@ -434,5 +482,22 @@ mod tests {
         let b: IpAddr = "2001:db8:1:2:bbbb::9".parse().unwrap();
         assert_eq!(network_of(a), network_of(b));
         assert_eq!(network_of("10.0.0.1".parse().unwrap()), "10.0.0.1");
+        assert_eq!(network_of("::ffff:10.0.0.1".parse().unwrap()), "10.0.0.1");
+        let keys = |text: &str| -> Vec<String> {
+            networks_of(text.parse().unwrap())
+                .into_iter()
+                .map(|network| network.key)
+                .collect()
+        };
+        assert_eq!(
+            keys("2001:db8:aa:12ff::1"),
+            [
+                "2001:db8:aa:12ff::/64",
+                "2001:db8:aa:1200::/56",
+                "2001:db8:aa::/48"
+            ]
+        );
+        assert_eq!(keys("192.0.2.77"), ["192.0.2.77", "192.0.2.0/24"]);
+        assert_eq!(keys("::ffff:192.0.2.77"), ["192.0.2.77", "192.0.2.0/24"]);
     }
 }

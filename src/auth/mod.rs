@@ -18,6 +18,7 @@ pub use recent_checks::RecentChecks;
 pub use scopes::{Scope, Scopes};
 pub use token::{load_or_create_secret, IssuedToken, SignedToken, TokenKeys};
 
+use crate::api::connection_caps::ConnectionHandle;
 use crate::api::rate_limit::client_address_of;
 use crate::api::request_slots::{RequestSlots, Slot};
 use crate::error::ApiError;
@@ -131,6 +132,9 @@ impl FromRequest for AuthUser {
                 }
             };
             user.may_use(&method, pattern.as_deref())?;
+            if let Some(connection) = request.conn_data::<ConnectionHandle>() {
+                connection.signed_in_as(&user.account_id);
+            }
             take_request_slot(&request, &user).await?;
             Ok(user)
         })

@@ -2,7 +2,9 @@
 //! would try it: a flood of sign-ins (the server's memory must stay bounded and other
 //! requests keep being answered), one signed-in account flooding the server with reads
 //! (another account's reads must stay quick), one address opening a thousand connections
-//! (another address must still be served), clients that send a head and never finish
+//! (another address must still be served), crowds of addresses in one network and of many
+//! networks holding every connection and stream they may (a newcomer still gets in within
+//! a second), clients that send a head and never finish
 //! their body, and a fuzz of bodies, headers and query strings (no answer may be a 5xx).
 //! Every loop is bounded in count and time. Prints the figures the README quotes; exits
 //! non-zero when a bound is broken.
@@ -352,11 +354,25 @@ async fn sign_in_timing(client: &reqwest::Client, server: &Server) {
 /// The connections one address may hold (`--connections-per-address`, by default).
 const CONNECTIONS_PER_ADDRESS: usize = 128;
 
+/// Whether the server closed `stream` (a read ends at once) rather than keeping it open.
+fn closed_by_server(stream: &mut TcpStream) -> bool {
+    let _ = stream.set_nonblocking(true);
+    let mut rest = [0u8; 4096];
+    loop {
+        match stream.read(&mut rest) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => return false,
+            Err(_) => return true,
+        }
+    }
+}
+
 /// 1,000 connections from 127.0.0.1, each sending a request and then holding the
 /// connection open, while a signed-in client on 127.0.0.2 (another loopback address) keeps
-/// reading: the first address may keep [`CONNECTIONS_PER_ADDRESS`] of them, every other one
-/// is answered 429 `too_many_connections` and closed, and the other address's reads all
-/// succeed.
+/// reading: the first address keeps at most [`CONNECTIONS_PER_ADDRESS`] of them at once
+/// (each new one closes an idle one of its own address, or is answered 429
+/// `too_many_connections`), and the other address's reads all succeed.
 async fn connection_flood(failures: &mut Vec<String>) {
     let server = Server::start(&[]);
     let other = reqwest::Client::builder()
@@ -374,7 +390,7 @@ async fn connection_flood(failures: &mut Vec<String>) {
     );
     let address = server.address.clone();
     let started = Instant::now();
-    let (held, statuses) = tokio::task::spawn_blocking(move || {
+    let (mut held, statuses) = tokio::task::spawn_blocking(move || {
         let mut held = Vec::new();
         let mut statuses = std::collections::BTreeMap::<String, usize>::new();
         for _ in 0..1_000 {
@@ -406,6 +422,11 @@ async fn connection_flood(failures: &mut Vec<String>) {
     let flood_time = started.elapsed();
     // The held connections stay open while the reader goes on a little longer.
     tokio::time::sleep(Duration::from_secs(1)).await;
+    let kept = held
+        .iter_mut()
+        .map(closed_by_server)
+        .filter(|closed| !closed)
+        .count();
     stop.store(true, Ordering::Relaxed);
     let (mut latencies, errors) = reader.await.expect("the reader");
     drop(held);
@@ -415,7 +436,8 @@ async fn connection_flood(failures: &mut Vec<String>) {
         .collect();
     println!(
         "connection flood: 1000 connections from one address in {flood_time:.1?}, each held \
-         open after its answer; answers {}",
+         open after its answer; answers {}; {kept} still open after it (the others closed to \
+         make room for the address's newer ones)",
         counted.join(", ")
     );
     println!(
@@ -424,13 +446,13 @@ async fn connection_flood(failures: &mut Vec<String>) {
         percentile(&mut latencies, 0.5),
         percentile(&mut latencies, 0.99)
     );
-    let kept = statuses.get("200").copied().unwrap_or(0);
     if kept > CONNECTIONS_PER_ADDRESS {
         failures.push(format!(
             "one address kept {kept} connections, above {CONNECTIONS_PER_ADDRESS}"
         ));
     }
-    if statuses.get("429").copied().unwrap_or(0) + kept != 1_000 {
+    let answered = statuses.get("200").copied().unwrap_or(0);
+    if statuses.get("429").copied().unwrap_or(0) + answered != 1_000 {
         failures.push(format!(
             "the connection flood got other answers than 200 and 429: {}",
             counted.join(", ")
@@ -440,6 +462,311 @@ async fn connection_flood(failures: &mut Vec<String>) {
         failures.push(format!(
             "another address's reads failed {errors} times during the connection flood"
         ));
+    }
+}
+
+/// How long a newcomer may wait for a connection, or a stream, while crowds hold the rest.
+const NEWCOMER_GETS_IN: Duration = Duration::from_secs(1);
+/// The crowd's addresses: sixteen /64s of one IPv6 /56 (added to the loopback interface,
+/// which takes root), and the newcomer's, in another network.
+const CROWD_PREFIX: &str = "2001:db8:5600";
+const NEWCOMER_V6: &str = "2001:db8:9999::1";
+/// Where the server is reached over IPv6 (a global address: Linux routes no global source
+/// to `::1`).
+const SERVER_V6: &str = "2001:db8:ffff::1";
+
+fn crowd_address(index: usize) -> std::net::IpAddr {
+    format!("{CROWD_PREFIX}:{index:x}::1")
+        .parse()
+        .expect("an address")
+}
+
+/// Adds (or with `add` false removes) the crowd's and the newcomer's IPv6 addresses on the
+/// loopback interface; whether every one was added.
+fn loopback_addresses(add: bool) -> bool {
+    let addresses = (0..16).map(crowd_address).chain(
+        [NEWCOMER_V6, SERVER_V6]
+            .into_iter()
+            .map(|address| address.parse().expect("an address")),
+    );
+    let mut all = true;
+    for address in addresses {
+        let status = std::process::Command::new("ip")
+            .args(["-6", "addr", if add { "add" } else { "del" }])
+            .arg(format!("{address}/128"))
+            .args(["dev", "lo"])
+            .args(if add { &["nodad"][..] } else { &[][..] })
+            .stderr(std::process::Stdio::null())
+            .status();
+        all &= status.is_ok_and(|status| status.success());
+    }
+    all
+}
+
+fn client_from(address: std::net::IpAddr) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(address)
+        .pool_max_idle_per_host(0)
+        .build()
+        .expect("a client")
+}
+
+/// A connection from `from` that asked for `/healthz` and is held open (idle), or what
+/// the server answered instead.
+async fn idle_connection(
+    from: std::net::IpAddr,
+    server: std::net::SocketAddr,
+) -> Result<tokio::net::TcpStream, String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let socket = match from {
+        std::net::IpAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
+        std::net::IpAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
+    }
+    .map_err(|error| error.to_string())?;
+    socket
+        .bind(std::net::SocketAddr::new(from, 0))
+        .map_err(|error| error.to_string())?;
+    let mut stream = socket
+        .connect(server)
+        .await
+        .map_err(|error| error.to_string())?;
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: turnpost\r\n\r\n")
+        .await
+        .map_err(|error| error.to_string())?;
+    let mut head = [0u8; 12];
+    tokio::time::timeout(Duration::from_secs(10), stream.read_exact(&mut head))
+        .await
+        .map_err(|_| "no answer".to_owned())?
+        .map_err(|error| error.to_string())?;
+    match &head[9..12] {
+        b"200" => Ok(stream),
+        other => Err(String::from_utf8_lossy(other).into_owned()),
+    }
+}
+
+/// Opens streams of `tokens`' accounts from `from` until the server refuses one; the
+/// streams (held open) and the refusal's status.
+async fn streams_until_refused(
+    base: &str,
+    from: std::net::IpAddr,
+    tokens: &[String],
+) -> (Vec<reqwest::Response>, u16) {
+    let client = client_from(from);
+    let mut streams = Vec::new();
+    for token in tokens.iter().cycle().take(200) {
+        let answer = client
+            .get(format!("{base}/v1/me/stream"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("the server answers");
+        if answer.status() != 200 {
+            return (streams, answer.status().as_u16());
+        }
+        streams.push(answer);
+    }
+    (streams, 0)
+}
+
+/// How many of `connections` the server still keeps open.
+fn still_open(connections: &[tokio::net::TcpStream]) -> usize {
+    let mut buffer = [0u8; 4096];
+    connections
+        .iter()
+        .filter(|stream| loop {
+            match stream.try_read(&mut buffer) {
+                Ok(0) => break false,
+                Ok(_) => continue,
+                Err(error) => break error.kind() == std::io::ErrorKind::WouldBlock,
+            }
+        })
+        .count()
+}
+
+/// The streams and long polls the server holds now (its metric).
+async fn open_followers(base: &str) -> usize {
+    let metrics = reqwest::get(format!("{base}/metrics"))
+        .await
+        .expect("the metrics")
+        .text()
+        .await
+        .expect("the metrics' text");
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("turnpost_open_followers "))
+        .and_then(|value| value.trim().parse::<f64>().ok())
+        .map_or(0, |value| value as usize)
+}
+
+/// A newcomer from `from`: how long until a connection of its own is answered, and until
+/// it follows its notifications (signed up before the clock starts).
+async fn newcomer(
+    base: &str,
+    server: std::net::SocketAddr,
+    from: std::net::IpAddr,
+    name: &str,
+) -> (Result<Duration, String>, Result<Duration, String>) {
+    let started = Instant::now();
+    let connection = idle_connection(from, server)
+        .await
+        .map(|_| started.elapsed());
+    let client = client_from(from);
+    let token = sign_up(&client, base, name).await;
+    let started = Instant::now();
+    let stream = client
+        .get(format!("{base}/v1/me/stream"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .map_err(|error| error.to_string())
+        .and_then(|answer| {
+            if answer.status() == 200 {
+                Ok(started.elapsed())
+            } else {
+                Err(answer.status().to_string())
+            }
+        });
+    (connection, stream)
+}
+
+/// Crowds hold everything they are allowed while a newcomer arrives: first sixteen
+/// addresses of one IPv6 /56, with as many streams of their accounts and as many idle
+/// connections as they may keep; then eight IPv4 networks (/24) besides, each holding its
+/// address's share of both, which takes the instance into the reserve kept for light
+/// clients. Each time a newcomer from a new network must get a connection and a stream
+/// within [`NEWCOMER_GETS_IN`].
+async fn crowds(failures: &mut Vec<String>) {
+    if !loopback_addresses(true) {
+        loopback_addresses(false);
+        failures.push(
+            "the crowd's IPv6 addresses could not be added to the loopback interface (`ip -6 \
+             addr add`, which needs root): the crowds were not measured"
+                .to_owned(),
+        );
+        return;
+    }
+    let server = Server::start_on(
+        "[::]",
+        &format!("[{SERVER_V6}]"),
+        &[
+            // Signing the crowd up is not what is measured.
+            "--registrations-per-hour-per-address",
+            "1000000",
+            "--sign-ins-per-minute-per-address",
+            "1000000",
+        ],
+    );
+    let address: std::net::SocketAddr = server.address.parse().expect("the server's address");
+    // IPv4 clients reach the same dual-stack listener on 127.0.0.1.
+    let address_v4 = std::net::SocketAddr::from(([127, 0, 0, 1], address.port()));
+    let base_v4 = format!("http://{address_v4}");
+    let mut held_streams = Vec::new();
+    let mut held_connections = Vec::new();
+    let mut report = Vec::new();
+    // The /56's sixteen addresses, four accounts each.
+    let mut refusals = std::collections::BTreeMap::<String, usize>::new();
+    for index in 0..16 {
+        let from = crowd_address(index);
+        let client = client_from(from);
+        let mut tokens = Vec::new();
+        for account in 0..4 {
+            tokens.push(sign_up(&client, &server.base, &format!("crowd{index}x{account}")).await);
+        }
+        let (streams, refused) = streams_until_refused(&server.base, from, &tokens).await;
+        *refusals.entry(format!("stream {refused}")).or_default() += 1;
+        held_streams.extend(streams);
+        for _ in 0..40 {
+            match idle_connection(from, address).await {
+                Ok(stream) => held_connections.push(stream),
+                Err(status) => *refusals.entry(format!("connection {status}")).or_default() += 1,
+            }
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let crowd_streams = open_followers(&base_v4).await;
+    report.push(format!(
+        "16 addresses of one /56, four accounts each: {crowd_streams} streams held (the /56 \
+         keeps 2 x 64), {} idle connections held of {} opened (the /56 keeps 2 x 128 \
+         connections; an idle one also closes after 5 s without a request); refusals \
+         {refusals:?}",
+        still_open(&held_connections),
+        held_connections.len()
+    ));
+    let (connection, stream) = newcomer(
+        &server.base,
+        address,
+        NEWCOMER_V6.parse().expect("an address"),
+        "newcomer6",
+    )
+    .await;
+    report.push(format!(
+        "  a newcomer from another network: a connection in {connection:.1?}, a stream in {stream:.1?}"
+    ));
+    check_newcomer(failures, "beside the /56's crowd", &connection, &stream);
+    if crowd_streams > 2 * 64 {
+        failures.push(format!("the /56 held {crowd_streams} streams, above 128"));
+    }
+
+    // Eight IPv4 networks besides, each at its address's share.
+    for network in 1..=8u8 {
+        let from = std::net::IpAddr::from([127, network, 0, 1]);
+        let client = client_from(from);
+        let mut tokens = Vec::new();
+        for account in 0..4 {
+            tokens.push(sign_up(&client, &base_v4, &format!("wide{network}x{account}")).await);
+        }
+        let (streams, _) = streams_until_refused(&base_v4, from, &tokens).await;
+        held_streams.extend(streams);
+        for _ in 0..CONNECTIONS_PER_ADDRESS {
+            match idle_connection(from, address_v4).await {
+                Ok(stream) => held_connections.push(stream),
+                Err(_) => break,
+            }
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    report.push(format!(
+        "  with eight IPv4 networks (/24) besides, four accounts each: {} streams and {} idle \
+         connections held (the instance keeps 768 and 1,024, the last quarter of each for \
+         light clients)",
+        open_followers(&base_v4).await,
+        still_open(&held_connections)
+    ));
+    let (connection, stream) = newcomer(
+        &base_v4,
+        address_v4,
+        std::net::IpAddr::from([127, 250, 0, 1]),
+        "newcomer4",
+    )
+    .await;
+    report.push(format!(
+        "  a newcomer from a new network: a connection in {connection:.1?}, a stream in {stream:.1?}"
+    ));
+    check_newcomer(failures, "beside every crowd", &connection, &stream);
+    for line in report {
+        println!("{line}");
+    }
+    drop(held_streams);
+    drop(held_connections);
+    drop(server);
+    loopback_addresses(false);
+}
+
+fn check_newcomer(
+    failures: &mut Vec<String>,
+    when: &str,
+    connection: &Result<Duration, String>,
+    stream: &Result<Duration, String>,
+) {
+    for (what, result) in [("connection", connection), ("stream", stream)] {
+        match result {
+            Ok(took) if *took <= NEWCOMER_GETS_IN => {}
+            Ok(took) => failures.push(format!("{when}: a newcomer's {what} took {took:.1?}")),
+            Err(refused) => failures.push(format!(
+                "{when}: a newcomer's {what} was refused: {refused}"
+            )),
+        }
     }
 }
 
@@ -713,14 +1040,34 @@ async fn fuzz(failures: &mut Vec<String>) {
     }
 }
 
+/// Runs every scenario, or those named on the command line (`cargo bench --bench abuse --
+/// crowds`).
 #[tokio::main]
 async fn main() {
+    let named: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with('-'))
+        .collect();
+    let runs = |scenario: &str| named.is_empty() || named.iter().any(|name| name == scenario);
     let mut failures = Vec::new();
-    sign_in_flood(&mut failures).await;
-    request_flood(&mut failures).await;
-    connection_flood(&mut failures).await;
-    slow_clients(&mut failures).await;
-    fuzz(&mut failures).await;
+    if runs("sign_in_flood") {
+        sign_in_flood(&mut failures).await;
+    }
+    if runs("request_flood") {
+        request_flood(&mut failures).await;
+    }
+    if runs("connection_flood") {
+        connection_flood(&mut failures).await;
+    }
+    if runs("crowds") {
+        crowds(&mut failures).await;
+    }
+    if runs("slow_clients") {
+        slow_clients(&mut failures).await;
+    }
+    if runs("fuzz") {
+        fuzz(&mut failures).await;
+    }
     if failures.is_empty() {
         println!("abuse: every bound held");
     } else {

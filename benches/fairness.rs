@@ -1039,6 +1039,12 @@ fn start_servers(count: usize, database_url: Option<&str>) -> Vec<Server> {
         raised,
         "--connections-per-address",
         raised,
+        // Its floods come from one address: the reserve for light clients is not what this
+        // benchmark measures either.
+        "--streams-reserved",
+        "0",
+        "--connections-reserved",
+        "0",
         // The flood queues its test deliveries many at once; the request slots are not what
         // this benchmark measures.
         "--requests-in-flight-per-account",

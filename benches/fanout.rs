@@ -573,6 +573,10 @@ fn server_flags(database_url: &str, largest: usize) -> Vec<String> {
         ("--streams-per-account", &streams),
         ("--streams-per-address", &streams),
         ("--connections-per-address", &connections),
+        // One account on one address holds every stream here: nothing is kept back for
+        // light clients.
+        ("--streams-reserved", "0"),
+        ("--connections-reserved", "0"),
         // The followers open their streams many at once, one account and one address.
         ("--requests-in-flight-per-account", &streams),
         ("--requests-waiting-per-account", &streams),

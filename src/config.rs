@@ -423,6 +423,12 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_MAX_STREAMS")]
     pub max_streams: Option<usize>,
 
+    /// The last of `--max-streams` kept for accounts holding fewer than 2 streams from
+    /// networks holding fewer than 16 (default: a quarter), so a newcomer can follow while
+    /// a crowd holds the rest.
+    #[arg(long, env = "TURNPOST_STREAMS_RESERVED")]
+    pub streams_reserved: Option<usize>,
+
     /// Seconds a stream lasts at most; then it closes and the client resumes with
     /// `Last-Event-ID`.
     #[arg(
@@ -569,6 +575,7 @@ impl Config {
             streams_per_account: 16,
             streams_per_address: 64,
             max_streams: None,
+            streams_reserved: None,
             stream_lifetime_seconds: 3_600,
             follow_recheck_seconds: 10,
             vacation_days_per_year: 30,
@@ -699,13 +706,15 @@ impl Config {
 
     /// The caps on streams and long polls.
     pub fn follower_caps(&self) -> crate::push::limits::FollowerCaps {
+        let total = self
+            .max_streams
+            .unwrap_or(self.max_connections / 4 * 3)
+            .max(1);
         crate::push::limits::FollowerCaps {
             per_account: self.streams_per_account,
             per_address: self.streams_per_address,
-            total: self
-                .max_streams
-                .unwrap_or(self.max_connections / 4 * 3)
-                .max(1),
+            total,
+            reserved: self.streams_reserved.unwrap_or(total / 4).min(total - 1),
             stream_lifetime: std::time::Duration::from_secs(self.stream_lifetime_seconds.max(1)),
         }
     }

@@ -16,12 +16,19 @@ pub struct Server {
 impl Server {
     /// Starts the server with these extra flags and waits until it accepts connections.
     pub fn start(extra: &[&str]) -> Server {
+        Server::start_on("127.0.0.1", "127.0.0.1", extra)
+    }
+
+    /// Starts the server listening on `host` (`[::]` for IPv6 and IPv4 alike), reached on
+    /// `reach` (`[::1]`).
+    pub fn start_on(host: &str, reach: &str, extra: &[&str]) -> Server {
         let data = tempfile::tempdir().expect("temp dir");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
+        let port = std::net::TcpListener::bind(format!("{reach}:0"))
             .and_then(|listener| listener.local_addr())
             .expect("a free port")
             .port();
-        let address = format!("127.0.0.1:{port}");
+        let bind = format!("{host}:{port}");
+        let address = format!("{reach}:{port}");
         // `BENCH_SERVER_WRAPPER` runs the server under a tool (`scripts/profile-step` counts
         // its instructions with valgrind's callgrind).
         let wrapper = std::env::var("BENCH_SERVER_WRAPPER").unwrap_or_default();
@@ -35,7 +42,7 @@ impl Server {
             None => Command::new(env!("CARGO_BIN_EXE_turnpost")),
         };
         let child = child
-            .args(["--bind", &address, "--log", "error", "--data-dir"])
+            .args(["--bind", &bind, "--log", "error", "--data-dir"])
             .arg(data.path())
             .args(extra)
             .stdout(Stdio::null())

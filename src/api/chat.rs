@@ -142,8 +142,12 @@ pub async fn read_chat(
                 "`wait` is at most 60 seconds",
             ));
         }
-        let _slot = super::live::admit(&request, &user)?;
-        super::live::wait_for_chat(&db, &hub, &user, &id, after, Duration::from_secs(wait)).await?;
+        let slot = super::live::admit(&request, &user)?;
+        // A long poll ended to make room for another account's answers at once.
+        tokio::select! {
+            waited = super::live::wait_for_chat(&db, &hub, &user, &id, after, Duration::from_secs(wait)) => waited?,
+            () = slot.ended() => {}
+        }
     }
     let game_id = id.clone();
     let page = blocking(move || chat::messages(&db, &id, &user, after)).await?;

@@ -22,7 +22,7 @@ use utoipa::IntoParams;
 use super::blocking;
 use super::games::game_id;
 use super::models::EventOut;
-use super::rate_limit::client_address_of;
+use super::rate_limit::client_networks_of;
 use super::request_slots::Slot;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
@@ -41,6 +41,10 @@ pub const MAX_WAIT_SECONDS: u64 = 60;
 const STREAM_PREAMBLE: &[u8] = b"retry: 1000\n\n";
 /// What a stream sends when its lifetime is over, before it closes.
 const STREAM_LIFETIME_OVER: &[u8] = b": this stream's time is up; resume with Last-Event-ID\n\n";
+/// What a stream sends when it ends to make room for another account's on its network.
+const STREAM_MADE_ROOM: &[u8] =
+    b": this stream ended to make room for another account on your network; resume with \
+      Last-Event-ID later\n\n";
 
 /// The `after` of a page, long poll or stream: 0 when absent; a negative one is refused, as
 /// the contract says, rather than read as 0.
@@ -60,11 +64,11 @@ pub fn admit(request: &HttpRequest, user: &AuthUser) -> Result<FollowerSlot, Api
     let followers = request
         .app_data::<web::Data<Followers>>()
         .ok_or_else(|| ApiError::Internal("no follower caps are configured".into()))?;
-    let address = client_address_of(request);
+    let networks = client_networks_of(request);
     let slot = followers
         .clone()
         .into_inner()
-        .admit(&user.account_id, &address)?;
+        .admit(&user.account_id, &networks)?;
     // A follower waits long; it counts against the followers' caps from here on, and its
     // request slot goes back to the account's other requests.
     request.extensions_mut().remove::<Slot>();
@@ -331,7 +335,11 @@ impl Framing {
             (Framing::EventStream, Frame::LifetimeOver) => {
                 Some(Bytes::from_static(STREAM_LIFETIME_OVER))
             }
-            (Framing::Ndjson, Frame::Preamble | Frame::End | Frame::LifetimeOver) => None,
+            (Framing::EventStream, Frame::MadeRoom) => Some(Bytes::from_static(STREAM_MADE_ROOM)),
+            (
+                Framing::Ndjson,
+                Frame::Preamble | Frame::End | Frame::LifetimeOver | Frame::MadeRoom,
+            ) => None,
         }
     }
 }
@@ -351,6 +359,9 @@ enum Frame {
     End,
     /// The stream's lifetime is over; the client resumes.
     LifetimeOver,
+    /// The stream ended to make room for another account's on the same network (see
+    /// `push::limits`); the client resumes later.
+    MadeRoom,
 }
 
 /// A game's events after a seq up to another, as one viewer sees them, ready to send.
@@ -503,6 +514,10 @@ impl Follower {
                     }
                 }
                 _ = self.account.changed() => {}
+                _ = self._slot.ended() => {
+                    self.ended = true;
+                    return Some(Frame::MadeRoom);
+                }
                 _ = tokio::time::sleep_until(heartbeat) => {
                     if Instant::now() < self.ends_at {
                         return Some(Frame::Heartbeat);
@@ -705,6 +720,10 @@ impl AccountFollower {
                     if self.account.borrow_and_update().last_notification > self.cursor {
                         self.load().await?;
                     }
+                }
+                _ = self._slot.ended() => {
+                    self.ended = true;
+                    return Some(Frame::MadeRoom);
                 }
                 _ = tokio::time::sleep_until(heartbeat) => {
                     if Instant::now() < self.ends_at {

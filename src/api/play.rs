@@ -626,16 +626,19 @@ pub async fn list_events(
                 "`wait` is at most 60 seconds",
             ));
         }
-        let _slot = super::live::admit(&request, &user)?;
-        super::live::wait_past(
-            &db,
-            &hub,
-            &user,
-            &id,
-            after,
-            std::time::Duration::from_secs(wait),
-        )
-        .await?;
+        let slot = super::live::admit(&request, &user)?;
+        // A long poll ended to make room for another account's answers at once.
+        tokio::select! {
+            waited = super::live::wait_past(
+                &db,
+                &hub,
+                &user,
+                &id,
+                after,
+                std::time::Duration::from_secs(wait),
+            ) => { waited?; }
+            () = slot.ended() => {}
+        }
     }
     let game_id = id.clone();
     let page = blocking(move || play::events(&db, &id, &user, after)).await?;

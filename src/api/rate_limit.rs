@@ -249,6 +249,27 @@ impl RateLimits {
     }
 }
 
+/// The networks `request`'s client counts in (see [`networks_of`]), from the configured
+/// [`RateLimits`]: none when there are none, or the client is not known.
+pub fn client_networks_of(request: &HttpRequest) -> Vec<Network> {
+    let Some(limits) = request.app_data::<actix_web::web::Data<RateLimits>>() else {
+        return Vec::new();
+    };
+    let peer = request.peer_addr().map(|peer| peer.ip());
+    let forwarded = request
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|value| value.to_str().ok());
+    match client_ip(peer, forwarded, &limits.trusted_proxies) {
+        ClientIp::Address(ip) => networks_of(ip),
+        ClientIp::Unparsed(text) => vec![Network {
+            key: text.chars().take(64).collect(),
+            shares: 1,
+        }],
+        ClientIp::Unknown => Vec::new(),
+    }
+}
+
 /// The address `request` counts against, from the configured [`RateLimits`]; empty when
 /// there are none (an app built without them, in unit tests).
 pub fn client_address_of(request: &HttpRequest) -> String {

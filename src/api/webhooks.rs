@@ -173,15 +173,18 @@ pub async fn list_notifications(
                 "`wait` is at most 60 seconds",
             ));
         }
-        let _slot = super::live::admit(&request, &user)?;
-        super::live::wait_for_notification(
-            &db,
-            &hub,
-            &user,
-            after,
-            std::time::Duration::from_secs(wait),
-        )
-        .await?;
+        let slot = super::live::admit(&request, &user)?;
+        // A long poll ended to make room for another account's answers at once.
+        tokio::select! {
+            waited = super::live::wait_for_notification(
+                &db,
+                &hub,
+                &user,
+                after,
+                std::time::Duration::from_secs(wait),
+            ) => { waited?; }
+            () = slot.ended() => {}
+        }
     }
     let account = user.account_id.clone();
     let notifications = blocking(move || {

@@ -74,10 +74,25 @@ async fn streams_and_long_polls_are_capped(app: &TestApp) {
     let third = open_raw(app, &players[1], &format!("/v1/games/{id}/stream")).await;
     assert_eq!(third.status(), 200, "another account from the same address");
     wait_for_followers(app, 3).await;
-    app.get(&carl, "/v1/me/stream")
+    // The address is full. Carl, who holds none of its streams, takes the place of the
+    // oldest stream of Ada, who holds the most there: hers ends, saying why.
+    let carls = open_raw(app, &carl, "/v1/me/stream").await;
+    assert_eq!(carls.status(), 200, "a neighbour behind the same address");
+    let ended = tokio::time::timeout(Duration::from_secs(10), first.text())
+        .await
+        .expect("Ada's oldest stream ends")
+        .unwrap();
+    assert!(
+        ended.contains("to make room for another account"),
+        "{ended}"
+    );
+    wait_for_followers(app, 3).await;
+    // Now each of the three holds one: nobody takes anyone's place.
+    let dora = app.register("dora").await;
+    app.get(&dora, "/v1/me/stream")
         .await
         .expect_problem(429, "too_many_streams");
-    drop(first);
+    drop(carls);
     wait_for_followers(app, 2).await;
     let again = open_raw(app, &players[0], "/v1/me/stream").await;
     assert_eq!(again.status(), 200, "a closed stream frees its place");

@@ -47,11 +47,10 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .app_data(json_config())
         // Bodies read as bytes (the optional join body) have the same limit as JSON ones.
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
-        .app_data(
-            web::PathConfig::default().error_handler(|error, _| {
-                ApiError::not_found("not_found", error.to_string()).into()
-            }),
-        )
+        .app_data(web::PathConfig::default().error_handler(|error, _| {
+            // A path segment that cannot be what the route names: no such resource.
+            ApiError::not_found("route_not_found", error.to_string()).into()
+        }))
         .app_data(web::QueryConfig::default().error_handler(|error, _| {
             ApiError::bad_request("invalid_query", error.to_string()).into()
         }))

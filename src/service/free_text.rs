@@ -149,31 +149,58 @@ pub fn checked(text: &str, lines: Lines, most: usize) -> Result<String, Refusal>
     Ok(kept.replace("\r\n", "\n").replace('\r', "\n"))
 }
 
-/// The JSON Schema `pattern` (ECMA-262, and read alike by Python's `re`) that matches
-/// exactly the texts [`checked`] takes: no forbidden character anywhere, something visible,
-/// spaces and line ends allowed around. Code points beyond the Basic Multilingual Plane
-/// stand as themselves, since `\u{...}` is not read alike by every regex dialect.
+/// The JSON Schema `pattern` that matches exactly the texts [`checked`] takes: no forbidden
+/// character anywhere, something visible, spaces and line ends allowed around.
+///
+/// It is written to read alike in ECMA-262 (with the `u` flag), Python's `re` and Rust's
+/// `regex`, and to survive the client generators: character classes list what they take
+/// (the complement of what is refused), so that no class names a line terminator (U+2028
+/// and U+2029 among them), which a generator writing the pattern into a JavaScript regular
+/// expression literal would end the literal with; code points up to U+00FF are written
+/// `\xHH`, the others as themselves (`\uHHHH` is turned back into the character by
+/// TypeScript's printer, and `\u{...}` is no escape to Python). The `(?:\\p{0})?` after the
+/// end matches nothing anywhere; it makes a generator that takes `\p{` for the sign of a
+/// Unicode pattern (@hey-api/openapi-ts) give the expression the `u` flag, without which
+/// JavaScript reads code points beyond U+FFFF as two halves.
 pub fn pattern(lines: Lines) -> String {
     let mut forbidden: Vec<(u32, u32)> = FORBIDDEN.to_vec();
     if lines == Lines::One {
         forbidden.extend_from_slice(LINE_BREAKING);
     }
-    forbidden.sort_unstable();
     let not_visible: Vec<(u32, u32)> = forbidden
         .iter()
         .chain(AROUND)
         .chain(INVISIBLE)
         .copied()
         .collect();
-    let around = class(AROUND, false);
-    let allowed = class(&forbidden, true);
-    let shown = class(&not_visible, true);
-    format!("^{around}*{allowed}*{shown}{allowed}*{around}*$")
+    let around = class(AROUND);
+    let allowed = class(&complement(&forbidden));
+    let shown = class(&complement(&not_visible));
+    format!("^{around}*{allowed}*{shown}{allowed}*{around}*$(?:\\\\p{{0}})?")
 }
 
-/// A character class of `ranges`, or of everything else when `negated`.
-fn class(ranges: &[(u32, u32)], negated: bool) -> String {
-    let mut class = String::from(if negated { "[^" } else { "[" });
+/// The code points (surrogates aside) that are in none of `ranges`.
+fn complement(ranges: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut taken: Vec<(u32, u32)> = ranges.to_vec();
+    taken.push((0xD800, 0xDFFF));
+    taken.sort_unstable();
+    let mut left = Vec::new();
+    let mut next = 0;
+    for (low, high) in taken {
+        if low > next {
+            left.push((next, low - 1));
+        }
+        next = next.max(high + 1);
+    }
+    if next <= 0x10FFFF {
+        left.push((next, 0x10FFFF));
+    }
+    left
+}
+
+/// A character class of `ranges`.
+fn class(ranges: &[(u32, u32)]) -> String {
+    let mut class = String::from("[");
     for (low, high) in ranges {
         class.push_str(&member(*low));
         if high != low {
@@ -187,8 +214,8 @@ fn class(ranges: &[(u32, u32)], negated: bool) -> String {
 
 fn member(code_point: u32) -> String {
     match char::from_u32(code_point) {
-        Some(c) if code_point > 0xFFFF => c.to_string(),
-        _ => format!("\\u{code_point:04X}"),
+        Some(c) if code_point > 0xFF => c.to_string(),
+        _ => format!("\\x{code_point:02X}"),
     }
 }
 

@@ -231,6 +231,19 @@ function chosenOptions() {
   return options;
 }
 
+/** Lists the accounts the player blocks, each with a way to stop blocking it. */
+function showBlocks(list) {
+  $('blocks-title').hidden = list.blocked.length === 0;
+  $('blocks').replaceChildren(...list.blocked.map((block) => {
+    const item = document.createElement('li');
+    item.append(`${block.account.name} `, chatButton('Unblock', `Stop blocking ${block.account.name}`, async () => {
+      await api('DELETE', `/v1/me/blocks/${encodeURIComponent(block.account.name)}`);
+      showBlocks(await api('GET', '/v1/me/blocks'));
+    }));
+    return item;
+  }));
+}
+
 /** Shows the account's vacation in the lobby's form. */
 function showVacation(vacation) {
   const away = vacation.until !== null;
@@ -293,6 +306,7 @@ async function showLobby() {
   $('reminder-minutes').value = reminders.before_minutes.join(', ');
   showEmail(await api('GET', '/v1/me/email'));
   showVacation(await api('GET', '/v1/me/vacation'));
+  showBlocks(await api('GET', '/v1/me/blocks'));
   // Your turn first, nearest deadline first (the server's order for `my_turn`).
   const myTurn = await api('GET', '/v1/games?my_turn=true&limit=100');
   $('my-turn-games').replaceChildren(...myTurn.games.map((game) => gameItem(game)));
@@ -421,6 +435,7 @@ function chatItem(message) {
       const reason = window.prompt(`Why report this message of ${message.author.name}?`);
       if (!reason || !reason.trim()) return;
       await api('POST', '/v1/reports', {
+        account: message.author.name,
         message: { game_id: game.id, message_id: message.id },
         reason,
       });

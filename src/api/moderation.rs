@@ -75,7 +75,7 @@ pub async fn list_blocks(db: web::Data<Db>, user: AuthUser) -> Result<HttpRespon
         (status = 200, description = "Blocked already", body = BlockOut),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`account_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`cannot_block_yourself`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`cannot_block_yourself`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/me/blocks/{name}", method = "PUT")]
 pub async fn block_account(
@@ -123,14 +123,15 @@ pub struct MessageRef {
     pub message_id: i64,
 }
 
-/// A report: of an account, or of a chat message (whose author it reports).
+/// A report of an account, and perhaps of one of its chat messages.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewReport {
-    /// The account reported, by name; leave it out when reporting a message.
-    #[serde(default)]
-    pub account: Option<String>,
-    /// The chat message reported, in a game you may read; leave `account` out.
+    /// The account reported, by name.
+    #[schema(example = "mallory")]
+    pub account: String,
+    /// One of the account's chat messages, in a game you may read: kept for the moderators
+    /// as it read when reported.
     #[serde(default)]
     pub message: Option<MessageRef>,
     /// What is wrong, for the moderators: at most 1,000 characters, showing something; the
@@ -145,16 +146,17 @@ pub struct ReportFiled {
     pub id: i64,
 }
 
-/// Report an account or one of its chat messages to the moderators, with a reason. The
-/// message is kept as it read, for the moderators, even if its author deletes it. Each
-/// account files at most 10 reports an hour.
+/// Report an account to the moderators, with a reason, and perhaps one of its chat
+/// messages: that message is kept as it read, for the moderators, even if its author
+/// deletes it. Each account files at most 10 reports an hour.
 #[utoipa::path(post, path = "/v1/reports", tag = "accounts",
     request_body = NewReport,
     responses(
         (status = 201, description = "Filed", body = ReportFiled),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`account_not_found`; `game_not_found`; `message_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`invalid_report`: name exactly one of `account` and `message`; `invalid_reason`; `cannot_report_yourself`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`account_not_found`; `game_not_found`; `message_not_found`: the game's chat has no such message by that account", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`cannot_report_yourself`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_reason`", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited` (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/reports")]
@@ -166,18 +168,13 @@ pub async fn file_report(
     body: super::transport::Json<NewReport>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let reported = match (body.account, body.message) {
-        (Some(name), None) => Reported::Account(name),
-        (None, Some(message)) => Reported::Message {
-            game_id: checked_game_id(message.game_id)?,
-            message_id: message.message_id,
-        },
-        _ => {
-            return Err(ApiError::unprocessable(
-                "invalid_report",
-                "a report names exactly one of `account` and `message`",
-            ))
-        }
+    let message = match body.message {
+        Some(message) => Some((checked_game_id(message.game_id)?, message.message_id)),
+        None => None,
+    };
+    let reported = Reported {
+        account: body.account,
+        message,
     };
     limits
         .reports_per_account
@@ -280,6 +277,11 @@ fn paging(after: Option<i64>, limit: Option<i64>) -> Result<(i64, i64), ApiError
 
 const MODERATORS_ONLY: &str = "`not_a_moderator`";
 
+/// A stored id in a path: a positive whole number (anything else names nothing stored).
+fn positive_id(text: &str) -> Option<i64> {
+    text.parse().ok().filter(|id: &i64| *id > 0)
+}
+
 /// The reports, for moderators: open ones by default, oldest first.
 #[utoipa::path(get, path = "/v1/moderation/reports", tag = "moderation",
     params(ReportQuery),
@@ -343,7 +345,7 @@ pub struct MuteOut {
 
 /// Close a report (moderators).
 #[utoipa::path(post, path = "/v1/moderation/reports/{report_id}/resolve", tag = "moderation",
-    params(("report_id" = i64, Path, description = "Report id", minimum = 1)),
+    params(("report_id" = i64, Path, description = "Report id")),
     request_body = ModerationReason,
     responses(
         (status = 204, description = "Resolved"),
@@ -357,14 +359,12 @@ pub async fn resolve_report(
     db: web::Data<Db>,
     clock: web::Data<Clock>,
     user: AuthUser,
-    path: web::Path<i64>,
+    path: web::Path<String>,
     body: super::transport::Json<ModerationReason>,
 ) -> Result<HttpResponse, ApiError> {
-    let (id, reason, now) = (
-        path.into_inner(),
-        body.into_inner().reason,
-        clock.now_millis(),
-    );
+    let id = path.into_inner();
+    let id = positive_id(&id).ok_or_else(|| moderation::report_not_found(&id))?;
+    let (reason, now) = (body.into_inner().reason, clock.now_millis());
     blocking(move || moderation::resolve(&db, &user, id, &reason, now)).await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -372,7 +372,7 @@ pub async fn resolve_report(
 /// Hide a chat message (moderators), in any game: it stays as a tombstone with `hidden:
 /// "moderator"` for every reader.
 #[utoipa::path(post, path = "/v1/moderation/games/{id}/chat/{message_id}/hide", tag = "moderation",
-    params(("id" = String, Path, description = "Game id"), ("message_id" = i64, Path, description = "Message id", minimum = 1)),
+    params(("id" = String, Path, description = "Game id"), ("message_id" = i64, Path, description = "Message id")),
     request_body = ModerationReason,
     responses(
         (status = 204, description = "Hidden"),
@@ -386,11 +386,13 @@ pub async fn hide_message(
     db: web::Data<Db>,
     clock: web::Data<Clock>,
     user: AuthUser,
-    path: web::Path<(String, i64)>,
+    path: web::Path<(String, String)>,
     body: super::transport::Json<ModerationReason>,
 ) -> Result<HttpResponse, ApiError> {
-    let (game, message_id) = path.into_inner();
+    let (game, message) = path.into_inner();
     let game = checked_game_id(game)?;
+    let message_id =
+        positive_id(&message).ok_or_else(|| moderation::message_not_found(&game, &message))?;
     let (reason, now) = (body.into_inner().reason, clock.now_millis());
     blocking(move || moderation::hide_message(&db, &user, &game, message_id, &reason, now)).await?;
     Ok(HttpResponse::NoContent().finish())
@@ -471,7 +473,8 @@ pub async fn unmute_account(
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = MODERATORS_ONLY, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`account_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`invalid_reason`; `cannot_suspend_yourself`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`cannot_suspend_yourself`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_reason`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/moderation/accounts/{name}/suspend")]
 pub async fn suspend_account(

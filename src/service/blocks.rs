@@ -14,7 +14,7 @@ pub fn block(db: &Db, user: &AuthUser, name: &str, now: i64) -> Result<(Blocked,
     db.write(|conn| {
         let blocked = find_account(conn, name)?;
         if blocked.id == user.account_id {
-            return Err(ApiError::unprocessable(
+            return Err(ApiError::conflict(
                 "cannot_block_yourself",
                 "you cannot block yourself",
             ));

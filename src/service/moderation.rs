@@ -23,13 +23,13 @@ pub const MOST_REASON_CHARACTERS: usize = 1_000;
 pub const MOST_MUTE_DAYS: u32 = 365;
 const DAY_MS: i64 = 24 * 60 * 60 * 1_000;
 
-/// What a report is about.
+/// What a report is about: an account, and perhaps one of its chat messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reported {
-    /// An account, by name.
-    Account(String),
-    /// A chat message of a game the reporter may read; its author is the account reported.
-    Message { game_id: String, message_id: i64 },
+pub struct Reported {
+    /// The account, by name.
+    pub account: String,
+    /// A chat message of the account's, by game and id, in a game the reporter may read.
+    pub message: Option<(String, i64)>,
 }
 
 fn checked_reason(reason: &str) -> Result<String, ApiError> {
@@ -47,23 +47,20 @@ pub fn report(
 ) -> Result<i64, ApiError> {
     let reason = checked_reason(reason)?;
     db.write(|conn| {
-        let (account_id, message) = match reported {
-            Reported::Account(name) => (find_account(conn, name)?.id, None),
-            Reported::Message {
-                game_id,
-                message_id,
-            } => {
+        let account_id = find_account(conn, &reported.account)?.id;
+        let message = match &reported.message {
+            Some((game_id, message_id)) => {
                 LoadedGame::load_for(conn, game_id, user)?;
+                // Another account's message reads as absent: the report names its author.
                 let message = store::chat::find_message(conn, game_id, *message_id)?
-                    .ok_or_else(|| message_not_found(game_id, *message_id))?;
-                (
-                    message.account_id,
-                    Some((game_id.clone(), *message_id, message.body)),
-                )
+                    .filter(|message| message.account_id == account_id)
+                    .ok_or_else(|| message_not_found(game_id, &message_id.to_string()))?;
+                Some((game_id.clone(), *message_id, message.body))
             }
+            None => None,
         };
         if account_id == user.account_id {
-            return Err(ApiError::unprocessable(
+            return Err(ApiError::conflict(
                 "cannot_report_yourself",
                 "you cannot report yourself or your own message",
             ));
@@ -81,7 +78,16 @@ pub fn report(
     })
 }
 
-fn message_not_found(game_id: &str, message_id: i64) -> ApiError {
+/// 404 `report_not_found`.
+pub fn report_not_found(report_id: &str) -> ApiError {
+    ApiError::not_found(
+        "report_not_found",
+        format!("no open report has the id {report_id}"),
+    )
+}
+
+/// 404 `message_not_found`.
+pub fn message_not_found(game_id: &str, message_id: &str) -> ApiError {
     ApiError::not_found(
         "message_not_found",
         format!("game {game_id}'s chat has no message {message_id}"),
@@ -182,10 +188,7 @@ pub fn resolve(
     db.write(|conn| {
         require_moderator(conn, user)?;
         if !stored::resolve_report(conn, report_id, &user.account_id, now)? {
-            return Err(ApiError::not_found(
-                "report_not_found",
-                format!("no open report has the id {report_id}"),
-            ));
+            return Err(report_not_found(&report_id.to_string()));
         }
         Action {
             report_id: Some(report_id),
@@ -209,7 +212,7 @@ pub fn hide_message(
     db.write(|conn| {
         require_moderator(conn, user)?;
         let message = store::chat::find_message(conn, game_id, message_id)?
-            .ok_or_else(|| message_not_found(game_id, message_id))?;
+            .ok_or_else(|| message_not_found(game_id, &message_id.to_string()))?;
         store::chat::hide_message(conn, message_id, now)?;
         Action {
             account_id: Some(message.account_id),
@@ -269,7 +272,7 @@ pub fn suspend(
         require_moderator(conn, user)?;
         let account = find_account(conn, name)?;
         if account.id == user.account_id {
-            return Err(ApiError::unprocessable(
+            return Err(ApiError::conflict(
                 "cannot_suspend_yourself",
                 "a moderator cannot suspend their own account",
             ));

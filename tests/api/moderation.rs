@@ -112,7 +112,7 @@ async fn a_block_keeps_invitations_chat_and_mentions_away(app: &TestApp) {
     assert_eq!(listed["blocked"][0]["account"]["name"], "mallory");
     put(app, &alice, "/v1/me/blocks/alice")
         .await
-        .expect_problem(422, "cannot_block_yourself");
+        .expect_problem(409, "cannot_block_yourself");
     put(app, &alice, "/v1/me/blocks/nobody")
         .await
         .expect_problem(404, "account_not_found");
@@ -236,11 +236,23 @@ async fn reports_keep_what_was_reported(app: &TestApp) {
         .expect_status(201)
         .json();
     let message_id = written["id"].as_i64().unwrap();
+    let own = app
+        .post(
+            &bob,
+            &format!("/v1/games/{id}/chat"),
+            &json!({"text": "calm down"}),
+        )
+        .await
+        .expect_status(201)
+        .json()["id"]
+        .as_i64()
+        .unwrap();
     let filed = app
         .post(
             &bob,
             "/v1/reports",
-            &json!({"message": {"game_id": id, "message_id": message_id}, "reason": "insults"}),
+            &json!({"account": "mallory", "message": {"game_id": id, "message_id": message_id},
+                    "reason": "insults"}),
         )
         .await
         .expect_status(201)
@@ -253,14 +265,11 @@ async fn reports_keep_what_was_reported(app: &TestApp) {
     )
     .await
     .expect_status(201);
+    // A report names the account; a body without one is not a report at all.
+    app.post(&bob, "/v1/reports", &json!({"reason": "nothing named"}))
+        .await
+        .expect_problem(422, "invalid_request");
     for (body, status, code) in [
-        (json!({"reason": "nothing named"}), 422, "invalid_report"),
-        (
-            json!({"account": "mallory", "message": {"game_id": id, "message_id": message_id},
-                   "reason": "both"}),
-            422,
-            "invalid_report",
-        ),
         (
             json!({"account": "mallory", "reason": "\u{200B}"}),
             422,
@@ -268,7 +277,7 @@ async fn reports_keep_what_was_reported(app: &TestApp) {
         ),
         (
             json!({"account": "bob", "reason": "me"}),
-            422,
+            409,
             "cannot_report_yourself",
         ),
         (
@@ -277,7 +286,15 @@ async fn reports_keep_what_was_reported(app: &TestApp) {
             "account_not_found",
         ),
         (
-            json!({"message": {"game_id": id, "message_id": 999}, "reason": "gone"}),
+            json!({"account": "mallory", "message": {"game_id": id, "message_id": 999},
+                   "reason": "gone"}),
+            404,
+            "message_not_found",
+        ),
+        // Bob's own message is not mallory's: it cannot stand for her in a report.
+        (
+            json!({"account": "mallory", "message": {"game_id": id, "message_id": own},
+                   "reason": "not hers"}),
             404,
             "message_not_found",
         ),
@@ -341,6 +358,16 @@ async fn reports_keep_what_was_reported(app: &TestApp) {
     )
     .await
     .expect_problem(404, "report_not_found");
+    // An id no report can have names none, however it is written.
+    for id in ["0", "-1", "x", "99999999999999999999"] {
+        app.post(
+            &carol,
+            &format!("/v1/moderation/reports/{id}/resolve"),
+            &json!({"reason": "no such"}),
+        )
+        .await
+        .expect_problem(404, "report_not_found");
+    }
     let open = app
         .get(&carol, "/v1/moderation/reports?account=mallory")
         .await
@@ -393,6 +420,15 @@ async fn moderators_hide_mute_and_suspend_and_the_log_says_why(app: &TestApp) {
     )
     .await
     .expect_status(204);
+    for message in ["0", "x", "99999999999999999999"] {
+        app.post(
+            &carol,
+            &format!("/v1/moderation/games/{id}/chat/{message}/hide"),
+            &json!({"reason": "spam"}),
+        )
+        .await
+        .expect_problem(404, "message_not_found");
+    }
     let read = chat(app, &bob, &id).await;
     assert_eq!(read[0]["hidden"], "moderator");
     assert_eq!(read[0]["text"], Value::Null);
@@ -467,7 +503,7 @@ async fn moderators_hide_mute_and_suspend_and_the_log_says_why(app: &TestApp) {
         &json!({"reason": "test"}),
     )
     .await
-    .expect_problem(422, "cannot_suspend_yourself");
+    .expect_problem(409, "cannot_suspend_yourself");
     app.post(
         &carol,
         "/v1/moderation/accounts/mallory/suspend",

@@ -486,6 +486,58 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_MAIL_TIMEOUT_SECONDS", default_value_t = 30)]
     pub mail_timeout_seconds: u64,
 
+    /// The Web Push (VAPID) private key, 32 bytes of base64url, which every instance of
+    /// one deployment must share (browsers subscribe to the public half). Default: made
+    /// once into `vapid-private-key` in the data directory.
+    #[arg(long, env = "TURNPOST_VAPID_PRIVATE_KEY", hide_env_values = true)]
+    pub vapid_private_key: Option<String>,
+
+    /// Who push services may contact about this server's pushes, a `mailto:` or `https:`
+    /// URL (the `sub` of every VAPID token). Default: `--public-url`, else the address of
+    /// `--mail-from`.
+    #[arg(long, env = "TURNPOST_PUSH_CONTACT")]
+    pub push_contact: Option<String>,
+
+    /// How often an idle push sender looks for due messages without being woken, in
+    /// milliseconds; 0: this instance pushes nothing (others on the database still do).
+    #[arg(long, env = "TURNPOST_PUSH_POLL_MS", default_value_t = 500)]
+    pub push_poll_ms: u64,
+
+    /// Push messages this instance posts at once.
+    #[arg(long, env = "TURNPOST_PUSH_CONCURRENCY", default_value_t = 16)]
+    pub push_concurrency: usize,
+
+    /// Devices of one account posted to at once, over every instance.
+    #[arg(long, env = "TURNPOST_PUSH_IN_FLIGHT_PER_ACCOUNT", default_value_t = 2)]
+    pub push_in_flight_per_account: usize,
+
+    /// Posts to one push service (one endpoint host) in flight at once, over every
+    /// instance: a push service that hangs holds at most these (default: half of
+    /// `--push-concurrency`).
+    #[arg(long, env = "TURNPOST_PUSH_IN_FLIGHT_PER_SERVICE")]
+    pub push_in_flight_per_service: Option<usize>,
+
+    /// Seconds a push service has to answer.
+    #[arg(long, env = "TURNPOST_PUSH_TIMEOUT_SECONDS", default_value_t = 10)]
+    pub push_timeout_seconds: u64,
+
+    /// Push subscriptions one account may add per hour (each looks its endpoint up).
+    #[arg(
+        long,
+        env = "TURNPOST_PUSH_SUBSCRIPTIONS_PER_HOUR_PER_ACCOUNT",
+        default_value_t = 30
+    )]
+    pub push_subscriptions_per_hour_per_account: u32,
+
+    /// Test pushes (`POST /v1/me/push-subscriptions/{id}/test`) one account may ask for per
+    /// hour.
+    #[arg(
+        long,
+        env = "TURNPOST_PUSH_TESTS_PER_HOUR_PER_ACCOUNT",
+        default_value_t = 10
+    )]
+    pub push_tests_per_hour_per_account: u32,
+
     /// Test builds only (see `crate::seeds`): derive every game's seed from this text, so
     /// a scripted run deals the same games every time. Hidden, with no environment variable;
     /// release builds refuse it.
@@ -589,6 +641,15 @@ impl Config {
             insecure_test_seeds: None,
             clock: crate::clock::Clock::system(),
             webhook_host_lookup: None,
+            vapid_private_key: None,
+            push_contact: None,
+            push_poll_ms: 500,
+            push_concurrency: 16,
+            push_in_flight_per_account: 2,
+            push_in_flight_per_service: None,
+            push_timeout_seconds: 10,
+            push_subscriptions_per_hour_per_account: 30,
+            push_tests_per_hour_per_account: 10,
         }
     }
 
@@ -596,10 +657,34 @@ impl Config {
         std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
     }
 
-    /// How this instance does the background work; webhooks go out through `outbound`.
+    /// Who push services may contact: `--push-contact`, else `--public-url`, else the
+    /// address of `--mail-from`.
+    pub fn push_contact(&self) -> String {
+        if let Some(contact) = &self.push_contact {
+            return contact.clone();
+        }
+        if let Some(url) = self
+            .public_url
+            .as_deref()
+            .filter(|url| url.starts_with("https://"))
+        {
+            return url.trim_end_matches('/').to_owned();
+        }
+        let address = self
+            .mail_from
+            .rsplit_once('<')
+            .map_or(self.mail_from.as_str(), |(_, rest)| {
+                rest.trim_end_matches('>')
+            });
+        format!("mailto:{}", address.trim())
+    }
+
+    /// How this instance does the background work; webhooks and pushes go out through
+    /// `outbound`, pushes signed with `vapid`.
     pub fn background_settings(
         &self,
         outbound: crate::outbound::Outbound,
+        vapid: crate::web_push::VapidKey,
     ) -> crate::background::BackgroundSettings {
         use std::time::Duration;
         crate::background::BackgroundSettings {
@@ -617,6 +702,19 @@ impl Config {
                 move_time: Duration::from_millis(self.bot_move_ms),
                 poll: Duration::from_millis(self.referee_poll_ms.max(100)),
             },
+            web_push: (self.push_poll_ms > 0).then(|| crate::background::web_push::PushSettings {
+                outbound: outbound.clone(),
+                vapid,
+                contact: self.push_contact(),
+                poll: Duration::from_millis(self.push_poll_ms),
+                timeout: Duration::from_secs(self.push_timeout_seconds.max(1)),
+                concurrency: self.push_concurrency.max(1),
+                per_account: self.push_in_flight_per_account.max(1),
+                per_service: self
+                    .push_in_flight_per_service
+                    .unwrap_or(self.push_concurrency / 2)
+                    .max(1),
+            }),
             deliveries: (self.webhook_poll_ms > 0).then(|| {
                 crate::background::deliveries::DeliverySettings {
                     outbound,
@@ -777,6 +875,16 @@ impl Config {
                 "webhook_registrations_per_account",
                 Rate::per_hour(self.webhook_registrations_per_hour_per_account),
                 "webhook registrations",
+            ),
+            push_subscriptions_per_account: SharedLimiter::new(
+                "push_subscriptions_per_account",
+                Rate::per_hour(self.push_subscriptions_per_hour_per_account),
+                "push subscriptions",
+            ),
+            push_tests_per_account: SharedLimiter::new(
+                "push_tests_per_account",
+                Rate::per_hour(self.push_tests_per_hour_per_account),
+                "test pushes",
             ),
             invitations_per_invitee: SharedLimiter::new(
                 "invitations_per_inviter_and_invitee",

@@ -8,7 +8,9 @@
 //! - [`push`]: waking this instance's streams, long polls and workers when a commit on any
 //!   instance concerns them (PostgreSQL `LISTEN`/`NOTIFY`), and the caps on followers.
 //! - [`background`]: the work no request makes, claimed as jobs: timeouts, bot moves,
-//!   open-game expiry, webhook deliveries.
+//!   open-game expiry, webhook deliveries, mail and Web Push messages.
+//! - [`web_push`]: the Web Push protocol: the server's VAPID key and the encryption of
+//!   messages to a browser's subscription.
 //! - [`verify`]: offline verification of a finished game's export (`turnpost verify`).
 //! - [`web`]: the web page (plain HTML and JavaScript over the public API).
 //! - [`auth`], [`clock`], [`config`], [`error`], [`framework_errors`], [`seeds`],
@@ -32,3 +34,4 @@ pub mod service;
 pub mod store;
 pub mod verify;
 pub mod web;
+pub mod web_push;

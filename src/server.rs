@@ -36,6 +36,8 @@ pub enum StartError {
     Database(#[from] crate::store::StoreError),
     #[error("JWT secret: {0}")]
     Secret(String),
+    #[error("Web Push key: {0}")]
+    VapidKey(String),
     #[error("{0}")]
     Passwords(String),
     #[error("metrics: {0}")]
@@ -63,6 +65,11 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
     // The secret first: a refused one stops the start before anything is created.
     let secret = load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)
         .map_err(StartError::Secret)?;
+    let vapid = crate::web_push::vapid::load_or_create(
+        config.vapid_private_key.as_deref(),
+        &config.data_dir,
+    )
+    .map_err(StartError::VapidKey)?;
     let database_url = config.database_url();
     let db = web::Data::new(Db::open_with(&database_url, config.db_options())?);
     // Every commit wakes this instance's waiters at once, and the other instances' through
@@ -163,7 +170,8 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         clock: config.clock.clone(),
         instance: instance_name(),
     }
-    .start(config.background_settings(outbound.clone()));
+    .start(config.background_settings(outbound.clone(), vapid.clone()));
+    let vapid = web::Data::new(vapid);
     let outbound = web::Data::new(outbound);
     actix_web::rt::spawn(recheck_followed(
         db.clone(),
@@ -221,6 +229,7 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
                 .app_data(mail_links.clone())
                 .app_data(vacation_allowance.clone())
                 .app_data(outbound.clone())
+                .app_data(vapid.clone())
                 .app_data(metrics.clone())
                 .wrap(from_fn(guard_request_body))
                 .wrap(from_fn(etag_for_reads))

@@ -181,15 +181,8 @@ pub async fn create_game(
             "at most 4 bots and 4 invitations: no game has more than 5 seats",
         ));
     }
-    // Invitations reach their invitee at a rate: from each inviter, and from everyone.
-    for invitee in &body.invite {
-        let invitee = invitee.chars().take(32).collect::<String>().to_lowercase();
-        limits
-            .invitations_per_invitee
-            .take(&db, &format!("{} {invitee}", user.account_id))
-            .await?;
-        limits.invitations_per_account.take(&db, &invitee).await?;
-    }
+    super::invitations::take_invitation_allowances(&limits, &db, &user.account_id, &body.invite)
+        .await?;
     let request = NewGame {
         kind: body.kind,
         seats: body.seats,
@@ -292,7 +285,9 @@ pub async fn list_games(
     }))
 }
 
-/// A game's summary: kind, seats, status, current seq, who must act, the outcome.
+/// A game's summary: kind, seats, status, current seq, who must act, the outcome. Reading
+/// it counts as having looked at the game: the game's next notification is pushed to your
+/// devices again (see `POST /v1/me/push-subscriptions`).
 #[utoipa::path(get, path = "/v1/games/{id}", tag = "games",
     params(("id" = String, Path, description = "Game id")),
     responses(
@@ -308,7 +303,12 @@ pub async fn get_game(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let caller = user.clone();
-    let game = blocking(move || lobby::get_game(&db, &id, &caller)).await?;
+    let game = blocking(move || {
+        let game = lobby::get_game(&db, &id, &caller)?;
+        crate::service::web_push::looked(&db, &caller.account_id, &id)?;
+        Ok::<_, ApiError>(game)
+    })
+    .await?;
     Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
 }
 

@@ -106,6 +106,148 @@ pub async fn decline_invitation(
     Ok(HttpResponse::Ok().json(GameSummary::of(&game, &user)))
 }
 
+/// Where an invitation to a game stands.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum InvitationState {
+    /// Not answered yet.
+    Waiting,
+    /// The invitee took a seat.
+    Seated,
+    /// The invitee declined.
+    Declined,
+}
+
+/// One account a game invited.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GameInvitation {
+    pub account: AccountRef,
+    pub state: InvitationState,
+    /// RFC 3339.
+    #[schema(format = DateTime)]
+    pub invited_at: String,
+    /// RFC 3339: when the invitee declined.
+    #[schema(format = DateTime)]
+    pub declined_at: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct GameInvitationList {
+    /// Oldest first; a game sends at most 12.
+    pub invitations: Vec<GameInvitation>,
+}
+
+/// More accounts to invite to an open game.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InviteRequest {
+    /// Account names.
+    #[schema(min_items = 1, max_items = 4, example = json!(["bob"]))]
+    pub invite: Vec<String>,
+}
+
+/// Invitations reach their invitee at a rate: from each inviter, and from everyone.
+pub(super) async fn take_invitation_allowances(
+    limits: &RateLimits,
+    db: &web::Data<Db>,
+    inviter: &str,
+    names: &[String],
+) -> Result<(), ApiError> {
+    for invitee in names {
+        let invitee = invitee.chars().take(32).collect::<String>().to_lowercase();
+        limits
+            .invitations_per_invitee
+            .take(db, &format!("{inviter} {invitee}"))
+            .await?;
+        limits.invitations_per_account.take(db, &invitee).await?;
+    }
+    Ok(())
+}
+
+fn invitation_list(sent: Vec<invitations::SentInvitation>) -> GameInvitationList {
+    GameInvitationList {
+        invitations: sent
+            .into_iter()
+            .map(|invitation| GameInvitation {
+                account: AccountRef {
+                    id: invitation.account_id,
+                    name: invitation.name,
+                },
+                state: match invitation.status {
+                    invitations::InvitationStatus::Waiting => InvitationState::Waiting,
+                    invitations::InvitationStatus::Seated => InvitationState::Seated,
+                    invitations::InvitationStatus::Declined => InvitationState::Declined,
+                },
+                invited_at: format_time(invitation.invited_at),
+                declined_at: invitation.declined_at.map(format_time),
+            })
+            .collect(),
+    }
+}
+
+/// Whom a game invited, and where each invitation stands (waiting, seated, declined): for
+/// the game's players, so that a creator whose invitee declined sees it and can invite
+/// someone else.
+#[utoipa::path(get, path = "/v1/games/{id}/invitations", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, body = GameInvitationList),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`: only the game's players see its invitations", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/v1/games/{id}/invitations")]
+pub async fn game_invitations(
+    db: web::Data<Db>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let sent = blocking(move || invitations::of_game(&db, &id, &user)).await?;
+    Ok(HttpResponse::Ok().json(invitation_list(sent)))
+}
+
+/// Invite more accounts to your open unlisted or private game, say in the place of one who
+/// declined: each is sent an `invitation` notification. An account already invited and
+/// waiting stays invited (nothing is sent again); one that declined this game is not asked
+/// again. A game has at most 4 invitations waiting and 12 in all; invitations reach an
+/// invitee at the same rates as at creation.
+#[utoipa::path(post, path = "/v1/games/{id}/invitations", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    request_body = InviteRequest,
+    responses(
+        (status = 200, description = "The game's invitations now", body = GameInvitationList),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_the_creator`: only the game's creator invites; `blocked`: an invited account blocks you, or you block it", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`; `account_not_found`: an invited name is no account", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_open`: the game started or ended; `invitation_declined`: that account declined this game; `invitation_quota`: the game has as many invitations as allowed", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_invitations`: the game is public (anyone may join), or you invited yourself", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many invitations from you to one invitee (5 an hour) or to one invitee from everyone (30 an hour); with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/v1/games/{id}/invitations")]
+pub async fn invite_to_game(
+    db: web::Data<Db>,
+    limits: web::Data<RateLimits>,
+    clock: web::Data<Clock>,
+    user: AuthUser,
+    path: web::Path<String>,
+    body: super::transport::Json<InviteRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let names = body.into_inner().invite;
+    if names.is_empty() || names.len() > 4 {
+        return Err(ApiError::unprocessable(
+            "invalid_invitations",
+            "invite 1 to 4 accounts at a time",
+        ));
+    }
+    take_invitation_allowances(&limits, &db, &user.account_id, &names).await?;
+    let now = clock.now_millis();
+    let sent = blocking(move || invitations::invite_more(&db, &id, &user, &names, now)).await?;
+    Ok(HttpResponse::Ok().json(invitation_list(sent)))
+}
+
 /// Play a finished or abandoned game again: a new private game of the same kind, seat
 /// count, options and time control under today's rules version, with you in your old seat,
 /// the bots seated at the start in theirs, and every other player who sat at the table

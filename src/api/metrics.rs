@@ -53,6 +53,9 @@ pub struct Metrics {
     pub webhook_attempts: IntCounterVec,
     /// By `outcome`: `sent`, `failed` (tried again later) or `given_up`.
     pub mails: IntCounterVec,
+    /// By `outcome`: `delivered`, `failed` (tried again later, or dropped) or `gone` (the
+    /// subscription was removed).
+    pub push_attempts: IntCounterVec,
 }
 
 impl Metrics {
@@ -156,6 +159,13 @@ impl Metrics {
                 ),
                 &["outcome"],
             )?,
+            push_attempts: IntCounterVec::new(
+                Opts::new(
+                    "push_attempts_total",
+                    "Web Push posts this instance made, by outcome",
+                ),
+                &["outcome"],
+            )?,
             mails: IntCounterVec::new(
                 Opts::new(
                     "mails_total",
@@ -200,6 +210,7 @@ impl Metrics {
             &metrics.bot_moves,
             &metrics.webhook_attempts,
             &metrics.mails,
+            &metrics.push_attempts,
         ] {
             metrics.registry.register(Box::new(counters.clone()))?;
         }
@@ -212,6 +223,9 @@ impl Metrics {
         }
         for outcome in ["sent", "failed", "given_up"] {
             metrics.mails.with_label_values(&[outcome]);
+        }
+        for outcome in ["delivered", "failed", "gone"] {
+            metrics.push_attempts.with_label_values(&[outcome]);
         }
         Ok(metrics)
     }

@@ -28,6 +28,7 @@ pub mod static_answers;
 pub mod transcript;
 pub mod transport;
 pub mod vacations;
+pub mod web_push;
 pub mod webhooks;
 
 use actix_web::body::MessageBody;
@@ -86,6 +87,8 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(games::vote_to_abandon)
         .service(invitations::list_invitations)
         .service(invitations::decline_invitation)
+        .service(invitations::game_invitations)
+        .service(invitations::invite_to_game)
         .service(invitations::ask_for_rematch)
         .service(invitations::get_rematch)
         .service(chat::read_chat)
@@ -113,6 +116,12 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(webhooks::delete_webhook)
         .service(webhooks::list_deliveries)
         .service(webhooks::test_webhook)
+        .service(web_push::vapid_public_key)
+        .service(web_push::create_push_subscription)
+        .service(web_push::list_push_subscriptions)
+        .service(web_push::set_push_topics)
+        .service(web_push::delete_push_subscription)
+        .service(web_push::test_push_subscription)
         .service(play::export_game)
         .service(transcript::get_transcript)
         .service(board::get_board)
@@ -120,6 +129,10 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(crate::web::game_page)
         .service(crate::web::script)
         .service(crate::web::style)
+        .service(crate::web::service_worker_script)
+        .service(crate::web::manifest)
+        .service(crate::web::icon)
+        .service(crate::web::rules::rules_page)
         .service(ratings::get_account_ratings)
         .service(histories::get_player)
         .service(ratings::get_leaderboard)

@@ -104,6 +104,11 @@ pub struct GameSummary {
     pub outcome: Option<GameOutcome>,
     /// How long players may think.
     pub time_control: TimeControl,
+    /// How the clock counts, pinned when the game was created: 2, a time bank's increment
+    /// and days per move count the seat's turns; 1 (games created before version 2), they
+    /// counted its actions.
+    #[schema(minimum = 1, maximum = 2, example = 2)]
+    pub clock_version: u32,
     /// Who may see the game: `public`, `unlisted` (watched by link, never listed) or
     /// `private` (only its seats and invitees see it).
     pub visibility: Visibility,
@@ -176,6 +181,7 @@ impl GameSummary {
                 forfeits: outcome.forfeits.clone(),
             }),
             time_control: game.time_control,
+            clock_version: game.settings.clock_version.number(),
             visibility: game.visibility,
             private: game.visibility == Visibility::Private,
             cancel_reason: game.cancel_reason,

@@ -658,7 +658,8 @@ pub struct GameExport {
     /// Version of this document's shape: 2 added the server's events (`source: server`),
     /// `time_control`, forfeits in the outcome and the bot of each bot action; 3 the chat
     /// and the `abandoned` status; 4 take-backs (`actions_taken_back` events, whose
-    /// ranges no longer count, while `actions` keeps every action taken back).
+    /// ranges no longer count, while `actions` keeps every action taken back); 5
+    /// `clock_version`.
     pub format_version: u32,
     pub game_id: String,
     pub kind: String,
@@ -668,6 +669,9 @@ pub struct GameExport {
     pub status: GameStatus,
     pub seats: Vec<SeatInfo>,
     pub time_control: TimeControl,
+    /// How the clock counted (see the game summary's `clock_version`).
+    #[schema(minimum = 1, maximum = 2, example = 2)]
+    pub clock_version: u32,
     /// RFC 3339.
     pub created_at: String,
     /// `true` when nothing is hidden (a finished game); `false` when this is the caller's
@@ -697,7 +701,7 @@ impl GameExport {
         let summary = super::models::GameSummary::of(&export.game, caller);
         GameExport {
             format: "turnpost-game".to_owned(),
-            format_version: 4,
+            format_version: 5,
             game_id: summary.id,
             kind: summary.kind,
             rules_version: summary.rules_version,
@@ -705,6 +709,7 @@ impl GameExport {
             status: summary.status,
             seats: summary.seats,
             time_control: summary.time_control,
+            clock_version: summary.clock_version,
             created_at: summary.created_at,
             complete: export.viewer == Viewer::Omniscient,
             viewer_seat: match export.viewer {

@@ -212,6 +212,8 @@ pub struct RateLimits {
     pub bulk_exports_per_account: SharedLimiter,
     pub webhook_tests_per_account: SharedLimiter,
     pub webhook_registrations_per_account: SharedLimiter,
+    pub push_subscriptions_per_account: SharedLimiter,
+    pub push_tests_per_account: SharedLimiter,
     /// Invitations from one account to one other (keyed `inviter invitee`).
     pub invitations_per_invitee: SharedLimiter,
     /// Invitations to one account from everyone.

@@ -13,7 +13,8 @@ use utoipa::ToSchema;
 /// polls, chats), `games:play` (create, join, leave, cancel, decline and rematch games, act,
 /// resign, vote to abandon, write and delete chat messages), `webhooks:manage` (everything
 /// under `/v1/me/webhooks`), `account:manage` (change the password, sign out everywhere,
-/// create, list and revoke personal tokens, block accounts, file reports), `moderation`
+/// create, list and revoke personal tokens, block accounts, file reports, Web Push
+/// subscriptions), `moderation`
 /// (everything under `/v1/moderation`, for an account that is a moderator). Scopes are
 /// independent: a bot needs `games:read` and `games:play`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
@@ -142,6 +143,23 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("GET", "/v1/me/blocks", Scope::AccountManage),
     ("PUT", "/v1/me/blocks/{name}", Scope::AccountManage),
     ("DELETE", "/v1/me/blocks/{name}", Scope::AccountManage),
+    ("POST", "/v1/me/push-subscriptions", Scope::AccountManage),
+    ("GET", "/v1/me/push-subscriptions", Scope::AccountManage),
+    (
+        "PUT",
+        "/v1/me/push-subscriptions/{subscription_id}/topics",
+        Scope::AccountManage,
+    ),
+    (
+        "DELETE",
+        "/v1/me/push-subscriptions/{subscription_id}",
+        Scope::AccountManage,
+    ),
+    (
+        "POST",
+        "/v1/me/push-subscriptions/{subscription_id}/test",
+        Scope::AccountManage,
+    ),
     ("POST", "/v1/reports", Scope::AccountManage),
     // Moderation (the account must be a moderator too).
     ("GET", "/v1/moderation/reports", Scope::Moderation),
@@ -181,6 +199,7 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("GET", "/v1/games", Scope::GamesRead),
     ("GET", "/v1/games/{id}", Scope::GamesRead),
     ("GET", "/v1/games/{id}/view", Scope::GamesRead),
+    ("GET", "/v1/games/{id}/invitations", Scope::GamesRead),
     ("GET", "/v1/games/{id}/legal-actions", Scope::GamesRead),
     ("GET", "/v1/games/{id}/legal-choices", Scope::GamesRead),
     // A preview writes nothing: a read, though it is sent as a POST.
@@ -208,6 +227,7 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("POST", "/v1/games/{id}/leave", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/resign", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/decline", Scope::GamesPlay),
+    ("POST", "/v1/games/{id}/invitations", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/rematch", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/abandon", Scope::GamesPlay),
     ("POST", "/v1/games/{id}/chat", Scope::GamesPlay),

@@ -9,6 +9,10 @@ use crate::service::referee::{self, TIMEOUT_GRACE_MS};
 use crate::service::vacations::{self, Allowance};
 use crate::store::jobs::{Claim, JobKind};
 
+/// How long a game pushed to an account that does not look at it keeps its next
+/// notifications from being pushed.
+const UNSEEN_FOR_MS: i64 = 30 * 24 * 3_600_000;
+
 /// A job whose work failed (the database was away) is tried again this much later.
 const RETRY_FAILED: Duration = Duration::from_secs(5);
 
@@ -21,13 +25,17 @@ pub async fn run(workers: Workers, poll: Duration, open_game_ms: i64, allowance:
         if tidied_at.elapsed() >= TIDY_EVERY {
             tidied_at = tokio::time::Instant::now();
             let tidy = workers.clone();
-            blocking(move || tidy.forget_idle_limits()).await;
+            blocking(move || {
+                tidy.forget_idle_limits();
+                tidy.forget_stale_pushes();
+            })
+            .await;
         }
         tokio::time::sleep(poll).await;
     }
 }
 
-/// How often the shared limits' idle rows are forgotten.
+/// How often the shared limits' idle rows, and lapsed push subscriptions, are forgotten.
 const TIDY_EVERY: Duration = Duration::from_secs(60);
 
 impl Workers {
@@ -101,6 +109,18 @@ impl Workers {
             .write(|conn| crate::store::limits::forget_idle(conn, now, known_since))
         {
             tracing::warn!(%error, "forgetting idle limits failed");
+        }
+    }
+
+    /// Removes the push subscriptions their browsers let lapse, and forgets games pushed to
+    /// accounts that never looked within [`UNSEEN_FOR_MS`] (a game over since, mostly).
+    pub fn forget_stale_pushes(&self) {
+        let now = crate::service::now_millis();
+        if let Err(error) = self.db.write(|conn| {
+            crate::store::web_push::remove_expired(conn, now)?;
+            crate::store::web_push::forget_unseen_before(conn, now - UNSEEN_FOR_MS)
+        }) {
+            tracing::warn!(%error, "forgetting stale pushes failed");
         }
     }
 

@@ -20,6 +20,7 @@ pub mod bots;
 pub mod deadlines;
 pub mod deliveries;
 pub mod mail;
+pub mod web_push;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,6 +47,8 @@ pub struct BackgroundSettings {
     pub deliveries: Option<deliveries::DeliverySettings>,
     /// `None`: this instance sends no mail.
     pub mail: Option<mail::MailSettings>,
+    /// `None`: this instance sends no Web Push messages.
+    pub web_push: Option<web_push::PushSettings>,
 }
 
 /// What the workers share.
@@ -78,6 +81,9 @@ impl Workers {
         }
         if let Some(mail) = settings.mail {
             actix_web::rt::spawn(mail::run(self.clone(), mail));
+        }
+        if let Some(push) = settings.web_push {
+            actix_web::rt::spawn(web_push::run(self.clone(), push));
         }
     }
 }

@@ -55,6 +55,8 @@ pub struct Hub {
     pub delivery_due: Notify,
     /// A mail is due: the mail workers look for one.
     pub mail_due: Notify,
+    /// A Web Push message is due: the push senders look for one.
+    pub push_due: Notify,
     /// Told of every account that revoked its tokens, on any instance.
     on_revoked: OnceLock<RevocationListener>,
     /// Told of every personal token revoked on its own, on any instance.
@@ -116,6 +118,7 @@ impl Hub {
                 Change::BotDue => self.bot_due.notify_waiters(),
                 Change::DeliveryDue => self.delivery_due.notify_waiters(),
                 Change::MailDue => self.mail_due.notify_waiters(),
+                Change::PushDue => self.push_due.notify_waiters(),
             }
         }
     }

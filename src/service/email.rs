@@ -360,57 +360,9 @@ fn confirmation_text(links: &MailLinks, item: &OutboxItem) -> String {
 /// A subject line and a paragraph for one notification.
 fn describe(links: &MailLinks, item: &OutboxItem) -> (String, String) {
     let payload: serde_json::Value = serde_json::from_str(&item.payload).unwrap_or_default();
+    let (subject, text) = super::notification_text::describe(&item.kind, &payload);
     let game_id = payload["game_id"].as_str().unwrap_or_default();
-    let game = format!(
-        "{} game {game_id}",
-        kind_name(payload["game_kind"].as_str().unwrap_or_default())
-    );
-    let by = payload["by"].as_str().unwrap_or("someone");
-    let (subject, text) = match item.kind.as_str() {
-        "your_turn" => (
-            format!("Your turn in {game}"),
-            format!("It is your turn in {game}."),
-        ),
-        "reminder" => {
-            let deadline = payload["deadline"].as_str().unwrap_or("soon");
-            (
-                format!("Your deadline in {game} is near"),
-                format!("Your deadline in {game} passes at {deadline}."),
-            )
-        }
-        "game_finished" => (format!("{game} is over"), finished_text(&game, &payload)),
-        "game_abandoned" => (
-            format!("{game} was abandoned"),
-            format!("{game} was abandoned by its players' vote: it ends without a result."),
-        ),
-        "invitation" => (
-            format!("{by} invites you to {game}"),
-            format!("{by} invites you to {game}."),
-        ),
-        "mention" => (
-            format!("{by} mentioned you in {game}"),
-            format!("{by} mentioned you in the chat of {game}."),
-        ),
-        other => (format!("{other} in {game}"), format!("{other} in {game}.")),
-    };
     (subject, format!("{text}\n{}", links.game(game_id)))
-}
-
-fn finished_text(game: &str, payload: &serde_json::Value) -> String {
-    let scores: Vec<String> = payload["outcome"]["scores"]
-        .as_array()
-        .map(|scores| scores.iter().map(ToString::to_string).collect())
-        .unwrap_or_default();
-    if scores.is_empty() {
-        format!("{game} is over.")
-    } else {
-        format!("{game} is over. Scores by seat: {}.", scores.join(", "))
-    }
-}
-
-/// The game kind's name as its engine gives it (`Eternal Palace`).
-fn kind_name(kind: &str) -> &str {
-    crate::games::find_game_rules(kind).map_or(kind, |rules| rules.name())
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;
-use crate::games::server_events::TimeControl;
+use crate::games::server_events::{ClockVersion, TimeControl};
 use crate::games::{find_game_rules, rng_for, GameRules};
 use crate::store::settings::GameSettings;
 use crate::store::{self, CancelReason, Db, DbConnection, GameFilter, SeatRow, StoreError};
@@ -232,6 +232,7 @@ pub(super) fn insert_new_game(
         settings: GameSettings {
             spectators_may_write: request.spectator_chat,
             rated: request.rated,
+            clock_version: ClockVersion::NEWEST,
         },
     };
     let mut seats = vec![SeatRow {
@@ -252,19 +253,7 @@ pub(super) fn insert_new_game(
         .invite
         .iter()
         .map(|name| {
-            let not_found = || {
-                ApiError::not_found(
-                    "account_not_found",
-                    format!("there is no account named {name:?} to invite"),
-                )
-            };
-            // A name no account could have (a NUL byte among them) is not looked up.
-            if !super::accounts::is_valid_name(name) {
-                return Err(not_found());
-            }
-            store::find_account_by_name(conn, name)?
-                .map(|account| (account.id, account.name))
-                .ok_or_else(not_found)
+            invitations::invitee_by_name(conn, name).map(|account| (account.id, account.name))
         })
         .filter(|invitee| {
             invitee

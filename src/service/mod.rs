@@ -14,6 +14,7 @@ pub mod invitations;
 pub mod lobby;
 pub mod moderation;
 pub mod notices;
+pub mod notification_text;
 pub mod personal_tokens;
 pub mod play;
 pub mod play_on_worker;
@@ -21,6 +22,7 @@ pub mod ratings;
 pub mod referee;
 pub mod take_backs;
 pub mod vacations;
+pub mod web_push;
 pub mod webhooks;
 
 use std::sync::Arc;
@@ -271,6 +273,7 @@ impl LoadedGame {
         let schema_version = self.rules.event_schema_version();
         let mut stored = Vec::with_capacity(events.len() + 2);
         let mut described = Vec::new();
+        let ends_turn = events.iter().any(|event| event.ends_turn);
         for event in events {
             let payload = event.payload.to_string();
             match describe_for {
@@ -385,10 +388,15 @@ impl LoadedGame {
                 });
                 update.vacation_until = away_until;
             }
+            let is_acting = to_act.contains(&update.seat);
             let turn = ClockTurn {
                 was_acting: !starting && self.game.to_act.contains(&update.seat),
-                is_acting: to_act.contains(&update.seat),
-                acted: seat == Some(update.seat),
+                is_acting,
+                turn_ended: self.game.settings.clock_version.turn_ended(
+                    seat == Some(update.seat),
+                    is_acting,
+                    ends_turn,
+                ),
                 paused: away_until.is_some(),
             };
             let (clock, events) = control.advance(update.seat, before, turn, now);
@@ -549,7 +557,12 @@ impl LoadedGame {
         let mut seat_updates = Vec::new();
         if let (Some(clock), Some(taken)) = (clock, self.seat_row(seat)) {
             if clock != taken.clock {
-                if let Some(deadline_ms) = clock.deadline_ms {
+                // A clock that counts turns kept its deadline through the action: nothing
+                // to write but the seat's row.
+                if let Some(deadline_ms) = clock
+                    .deadline_ms
+                    .filter(|_| clock.deadline_ms != taken.clock.deadline_ms)
+                {
                     events.push(ServerEvent::ClockStarted {
                         seat,
                         deadline_ms,

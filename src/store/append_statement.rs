@@ -63,6 +63,14 @@ pub(super) fn statement_for(
         return None;
     }
     let jobs = append.job_changes();
+    // Web Push decides per game whether an account was pushed already: the transaction
+    // queues those messages.
+    if seat_notifications(append, append.new_seq())
+        .iter()
+        .any(|(listener, _)| listener.channels.push)
+    {
+        return None;
+    }
     if let Some(held) = held {
         let writes_the_job =
             jobs.put.iter().any(|job| job.kind == held.kind) || jobs.removed.contains(&held.kind);

@@ -31,6 +31,8 @@ pub enum Change {
     DeliveryDue,
     /// A mail is due now.
     MailDue,
+    /// A Web Push message is due now.
+    PushDue,
 }
 
 /// The channel every instance listens on.
@@ -78,6 +80,7 @@ impl Change {
             Change::BotDue => "b".to_owned(),
             Change::DeliveryDue => "d".to_owned(),
             Change::MailDue => "m".to_owned(),
+            Change::PushDue => "w".to_owned(),
         }
     }
 
@@ -107,6 +110,7 @@ impl Change {
             ("b", None, None) => Change::BotDue,
             ("d", None, None) => Change::DeliveryDue,
             ("m", None, None) => Change::MailDue,
+            ("w", None, None) => Change::PushDue,
             _ => return None,
         };
         words.next().is_none().then_some(change)
@@ -166,6 +170,7 @@ mod tests {
             Change::BotDue,
             Change::DeliveryDue,
             Change::MailDue,
+            Change::PushDue,
         ];
         let payloads = payloads(&changes);
         assert_eq!(payloads.len(), 1);

@@ -651,6 +651,7 @@ pub(super) type SeatColumns = (
     Option<String>,
     Option<i32>,
     Option<i32>,
+    Option<i32>,
     Option<String>,
     Option<String>,
     Option<i64>,
@@ -669,6 +670,7 @@ macro_rules! seat_columns {
             accounts::name.nullable(),
             accounts::webhook_count.nullable(),
             accounts::mail_topics.nullable(),
+            accounts::push_subscription_count.nullable(),
             seats::bot,
             seats::forfeit,
             seats::deadline,
@@ -687,6 +689,7 @@ fn seat_from_columns(game_id: &str, columns: SeatColumns) -> Result<SeatWithName
         account_name,
         webhook_count,
         mail_topics,
+        push_subscription_count,
         bot,
         forfeit,
         deadline,
@@ -711,6 +714,7 @@ fn seat_from_columns(game_id: &str, columns: SeatColumns) -> Result<SeatWithName
         channels: super::notifications::Channels {
             webhooks: webhook_count.is_some_and(|count| count > 0),
             mail_topics: mail_topics.unwrap_or(0),
+            push: push_subscription_count.is_some_and(|count| count > 0),
         },
         bot,
         forfeit,
@@ -956,6 +960,27 @@ pub fn invitations(conn: &mut DbConnection, game_id: &str) -> Result<Vec<String>
         .filter(game_invitations::declined_at.is_null())
         .select(game_invitations::account_id)
         .order(game_invitations::account_id.asc())
+        .load(conn)?)
+}
+
+/// One invitation of a game: (account id, account name, invited at, declined at).
+pub type SentInvitationRow = (String, String, i64, Option<i64>);
+
+/// Every invitation of a game, declined ones too, oldest first.
+pub fn sent_invitations(
+    conn: &mut DbConnection,
+    game_id: &str,
+) -> Result<Vec<SentInvitationRow>, StoreError> {
+    Ok(game_invitations::table
+        .inner_join(accounts::table.on(accounts::id.eq(game_invitations::account_id)))
+        .filter(game_invitations::game_id.eq(game_id))
+        .select((
+            game_invitations::account_id,
+            accounts::name,
+            game_invitations::invited_at,
+            game_invitations::declined_at,
+        ))
+        .order((game_invitations::invited_at.asc(), accounts::name.asc()))
         .load(conn)?)
 }
 

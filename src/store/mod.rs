@@ -20,6 +20,7 @@ pub mod schema;
 pub mod settings;
 mod sqlite_checkpoints;
 pub mod vacations;
+pub mod web_push;
 mod worker_connections;
 
 use std::cell::RefCell;
@@ -47,10 +48,10 @@ pub use games::{
     find_action_by_key, find_game, find_game_with_seats, finished_game_ids, games_played_by,
     insert_game, invitations, invite, leave_seat, link_rematch, list_games, load_actions,
     load_events, load_events_between, load_server_events, lock_game, lock_open_game,
-    pending_invitations, rematch_of, rematched_games, set_abandon_vote, take_seat, ActionRow,
-    Append, CancelReason, Game, GameFilter, GameStatus, Listener, NewEvent, PendingInvitation,
-    PlayedGame, SeatRow, SeatUpdate, SeatWithName, StoredEvent, Visibility, ENGINE_SOURCE,
-    SERVER_SOURCE,
+    pending_invitations, rematch_of, rematched_games, sent_invitations, set_abandon_vote,
+    take_seat, ActionRow, Append, CancelReason, Game, GameFilter, GameStatus, Listener, NewEvent,
+    PendingInvitation, PlayedGame, SeatRow, SeatUpdate, SeatWithName, StoredEvent, Visibility,
+    ENGINE_SOURCE, SERVER_SOURCE,
 };
 pub use worker_connections::Unanswered;
 

@@ -99,10 +99,12 @@ pub struct Channels {
     pub webhooks: bool,
     /// The topics mailed to its confirmed address (see [`super::email::MailTopic`]).
     pub mail_topics: i32,
+    /// The account has Web Push subscriptions.
+    pub push: bool,
 }
 
-/// Stores `notification`, queues it for every webhook of its account, and for its mail
-/// when the account has its topic mailed.
+/// Stores `notification`, queues it for every webhook of its account, for its mail when
+/// the account has its topic mailed, and for its Web Push subscriptions.
 pub fn notify(
     conn: &mut DbConnection,
     notification: &NewNotification,
@@ -133,6 +135,11 @@ pub fn notify_knowing(
         notification,
         id,
         channels.map(|channels| channels.mail_topics),
+    )?;
+    super::web_push::queue_notification(
+        conn,
+        notification,
+        channels.map(|channels| channels.push),
     )?;
     if channels.is_some_and(|channels| !channels.webhooks) {
         return Ok(id);

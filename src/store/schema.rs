@@ -15,6 +15,48 @@ diesel::table! {
         role -> Text,
         chat_muted_until -> Nullable<BigInt>,
         suspended_at -> Nullable<BigInt>,
+        push_subscription_count -> Integer,
+    }
+}
+
+diesel::table! {
+    push_subscriptions (id) {
+        id -> Text,
+        account_id -> Text,
+        endpoint -> Text,
+        service -> Text,
+        p256dh -> Text,
+        auth -> Text,
+        expires_at -> Nullable<BigInt>,
+        device -> Text,
+        topics -> Integer,
+        created_at -> BigInt,
+        last_delivered_at -> Nullable<BigInt>,
+        last_failed_at -> Nullable<BigInt>,
+        last_error -> Nullable<Text>,
+        busy_until -> Nullable<BigInt>,
+        last_claimed_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    push_messages (id) {
+        id -> BigInt,
+        subscription_id -> Text,
+        game_id -> Text,
+        kind -> Text,
+        payload -> Text,
+        created_at -> BigInt,
+        attempts -> Integer,
+        next_attempt_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    push_unseen (account_id, game_id) {
+        account_id -> Text,
+        game_id -> Text,
+        pushed_at -> BigInt,
     }
 }
 
@@ -206,6 +248,7 @@ diesel::table! {
         rated -> Bool,
         rating_order -> Nullable<BigInt>,
         visibility -> Text,
+        clock_version -> Integer,
     }
 }
 
@@ -373,3 +416,6 @@ diesel::table! {
 diesel::allow_tables_to_appear_in_same_query!(blocks, accounts);
 diesel::allow_tables_to_appear_in_same_query!(reports, accounts);
 diesel::allow_tables_to_appear_in_same_query!(moderation_log, accounts);
+
+diesel::joinable!(push_messages -> push_subscriptions (subscription_id));
+diesel::allow_tables_to_appear_in_same_query!(push_messages, push_subscriptions);

@@ -1,34 +1,55 @@
 //! What a game was created with beside its columns: who writes in its chat, whether it
-//! counts for ratings, and who sees it. Games from before a setting have no row, and take
-//! its default.
+//! counts for ratings, who sees it, and how its clock counts. Games from before a setting
+//! have no row, and take its default (for the clock: version 1, as they were played).
 
 use diesel::prelude::*;
 
 use super::games::Visibility;
 use super::schema::game_settings;
 use super::{DbConnection, StoreError};
+use crate::games::server_events::ClockVersion;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GameSettings {
     /// Spectators may write in the game's chat (players always may).
     pub spectators_may_write: bool,
     /// The game counts for its players' ratings.
     pub rated: bool,
+    /// How its clock counts: as when it was created.
+    pub clock_version: ClockVersion,
+}
+
+impl Default for GameSettings {
+    /// A game from before settings were stored.
+    fn default() -> GameSettings {
+        GameSettings {
+            spectators_may_write: false,
+            rated: false,
+            clock_version: ClockVersion::PerAction,
+        }
+    }
 }
 
 /// [`GameSettings`] and the game's visibility as a left join reads them: none when the game
 /// has no row.
-pub type SettingsColumns = Option<(bool, bool, String)>;
+pub type SettingsColumns = Option<(bool, bool, String, i32)>;
 
 impl GameSettings {
-    /// The settings as read with a left join: none stored means the defaults.
+    /// The settings as read with a left join: none stored means the defaults. A clock
+    /// version this build does not know reads as the newest it knows (a newer instance
+    /// wrote it during an upgrade; this one plays that game as it plays new games).
     pub fn from_columns(columns: SettingsColumns) -> GameSettings {
-        columns.map_or_else(GameSettings::default, |(spectators_may_write, rated, _)| {
-            GameSettings {
+        columns.map_or_else(
+            GameSettings::default,
+            |(spectators_may_write, rated, _, clock_version)| GameSettings {
                 spectators_may_write,
                 rated,
-            }
-        })
+                clock_version: u32::try_from(clock_version)
+                    .ok()
+                    .and_then(ClockVersion::from_number)
+                    .unwrap_or(ClockVersion::NEWEST),
+            },
+        )
     }
 
     /// Who sees the game: its row's visibility, or for a game from before rows had one (or
@@ -36,7 +57,7 @@ impl GameSettings {
     /// says whether it is public at all for every game, so lists filter on it alone.
     pub fn visibility_of(columns: &SettingsColumns, private: bool) -> Result<Visibility, String> {
         match columns {
-            Some((_, _, visibility)) => {
+            Some((_, _, visibility, _)) => {
                 Visibility::parse(visibility).ok_or_else(|| visibility.clone())
             }
             None if private => Ok(Visibility::Private),
@@ -52,6 +73,7 @@ macro_rules! settings_columns {
             $crate::store::schema::game_settings::spectators_may_write,
             $crate::store::schema::game_settings::rated,
             $crate::store::schema::game_settings::visibility,
+            $crate::store::schema::game_settings::clock_version,
         )
     };
 }
@@ -70,6 +92,7 @@ pub fn insert(
             game_settings::spectators_may_write.eq(settings.spectators_may_write),
             game_settings::rated.eq(settings.rated),
             game_settings::visibility.eq(visibility.as_str()),
+            game_settings::clock_version.eq(settings.clock_version.number() as i32),
         ))
         .execute(conn)?;
     Ok(())

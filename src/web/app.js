@@ -18,12 +18,20 @@ async function api(method, path, body) {
   const token = localStorage.getItem(TOKEN_KEY);
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: leaving.signal,
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: leaving.signal,
+    });
+  } catch (error) {
+    if (error.name === 'AbortError') throw error;
+    showOffline(true);
+    throw { code: 'offline', detail: 'No connection to the server: try again once you are online.' };
+  }
+  showOffline(false);
   const text = await response.text();
   if (!response.ok) {
     let problem;
@@ -39,6 +47,155 @@ async function api(method, path, body) {
   }
   const type = response.headers.get('content-type') || '';
   return type.includes('json') ? JSON.parse(text) : text;
+}
+
+function showOffline(offline) {
+  $('offline').hidden = !offline;
+}
+window.addEventListener('offline', () => showOffline(true));
+window.addEventListener('online', () => {
+  showOffline(false);
+  if (localStorage.getItem(TOKEN_KEY)) route();
+});
+
+// The service worker keeps the page on the device and shows pushes. A new version of the
+// page installs beside the running one and waits: the player is offered to switch, and
+// the page reloads once when the new worker has taken over.
+const worker = { registration: null, waiting: null };
+
+async function registerWorker() {
+  if (!('serviceWorker' in navigator)) return;
+  const hadController = Boolean(navigator.serviceWorker.controller);
+  navigator.serviceWorker.addEventListener('controllerchange', () => {
+    if (hadController) location.reload();
+  });
+  navigator.serviceWorker.addEventListener('message', (event) => {
+    // A push for the game on screen: the page shows it instead of a notification.
+    if (event.data?.type === 'push' && game.id && event.data.message?.game_id === game.id) {
+      refreshGame(true).catch(showError);
+    }
+  });
+  const registration = await navigator.serviceWorker.register('/sw.js');
+  worker.registration = registration;
+  const offer = (waiting) => {
+    if (!waiting || !hadController) return;
+    worker.waiting = waiting;
+    $('update').hidden = false;
+  };
+  offer(registration.waiting);
+  registration.addEventListener('updatefound', () => {
+    const installing = registration.installing;
+    installing?.addEventListener('statechange', () => {
+      if (installing.state === 'installed') offer(installing);
+    });
+  });
+}
+
+// Web Push: this device's subscription, and the account's devices.
+const PUSH_KEY = 'turnpost.push';
+let pushHere = null;
+
+function pushSupported() {
+  return 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window;
+}
+
+async function currentSubscription() {
+  if (!pushSupported()) return null;
+  const registration = await navigator.serviceWorker.ready;
+  return registration.pushManager.getSubscription();
+}
+
+function subscriptionBody(subscription, topics) {
+  const json = subscription.toJSON();
+  const body = {
+    endpoint: json.endpoint,
+    expirationTime: json.expirationTime ?? null,
+    keys: { p256dh: json.keys.p256dh, auth: json.keys.auth },
+  };
+  if (topics) body.topics = topics;
+  return body;
+}
+
+/** Asks for permission (from the player's click), subscribes this browser and tells the server. */
+async function enablePush() {
+  if (!pushSupported()) {
+    $('push-status').textContent = 'This browser cannot receive pushes. On an iPhone, add turnpost to the home screen first.';
+    return;
+  }
+  const permission = await Notification.requestPermission();
+  if (permission !== 'granted') {
+    $('push-status').textContent = 'Notifications are blocked for this site: allow them in the browser\'s site settings, then try again.';
+    return;
+  }
+  const registration = await navigator.serviceWorker.ready;
+  const { public_key } = await api('GET', '/v1/push/vapid-public-key');
+  let subscription = await registration.pushManager.getSubscription();
+  const key = subscription?.options?.applicationServerKey;
+  if (subscription && key && base64url(key) !== public_key) {
+    await subscription.unsubscribe();
+    subscription = null;
+  }
+  subscription ??= await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: public_key });
+  await api('POST', '/v1/me/push-subscriptions', subscriptionBody(subscription));
+  localStorage.setItem(PUSH_KEY, localStorage.getItem(NAME_KEY));
+  await showPush();
+}
+
+function base64url(buffer) {
+  return btoa(String.fromCharCode(...new Uint8Array(buffer)))
+    .replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+/** Shows the account's devices, and what this one gets. */
+async function showPush() {
+  const subscription = await currentSubscription().catch(() => null);
+  let { subscriptions } = await api('GET', '/v1/me/push-subscriptions');
+  let here = subscription && subscriptions.find((device) => device.endpoint === subscription.endpoint);
+  // This browser subscribed for this account before, but the server lost it (removed
+  // elsewhere, or the browser renewed it): said again, quietly.
+  if (subscription && !here && localStorage.getItem(PUSH_KEY) === localStorage.getItem(NAME_KEY)) {
+    here = await api('POST', '/v1/me/push-subscriptions', subscriptionBody(subscription)).catch(() => null);
+    if (here) ({ subscriptions } = await api('GET', '/v1/me/push-subscriptions'));
+  }
+  const supported = pushSupported();
+  const blocked = supported && Notification.permission === 'denied';
+  $('push-here').hidden = Boolean(here) || !supported || blocked;
+  $('push-offer').hidden = $('push-here').hidden;
+  $('push-topics').hidden = !here;
+  pushHere = here || null;
+  if (here) {
+    for (const box of document.querySelectorAll('input[name="push-topic"]')) {
+      box.checked = here.topics.includes(box.value);
+    }
+  }
+  $('push-status').textContent = !supported
+    ? 'This browser cannot receive pushes. On an iPhone, add turnpost to the home screen first.'
+    : blocked
+      ? 'Notifications are blocked for this site in this browser\'s settings.'
+      : here
+        ? 'This device is told when it is your turn, even with the page closed.'
+        : 'This device gets no pushes yet.';
+  $('push-devices').replaceChildren(...subscriptions.map((device) => {
+    const item = document.createElement('li');
+    const mine = here && device.id === here.id;
+    const delivered = device.last_delivered_at ? `, last push ${new Date(device.last_delivered_at).toLocaleString()}` : '';
+    const failed = device.last_error && (!device.last_delivered_at || device.last_failed_at > device.last_delivered_at)
+      ? ` (the last push failed: ${device.last_error})` : '';
+    item.append(`${device.device}${mine ? ' (this device)' : ''} via ${device.push_service}${delivered}${failed} `);
+    item.append(chatButton('Send a test', `Send a test notification to ${device.device}`, async () => {
+      await api('POST', `/v1/me/push-subscriptions/${device.id}/test`);
+      $('push-status').textContent = `A test notification is on its way to ${device.device}.`;
+    }), ' ', chatButton('Remove', `Stop notifying ${device.device}`, async () => {
+      await api('DELETE', `/v1/me/push-subscriptions/${device.id}`);
+      if (mine) {
+        localStorage.removeItem(PUSH_KEY);
+        await subscription?.unsubscribe().catch(() => {});
+      }
+      await showPush();
+    }));
+    return item;
+  }));
+  return here;
 }
 
 function showError(problem) {
@@ -318,7 +475,7 @@ async function showLobby() {
   document.title = myTurn.games.length ? `(${myTurn.games.length}) Your turn - turnpost` : 'turnpost';
   const mine = await api('GET', '/v1/games?mine=true&limit=100');
   $('games').replaceChildren(...mine.games.filter((game) => !game.your_turn).map((game) => gameItem(game)));
-  $('notify').hidden = !window.Notification || Notification.permission !== 'default';
+  await showPush().catch(() => {});
   const open = await api('GET', '/v1/games?status=open&limit=50');
   const joinable = open.games.filter((game) => game.your_seat === null);
   $('open-games').replaceChildren(
@@ -428,7 +585,8 @@ function chatItem(message) {
   const author = document.createElement('strong');
   author.textContent = `${message.author.name}: `;
   const gone = { moderator: '(hidden by a moderator)', blocked: '(from someone you block)' };
-  item.append(author, message.text === null ? gone[message.hidden] ?? '(deleted)' : message.text);
+  item.append(chatTime(message.created_at), ' ', author,
+    message.text === null ? gone[message.hidden] ?? '(deleted)' : message.text);
   const mine = message.author.name === localStorage.getItem(NAME_KEY);
   if (message.text !== null && !mine) {
     item.append(' ', chatButton('Report', `Report ${message.author.name}'s message`, async () => {
@@ -470,6 +628,20 @@ function chatItem(message) {
     item.append(' ', remove);
   }
   return item;
+}
+
+/** When a chat message was written: the time for today's, the day and time for older ones. */
+function chatTime(rfc3339) {
+  const written = new Date(rfc3339);
+  const element = document.createElement('time');
+  element.dateTime = rfc3339;
+  element.className = 'chat-time';
+  const today = written.toDateString() === new Date().toDateString();
+  element.textContent = today
+    ? written.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+    : written.toLocaleString([], { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+  element.title = written.toLocaleString();
+  return element;
 }
 
 /** A small button beside a chat message that runs `act`, showing its refusal if any. */
@@ -583,6 +755,11 @@ function followNotifications() {
   let redraw = null;
   readStream('/v1/me/stream', (id, type, notification) => {
     if (type === 'your_turn' && notification) announceTurn(notification);
+    // An invitee answered: the open game on screen shows it, with the way to invite another.
+    if (['invitation_declined', 'invitation_accepted'].includes(type) && notification
+        && game.id === notification.game_id && !$('game-page').hidden && game.summary) {
+      refreshGame().catch(showError);
+    }
     if (!$('lobby-page').hidden) {
       clearTimeout(redraw);
       redraw = setTimeout(() => showLobby().catch(showError), 200);
@@ -595,10 +772,11 @@ function announceTurn(notification) {
   if (!document.hasFocus() || !here) {
     document.title = `(Your turn) ${notification.game_kind} - turnpost`;
   }
+  // With pushes on, the service worker tells of it under the same tag.
   if (window.Notification && Notification.permission === 'granted' && document.hidden) {
     const shown = new Notification('Your turn', {
       body: `${kindName(notification.game_kind)} ${notification.game_id}`,
-      tag: `turn-${notification.game_id}`,
+      tag: `game-${notification.game_id}`,
     });
     shown.onclick = () => {
       window.focus();
@@ -676,9 +854,12 @@ function showResult(summary) {
   }
   const tied = order.some((seat) => order.some((other) => other !== seat && scores[other] === scores[seat] && places[other] !== places[seat]));
   const note = document.createElement('p');
-  note.textContent = tied
-    ? 'Equal scores were separated by the tie-break (see the log and the rules page).'
-    : '';
+  if (tied) {
+    const rules = document.createElement('a');
+    rules.href = `/rules/${summary.kind.replaceAll('_', '-')}`;
+    rules.textContent = 'the rules';
+    note.append('Equal scores were separated by the tie-break (see the log and ', rules, ').');
+  }
   banner.replaceChildren(heading, table, note);
   banner.hidden = false;
 }
@@ -743,6 +924,8 @@ async function refreshGame(onlyIfChanged) {
   else document.title = `${kindName(summary.kind)} ${summary.id} - turnpost`;
   const names = summary.seats.map(seatName);
   $('game-title').textContent = `${kindName(summary.kind)} ${summary.id}: ${names.join(' vs ')}`;
+  $('rules-link').href = `/rules/${summary.kind.replaceAll('_', '-')}`;
+  $('rules-link').textContent = `The rules of ${kindName(summary.kind)}`;
   const turn = summary.status === 'running'
     ? `to act: ${summary.to_act.map((seat) => names[seat]).join(', ')}`
     : summary.status;
@@ -770,12 +953,49 @@ async function refreshGame(onlyIfChanged) {
   $('resign').hidden = !(summary.status === 'running' && inPlay);
   $('cancel').hidden = !(summary.status === 'open' && summary.created_by_you);
   $('leave').hidden = !(summary.status === 'open' && mySeat !== null && !summary.created_by_you);
+  // Spectators write only where the game lets them: elsewhere they read, and are told so.
+  const mayWrite = mySeat !== null || summary.spectator_chat;
+  $('chat-form').hidden = !mayWrite;
+  $('chat-readonly').hidden = mayWrite;
+  await showInvited(summary);
   showClocks();
   showResult(summary);
   const range = $('at');
   range.max = String(summary.current_seq);
   await drawBoard();
   if (summary.status !== 'open') await showLog();
+}
+
+// An open game's invitations, for its players: the creator sees who declined and invites
+// someone else in their place.
+const INVITATION_WORDS = { waiting: 'not answered yet', seated: 'took a seat', declined: 'declined' };
+
+async function showInvited(summary) {
+  const open = summary.status === 'open' && summary.your_seat !== null && summary.visibility !== 'public';
+  $('invited').hidden = !open;
+  if (!open) return;
+  const { invitations } = await api('GET', `/v1/games/${summary.id}/invitations`);
+  $('invited').hidden = invitations.length === 0 && !summary.created_by_you;
+  $('invited-list').replaceChildren(...invitations.map((invitation) => {
+    const item = document.createElement('li');
+    item.textContent = `${invitation.account.name}: ${INVITATION_WORDS[invitation.state] ?? invitation.state}`;
+    if (invitation.state === 'declined') item.className = 'declined';
+    return item;
+  }));
+  $('invite-form').hidden = !summary.created_by_you;
+}
+
+async function inviteSomeoneElse() {
+  const name = $('invite-name').value.trim();
+  if (!name) return;
+  try {
+    await api('POST', `/v1/games/${game.id}/invitations`, { invite: [name] });
+    $('invite-name').value = '';
+    $('invite-error').textContent = '';
+    await showInvited(game.summary);
+  } catch (problem) {
+    $('invite-error').textContent = problem.detail || problem.title || String(problem);
+  }
 }
 
 async function drawBoard() {
@@ -1057,6 +1277,11 @@ async function gameCommand(command) {
 
 async function voteToAbandon() {
   const mySeat = game.summary.seats[game.summary.your_seat];
+  const others = game.summary.seats.filter((seat) => seat.seat !== mySeat.seat && seat.account !== null && seat.bot === null && seat.forfeit === null);
+  const question = others.length
+    ? 'Vote to abandon this game? It ends, unrated and without a result, once every player still playing has voted.'
+    : 'Abandon this game? Nobody else is playing, so it ends now, unrated and without a result.';
+  if (!mySeat.abandon_vote && !confirm(question)) return;
   try {
     await api('POST', `/v1/games/${game.id}/abandon`, { agree: !mySeat.abandon_vote });
     showError(null);
@@ -1116,10 +1341,21 @@ window.addEventListener('DOMContentLoaded', () => {
   });
   $('new-kind').addEventListener('change', () => showOptions().catch(showError));
   $('new-seats').addEventListener('change', showSeatRows);
-  $('notify').addEventListener('click', async () => {
-    await Notification.requestPermission();
-    $('notify').hidden = Notification.permission !== 'default';
+  for (const id of ['push-enable', 'push-here']) {
+    $(id).addEventListener('click', () => enablePush().catch((problem) => {
+      $('push-status').textContent = problem.detail ?? `Pushes could not be turned on: ${problem.message ?? problem}`;
+    }));
+  }
+  $('push-topics').addEventListener('change', async () => {
+    const topics = [...document.querySelectorAll('input[name="push-topic"]:checked')].map((box) => box.value);
+    try {
+      if (pushHere) pushHere = await api('PUT', `/v1/me/push-subscriptions/${pushHere.id}/topics`, { topics });
+      showError(null);
+    } catch (problem) {
+      showError(problem);
+    }
   });
+  $('update-now').addEventListener('click', () => worker.waiting?.postMessage('take-over'));
   $('resign').addEventListener('click', () => {
     if (confirm('Resign this game? It counts as a loss, and a bot plays on for your seat if others remain.')) {
       gameCommand('resign');
@@ -1220,6 +1456,10 @@ window.addEventListener('DOMContentLoaded', () => {
       nextOption();
     }
   });
+  $('invite-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    inviteSomeoneElse();
+  });
   $('chat-form').addEventListener('submit', (event) => {
     event.preventDefault();
     sendChat();
@@ -1234,5 +1474,6 @@ window.addEventListener('DOMContentLoaded', () => {
   $('forward').addEventListener('click', () => step((game.at ?? game.summary.current_seq) + 1));
   $('live').addEventListener('click', () => step(game.summary.current_seq));
   $('at').addEventListener('change', () => step(Number($('at').value)));
+  registerWorker().catch(() => {});
   route();
 });

@@ -271,6 +271,7 @@ async fn one_statement_writes_what_the_transaction_writes() {
     let mailed = |webhooks| Channels {
         webhooks,
         mail_topics: YOUR_TURN,
+        push: false,
     };
     let back_to_ada = |game_id: &str| {
         let mut append = move_by_ada(game_id, seq + 2, &ada, &bo, mailed(false));

@@ -206,6 +206,21 @@ impl Browser {
         .await
     }
 
+    /// Waits up to `seconds` until `script` returns something truthy, and returns it.
+    async fn wait_briefly(&self, seconds: u64, script: &str, args: Value) -> Option<Value> {
+        let deadline = Instant::now() + Duration::from_secs(seconds);
+        loop {
+            let value = self.run(script, args.clone()).await;
+            if !(value.is_null() || value == false || value == "") {
+                return Some(value);
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// Waits until `script` returns something truthy, and returns it.
     async fn wait_for(&self, what: &str, script: &str, args: Value) -> Value {
         let deadline = Instant::now() + Duration::from_secs(20);
@@ -401,6 +416,18 @@ impl Browser {
                     )
                     .await;
                     self.click("[data-test-pick]").await;
+                    // A tap on a small space of a phone's board can land on its neighbour
+                    // (the page then lists the moves involving that one): pick again.
+                    let next_step = "return document.getElementById('chooser').dataset.picks \
+                                     === String(arguments[0])";
+                    if what == "space"
+                        && self
+                            .wait_briefly(5, next_step, json!([picks + 1]))
+                            .await
+                            .is_none()
+                    {
+                        continue;
+                    }
                 }
                 None => unreachable!("wait_for returns something"),
             }
@@ -904,8 +931,22 @@ async fn invitations_chat_votes_and_rematches_in_a_real_browser() {
         )
         .await;
 
-    // Bob votes to abandon; Alice agrees through the API and the page follows.
+    // Bob votes to abandon (the page asks first); Alice agrees through the API and the
+    // page follows.
     browser.click("#abandon").await;
+    let question = browser
+        .command(reqwest::Method::GET, "/alert/text", Value::Null)
+        .await;
+    assert!(
+        question
+            .as_str()
+            .unwrap()
+            .starts_with("Vote to abandon this game?"),
+        "{question}"
+    );
+    browser
+        .command(reqwest::Method::POST, "/alert/accept", json!({}))
+        .await;
     browser
         .wait_for("Bob's vote shown", text_of, json!(["votes", "bob"]))
         .await;
@@ -971,6 +1012,45 @@ async fn invitations_chat_votes_and_rematches_in_a_real_browser() {
         app.get(&alice, "/v1/me/invitations").await.json()["invitations"],
         json!([])
     );
+
+    // Bob sees the decline on the rematch's page and invites Carol in Alice's place.
+    let carol = app.register("carol").await;
+    browser.click("#sign-out").await;
+    browser.sign_in(&app.base, "bob", "25-sign-in.png").await;
+    browser
+        .wait_for(
+            "the lobby",
+            "return !document.getElementById('lobby-page').hidden",
+            json!([]),
+        )
+        .await;
+    browser
+        .goto(&format!("{}/games/{}", app.base, rematch.as_str().unwrap()))
+        .await;
+    browser
+        .wait_for(
+            "the declined invitation",
+            text_of,
+            json!(["invited-list", "alice: declined"]),
+        )
+        .await;
+    browser.type_into("#invite-name", "carol").await;
+    browser.click("#invite-form button[type='submit']").await;
+    browser
+        .wait_for(
+            "Carol invited",
+            text_of,
+            json!(["invited-list", "carol: not answered yet"]),
+        )
+        .await;
+    browser.screenshot("26-invited-someone-else.png").await;
+    browser
+        .check_accessibility("open game with its invitations")
+        .await;
+    assert_eq!(
+        app.get(&carol, "/v1/me/invitations").await.json()["invitations"][0]["game"]["id"],
+        rematch
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -997,7 +1077,7 @@ async fn a_player_gives_a_mail_address_and_confirms_it_in_a_real_browser() {
     // Everything but mentions, in a daily digest at 18:00.
     browser
         .run(
-            "document.querySelector('input[value=\"mention\"]').checked = false; \
+            "document.querySelector('input[name=\"email-topic\"][value=\"mention\"]').checked = false; \
              document.getElementById('email-digest').checked = true; \
              document.getElementById('email-digest-hour').value = '18'; return true;",
             json!([]),
@@ -1292,4 +1372,144 @@ async fn whole_games_of_every_kind_are_played_by_pointing() {
             play_against_bots_by_pointing(kind, screen, Length::ToTheEnd).await;
         }
     }
+}
+
+impl Browser {
+    /// Runs a Chrome DevTools Protocol command through chromedriver.
+    async fn devtools(&self, command: &str, params: Value) -> Value {
+        self.answer(
+            reqwest::Method::POST,
+            "/goog/cdp/execute",
+            json!({"cmd": command, "params": params}),
+        )
+        .await
+    }
+}
+
+/// The page installs: its manifest and icons are served, its service worker takes control,
+/// keeps the shell for a page opened without a connection (which says so), and shows a push
+/// delivered through the browser's own push event as a notification that names the game
+/// and links to it. (Offline, headless Chromium reaches no push service: the DevTools
+/// Protocol hands the push to the worker as a push service would.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_installs_works_offline_and_shows_a_push_in_a_real_browser() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let ada = app.register("ada").await;
+    let bo = app.register("bo").await;
+    let id = app.new_game("tikal", json!({}), &[ada, bo]).await;
+    let manifest: Value = reqwest::get(format!("{}/manifest.webmanifest", app.base))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(manifest["display"], "standalone", "{manifest}");
+    for icon in manifest["icons"].as_array().unwrap() {
+        let url = format!("{}{}", app.base, icon["src"].as_str().unwrap());
+        let png = reqwest::get(&url).await.unwrap().bytes().await.unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "{url}");
+    }
+    let browser = Browser::start().await;
+    let granted = browser
+        .devtools(
+            "Browser.grantPermissions",
+            json!({"origin": app.base, "permissions": ["notifications"]}),
+        )
+        .await;
+    assert!(granted["value"].get("error").is_none(), "{granted}");
+    browser.sign_in(&app.base, "ada", "60-sign-in.png").await;
+    browser
+        .wait_for(
+            "the service worker in control",
+            "return navigator.serviceWorker.controller \
+             && navigator.serviceWorker.controller.scriptURL.endsWith('/sw.js')",
+            json!([]),
+        )
+        .await;
+    browser
+        .wait_for(
+            "the offer to notify this device",
+            "return !document.getElementById('push-offer').hidden",
+            json!([]),
+        )
+        .await;
+    // Without a connection the page opens from the worker's copy, and says so.
+    let offline = json!({"offline": true, "latency": 0, "downloadThroughput": -1,
+                         "uploadThroughput": -1});
+    browser.devtools("Network.enable", json!({})).await;
+    browser
+        .devtools("Network.emulateNetworkConditions", offline)
+        .await;
+    browser.goto(&format!("{}/", app.base)).await;
+    browser
+        .wait_for(
+            "the offline notice",
+            "return !document.getElementById('offline').hidden \
+             && document.getElementById('offline').textContent",
+            json!([]),
+        )
+        .await;
+    browser.screenshot("61-offline.png").await;
+    let online = json!({"offline": false, "latency": 0, "downloadThroughput": -1,
+                        "uploadThroughput": -1});
+    browser
+        .devtools("Network.emulateNetworkConditions", online)
+        .await;
+    browser.goto(&format!("{}/", app.base)).await;
+    browser
+        .wait_for(
+            "the lobby online",
+            "return document.getElementById('offline').hidden \
+             && navigator.serviceWorker.controller !== null",
+            json!([]),
+        )
+        .await;
+    // A push as the server sends it (see background/web_push.rs), handed to the worker.
+    let message = json!({"type": "your_turn", "game_id": id, "title": "Your turn",
+                         "body": "Tikal with bo: it is your turn.",
+                         "url": format!("/games/{id}"), "tag": format!("game-{id}")});
+    browser.devtools("ServiceWorker.enable", json!({})).await;
+    // The registration's id is not visible to the page: the push goes to the first few
+    // (a fresh profile has one), again until the notification shows.
+    let until = Instant::now() + Duration::from_secs(20);
+    let shown = loop {
+        let mut refusals = Vec::new();
+        for registration in 0..4 {
+            let answer = browser
+                .devtools(
+                    "ServiceWorker.deliverPushMessage",
+                    json!({"origin": app.base, "registrationId": registration.to_string(),
+                           "data": message.to_string()}),
+                )
+                .await;
+            if answer["value"].get("error").is_some() {
+                refusals.push(answer);
+            }
+        }
+        assert!(
+            refusals.len() < 4,
+            "no registration took the push: {:?}",
+            refusals[0]
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let shown = browser
+            .run_async(
+                "const done = arguments[arguments.length - 1]; \
+                 navigator.serviceWorker.ready \
+                   .then((registration) => registration.getNotifications()) \
+                   .then((shown) => done(shown.length ? shown.map((n) => ({title: n.title, \
+                       body: n.body, tag: n.tag, url: n.data && n.data.url})) : null)) \
+                   .catch((error) => done(String(error)));",
+                json!([]),
+            )
+            .await;
+        if !shown.is_null() || Instant::now() > until {
+            break shown;
+        }
+    };
+    assert_eq!(
+        shown,
+        json!([{"title": "Your turn", "body": "Tikal with bo: it is your turn.",
+                "tag": format!("game-{id}"), "url": format!("{}/games/{id}", app.base)}])
+    );
 }

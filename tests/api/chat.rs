@@ -158,7 +158,7 @@ async fn players_chat_and_mentions_notify(app: &TestApp) {
         .await
         .expect_status(200)
         .json();
-    assert_eq!(export["format_version"], 4);
+    assert_eq!(export["format_version"], 5);
     assert_eq!(export["chat"], log["messages"]);
     let without = app
         .get(&carol, &format!("/v1/games/{id}/export?chat=false"))

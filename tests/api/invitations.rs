@@ -11,6 +11,7 @@ on_both_backends!(
     a_rematch_invites_the_same_table,
     every_player_agrees_to_abandon,
     a_forfeit_leaves_the_votes_of_the_others_enough,
+    a_creator_sees_a_decline_and_invites_someone_else,
 );
 
 async fn invitations(app: &TestApp, player: &Player) -> Vec<Value> {
@@ -464,4 +465,193 @@ async fn a_forfeit_leaves_the_votes_of_the_others_enough(app: &TestApp) {
     // Every person still in play has voted: a vote cast again ends the game.
     let ended = vote(app, &bob, &id, true).await;
     assert_eq!(ended["status"], "abandoned");
+}
+
+async fn game_invitations(app: &TestApp, player: &Player, id: &str) -> Vec<(String, String)> {
+    app.get(player, &format!("/v1/games/{id}/invitations"))
+        .await
+        .expect_status(200)
+        .json()["invitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|invitation| {
+            (
+                invitation["account"]["name"].as_str().unwrap().to_owned(),
+                invitation["state"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(name, state)| (name.to_string(), state.to_string()))
+        .collect()
+}
+
+/// The creator of a private game sees whom it invited and who declined, and invites
+/// someone else in the decliner's place; the one who declined is not asked again, and the
+/// game's invitations are bounded.
+async fn a_creator_sees_a_decline_and_invites_someone_else(app: &TestApp) {
+    let alice = app.register("alice").await;
+    let bob = app.register("bob").await;
+    let carol = app.register("carol").await;
+    let dave = app.register("dave").await;
+    let id = app
+        .post(
+            &alice,
+            "/v1/games",
+            &json!({"kind": "tikal", "seats": 3, "private": true, "invite": ["bob", "carol"]}),
+        )
+        .await
+        .expect_status(201)
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        game_invitations(app, &alice, &id).await,
+        pairs(&[("bob", "waiting"), ("carol", "waiting")])
+    );
+    app.post(&carol, &format!("/v1/games/{id}/decline"), &json!({}))
+        .await
+        .expect_status(200);
+    app.post(&bob, &format!("/v1/games/{id}/seats"), &json!({}))
+        .await
+        .expect_status(200);
+    let listed = app
+        .get(&alice, &format!("/v1/games/{id}/invitations"))
+        .await
+        .expect_status(200)
+        .json();
+    let carols = &listed["invitations"][1];
+    assert_eq!(carols["state"], "declined");
+    assert!(carols["declined_at"].is_string(), "{listed}");
+    assert_eq!(
+        game_invitations(app, &bob, &id).await,
+        pairs(&[("bob", "seated"), ("carol", "declined")]),
+        "a seated player sees them too"
+    );
+    // Outsiders do not, and only the creator invites.
+    app.get(&dave, &format!("/v1/games/{id}/invitations"))
+        .await
+        .expect_problem(404, "game_not_found");
+    app.post(
+        &bob,
+        &format!("/v1/games/{id}/invitations"),
+        &json!({"invite": ["dave"]}),
+    )
+    .await
+    .expect_problem(403, "not_the_creator");
+    // Carol said no: she is not asked again.
+    app.post(
+        &alice,
+        &format!("/v1/games/{id}/invitations"),
+        &json!({"invite": ["carol"]}),
+    )
+    .await
+    .expect_problem(409, "invitation_declined");
+    app.post(
+        &alice,
+        &format!("/v1/games/{id}/invitations"),
+        &json!({"invite": ["alice"]}),
+    )
+    .await
+    .expect_problem(422, "invalid_invitations");
+    app.post(
+        &alice,
+        &format!("/v1/games/{id}/invitations"),
+        &json!({"invite": ["nobody"]}),
+    )
+    .await
+    .expect_problem(404, "account_not_found");
+    app.post(
+        &alice,
+        &format!("/v1/games/{id}/invitations"),
+        &json!({"invite": []}),
+    )
+    .await
+    .expect_problem(422, "invalid_invitations");
+    // Dave is invited in Carol's place, hears of it and sees the game; inviting him again
+    // sends nothing more.
+    let dave_seen = app.last_notification_id(&dave).await;
+    for _ in 0..2 {
+        let answer = app
+            .post(
+                &alice,
+                &format!("/v1/games/{id}/invitations"),
+                &json!({"invite": ["Dave"]}),
+            )
+            .await
+            .expect_status(200)
+            .json();
+        assert_eq!(
+            answer["invitations"][2]["account"]["name"], "dave",
+            "{answer}"
+        );
+        assert_eq!(answer["invitations"][2]["state"], "waiting");
+    }
+    let heard = app.notifications_after(&dave, dave_seen, 0).await;
+    assert_eq!(of_type(&heard, "invitation").len(), 1, "{heard:?}");
+    assert_eq!(invitations(app, &dave).await.len(), 1);
+    app.post(&dave, &format!("/v1/games/{id}/seats"), &json!({}))
+        .await
+        .expect_status(200);
+    assert_eq!(summary(app, &alice, &id).await["status"], "running");
+    app.post(
+        &alice,
+        &format!("/v1/games/{id}/invitations"),
+        &json!({"invite": ["carol"]}),
+    )
+    .await
+    .expect_problem(409, "game_not_open");
+
+    // A public game takes no invitations; a game holds at most 4 waiting.
+    let public = app
+        .post(&alice, "/v1/games", &json!({"kind": "tikal", "seats": 2}))
+        .await
+        .expect_status(201)
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.post(
+        &alice,
+        &format!("/v1/games/{public}/invitations"),
+        &json!({"invite": ["bob"]}),
+    )
+    .await
+    .expect_problem(422, "invalid_invitations");
+    let mut names = Vec::new();
+    for n in 0..5 {
+        let name = format!("guest{n}");
+        app.register(&name).await;
+        names.push(name);
+    }
+    let unlisted = app
+        .post(
+            &alice,
+            "/v1/games",
+            &json!({"kind": "tikal", "seats": 4, "visibility": "unlisted",
+                    "invite": &names[..3]}),
+        )
+        .await
+        .expect_status(201)
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.post(
+        &alice,
+        &format!("/v1/games/{unlisted}/invitations"),
+        &json!({"invite": &names[3..5]}),
+    )
+    .await
+    .expect_problem(409, "invitation_quota");
+    assert_eq!(
+        game_invitations(app, &alice, &unlisted).await.len(),
+        3,
+        "nothing written"
+    );
 }

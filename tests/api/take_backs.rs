@@ -296,10 +296,10 @@ async fn a_turn_allows_twenty_take_backs(app: &TestApp) {
     }
 }
 
-/// Days per move: an action restarts the mover's days, its take-back puts the deadline it
-/// had before back (so act and take back never earns time); once that deadline has passed,
-/// the action stays.
-async fn a_take_back_puts_the_clock_back(backend: Backend) {
+/// Clock version 1 (days per move restarted by every action): an action restarts the
+/// mover's days, its take-back puts the deadline it had before back (so act and take back
+/// never earns time); once that deadline has passed, the action stays.
+async fn a_take_back_puts_a_version_1_clock_back(backend: Backend) {
     let (app, clock) = app_with_clock(backend).await;
     let red = app.register("tb-clock-red").await;
     let blue = app.register("tb-clock-blue").await;
@@ -310,6 +310,7 @@ async fn a_take_back_puts_the_clock_back(backend: Backend) {
             &players,
         )
         .await;
+    crate::clocks::pin_to_clock_version_1(&app, &id);
     let start = summary(&app, &red, &id).await;
     let first = start["to_act"][0].as_u64().unwrap() as usize;
     let mover = &players[first];
@@ -363,7 +364,51 @@ on_both_backends!(
     a_turn_allows_twenty_take_backs,
 );
 
+/// Clocks that count turns: an action inside a turn leaves the mover's deadline, and so
+/// does its take-back, which writes no clock event (a take-back never crosses a turn's end).
+async fn a_take_back_inside_a_turn_leaves_the_clock(backend: Backend) {
+    let (app, clock) = app_with_clock(backend).await;
+    let red = app.register("tb-turn-red").await;
+    let blue = app.register("tb-turn-blue").await;
+    let players = [red.clone(), blue.clone()];
+    let id = app
+        .new_game_with(
+            json!({"kind": "tikal", "time_control": {"type": "days_per_move", "days": 2}}),
+            &players,
+        )
+        .await;
+    let start = summary(&app, &red, &id).await;
+    assert_eq!(start["clock_version"], 2);
+    let first = start["to_act"][0].as_u64().unwrap() as usize;
+    let mover = &players[first];
+    let deadline = crate::correspondence::rfc3339(START_MS + 2 * DAY_MS);
+    assert_eq!(start["seats"][first]["deadline"], deadline.as_str());
+    clock.advance(DAY_MS);
+    let (_, seq) = place_tile(&app, mover, &id).await;
+    let after = summary(&app, &red, &id).await;
+    assert_eq!(after["to_act"], json!([first]), "the turn goes on");
+    assert_eq!(
+        after["seats"][first]["deadline"],
+        deadline.as_str(),
+        "an action inside the turn leaves the days"
+    );
+    clock.advance(3_600_000);
+    let back = take_back(&app, mover, &id, seq)
+        .await
+        .expect_status(200)
+        .json();
+    let events = back["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "the take-back alone: {events:?}");
+    assert_eq!(
+        summary(&app, &red, &id).await["seats"][first]["deadline"],
+        deadline.as_str()
+    );
+}
+
 mod clocks {
     use super::*;
-    with_each_backend!(a_take_back_puts_the_clock_back);
+    with_each_backend!(
+        a_take_back_puts_a_version_1_clock_back,
+        a_take_back_inside_a_turn_leaves_the_clock
+    );
 }

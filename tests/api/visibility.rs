@@ -316,6 +316,8 @@ async fn an_unlisted_game_is_watched_by_link_and_never_listed(app: &TestApp) {
                     // Anyone with the link watches: every route about the game answers.
                     let expected = if template.ends_with("/rematch") {
                         404 // `no_rematch`: nobody asked for one
+                    } else if template.ends_with("/invitations") {
+                        403 // `not_a_player`: whom a game invited is for its players
                     } else {
                         200
                     };

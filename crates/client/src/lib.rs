@@ -130,8 +130,8 @@ impl Client {
         if let Some(inspector) = &self.inspector {
             inspector(&method, path, status.as_u16(), &content_type, &text);
         }
-        if status == reqwest::StatusCode::NO_CONTENT && text.is_empty() {
-            // No body: what `()` reads.
+        if status.is_success() && text.is_empty() {
+            // No body (204, 202): what `()` reads.
             text = "null".to_owned();
         }
         let contract = |message: String| Error::Contract {
@@ -392,6 +392,90 @@ impl Client {
             )
             .await?;
         Ok(followed.address)
+    }
+
+    /// The server's Web Push (VAPID) public key (no sign-in needed).
+    pub async fn vapid_public_key(&self) -> Result<String, Error> {
+        let key: VapidPublicKey = self
+            .call(
+                Method::GET,
+                "/v1/push/vapid-public-key",
+                &[],
+                None::<&()>,
+                &[],
+            )
+            .await?;
+        Ok(key.public_key)
+    }
+
+    /// Pushes the caller's notifications to a browser from now on (the same browser again
+    /// updates its subscription).
+    pub async fn add_push_subscription(
+        &self,
+        subscription: &NewPushSubscription,
+    ) -> Result<PushSubscription, Error> {
+        self.call(
+            Method::POST,
+            "/v1/me/push-subscriptions",
+            &[],
+            Some(subscription),
+            &[],
+        )
+        .await
+    }
+
+    /// The caller's devices that get pushes, oldest first.
+    pub async fn push_subscriptions(&self) -> Result<Vec<PushSubscription>, Error> {
+        let list: PushSubscriptionList = self
+            .call(
+                Method::GET,
+                "/v1/me/push-subscriptions",
+                &[],
+                None::<&()>,
+                &[],
+            )
+            .await?;
+        Ok(list.subscriptions)
+    }
+
+    /// Chooses what is pushed to one of the caller's devices.
+    pub async fn set_push_topics(
+        &self,
+        id: &str,
+        topics: &[EmailTopic],
+    ) -> Result<PushSubscription, Error> {
+        self.call(
+            Method::PUT,
+            &format!("/v1/me/push-subscriptions/{id}/topics"),
+            &[],
+            Some(&PushTopics { topics }),
+            &[],
+        )
+        .await
+    }
+
+    /// Stops pushing to one of the caller's devices.
+    pub async fn remove_push_subscription(&self, id: &str) -> Result<(), Error> {
+        self.call(
+            Method::DELETE,
+            &format!("/v1/me/push-subscriptions/{id}"),
+            &[],
+            None::<&()>,
+            &[],
+        )
+        .await
+    }
+
+    /// Queues a test push to one of the caller's devices.
+    pub async fn test_push_subscription(&self, id: &str) -> Result<(), Error> {
+        self.call(
+            Method::POST,
+            &format!("/v1/me/push-subscriptions/{id}/test"),
+            &[],
+            None::<&()>,
+            &[],
+        )
+        .await
     }
 
     /// The caller's invitations waiting for an answer, newest first. Accept one by joining

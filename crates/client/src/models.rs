@@ -209,6 +209,8 @@ pub struct GameSummary<G: Game> {
     pub created_by_you: bool,
     pub outcome: Option<GameOutcome>,
     pub time_control: TimeControl,
+    /// 2: the clock counts turns; 1: actions (games created before clock version 2).
+    pub clock_version: u32,
     pub visibility: Visibility,
     /// `visibility` is `private`.
     pub private: bool,
@@ -364,6 +366,9 @@ pub struct GameExport<G: Game> {
     pub status: GameStatus,
     pub seats: Vec<SeatInfo>,
     pub time_control: TimeControl,
+    /// Absent from exports before format version 5, whose games all counted actions.
+    #[serde(default = "first_clock_version")]
+    pub clock_version: u32,
     pub created_at: String,
     pub complete: bool,
     pub viewer_seat: Option<u8>,
@@ -375,6 +380,10 @@ pub struct GameExport<G: Game> {
     /// The game's chat (absent when asked without it).
     #[serde(default)]
     pub chat: Option<Vec<ChatMessage>>,
+}
+
+fn first_clock_version() -> u32 {
+    1
 }
 
 /// A message in a game's chat.
@@ -514,6 +523,63 @@ pub struct EmailSettingsUpdate {
     pub topics: Vec<EmailTopic>,
     pub digest: bool,
     pub digest_hour: u8,
+}
+
+/// The server's Web Push (VAPID) public key, for `PushManager.subscribe`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VapidPublicKey {
+    /// Base64url of the uncompressed P-256 point.
+    pub public_key: String,
+}
+
+/// A browser's push subscription keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PushSubscriptionKeys {
+    pub p256dh: String,
+    pub auth: String,
+}
+
+/// A browser's `PushSubscription` as its `toJSON()` gives it, and the topics to push.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewPushSubscription {
+    pub endpoint: String,
+    /// Milliseconds since the epoch, when the browser says.
+    pub expiration_time: Option<f64>,
+    pub keys: PushSubscriptionKeys,
+    /// All topics when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topics: Option<Vec<EmailTopic>>,
+}
+
+/// One device of the caller's that gets pushes.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PushSubscription {
+    pub id: String,
+    pub endpoint: String,
+    /// The endpoint's host (and port).
+    pub push_service: String,
+    /// The browser and system it was added from.
+    pub device: String,
+    pub topics: Vec<EmailTopic>,
+    pub created_at: String,
+    pub expires_at: Option<String>,
+    pub last_delivered_at: Option<String>,
+    pub last_failed_at: Option<String>,
+    pub last_error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PushSubscriptionList {
+    pub subscriptions: Vec<PushSubscription>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct PushTopics<'a> {
+    pub topics: &'a [EmailTopic],
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

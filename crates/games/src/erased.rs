@@ -21,6 +21,8 @@ use super::engine::{
 pub struct RecordedEvent {
     pub event_type: String,
     pub payload: Value,
+    /// It ends its seat's turn (see [`TakeBackBarrier::EndsTurn`]): the clock counts turns.
+    pub ends_turn: bool,
 }
 
 /// Why an action was refused.
@@ -182,6 +184,7 @@ fn record<E: Engine>(events: Vec<E::Event>) -> Vec<RecordedEvent> {
     events
         .into_iter()
         .map(|event| {
+            let ends_turn = E::take_back_barrier(&event) == Some(TakeBackBarrier::EndsTurn);
             let payload = to_json(&event);
             let event_type = payload
                 .get("type")
@@ -191,6 +194,7 @@ fn record<E: Engine>(events: Vec<E::Event>) -> Vec<RecordedEvent> {
             RecordedEvent {
                 event_type,
                 payload,
+                ends_turn,
             }
         })
         .collect()

@@ -39,14 +39,16 @@ pub enum TimeControl {
     /// No limit: the game waits for its players as long as it takes.
     #[default]
     None,
-    /// Every action must come within `days` days: a seat's deadline is set `days` days after
-    /// it has to act, and again after each of its actions.
+    /// Every turn must be played within `days` days: a seat's deadline is set `days` days
+    /// after its turn begins (with clock version 1, of games created before it: again
+    /// after each of its actions).
     DaysPerMove {
         #[schema(minimum = 1, maximum = 14)]
         days: u8,
     },
     /// A bank of time per seat that runs down while the seat has to act: it starts at
-    /// `initial_seconds`, gains `increment_seconds` after each action of the seat, and
+    /// `initial_seconds`, gains `increment_seconds` when each turn of the seat ends (with
+    /// clock version 1, of games created before it: after each of its actions), and
     /// never holds more than `maximum_seconds` (an `initial_seconds` above it starts the
     /// bank at `maximum_seconds`).
     TimeBank {
@@ -167,6 +169,51 @@ impl TimeControl {
     }
 }
 
+/// How a game's clock counts, pinned when the game is created as its rules version is, so
+/// that a game keeps the clock it was started with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClockVersion {
+    /// Version 1: every action of a seat earns its increment and starts its days per move
+    /// afresh (a turn of four actions earned four increments).
+    PerAction,
+    /// Version 2: a seat's increment, and its days per move, count its turns. A turn lasts
+    /// from when the seat has to act until it no longer does, or until its own action's
+    /// events say the turn is over (the engine's `TakeBackBarrier::EndsTurn`: a seat may
+    /// start its next turn at once).
+    #[default]
+    PerTurn,
+}
+
+impl ClockVersion {
+    pub const NEWEST: ClockVersion = ClockVersion::PerTurn;
+
+    /// The stored (and wire) number.
+    pub fn number(self) -> u32 {
+        match self {
+            ClockVersion::PerAction => 1,
+            ClockVersion::PerTurn => 2,
+        }
+    }
+
+    pub fn from_number(number: u32) -> Option<ClockVersion> {
+        match number {
+            1 => Some(ClockVersion::PerAction),
+            2 => Some(ClockVersion::PerTurn),
+            _ => None,
+        }
+    }
+
+    /// Whether an append ends the seat's turn, as this version counts: `acted`, the append
+    /// is the seat's own action; `is_acting`, the seat has to act after it; `ends_turn`,
+    /// the action's events end a turn.
+    pub fn turn_ended(self, acted: bool, is_acting: bool, ends_turn: bool) -> bool {
+        match self {
+            ClockVersion::PerAction => acted,
+            ClockVersion::PerTurn => acted && (ends_turn || !is_acting),
+        }
+    }
+}
+
 /// A seat's clock as the server keeps it between appends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SeatClock {
@@ -183,16 +230,18 @@ pub struct ClockTurn {
     pub was_acting: bool,
     /// It has to act after it.
     pub is_acting: bool,
-    /// The append is its own action.
-    pub acted: bool,
+    /// The append is its own action, and ends its turn (see [`ClockVersion::turn_ended`]):
+    /// its clock is credited and starts afresh if it acts on.
+    pub turn_ended: bool,
     /// Its player is on vacation: its clock stands still, keeping the time it has left.
     pub paused: bool,
 }
 
 impl TimeControl {
     /// The seat's clock after an append at `now`, and the events that say so. Seats that keep
-    /// acting without having acted keep their deadline; a seat that acted and still acts
-    /// starts again (days per move: a fresh deadline; time bank: the bank with its increment).
+    /// acting without their turn ending keep their deadline; a seat whose turn ended and
+    /// who still acts starts again (days per move: a fresh deadline; time bank: the bank
+    /// with its increment).
     pub fn advance(
         &self,
         seat: Seat,
@@ -215,14 +264,14 @@ impl TimeControl {
             ..
         } = *self
         {
-            if turn.acted {
+            if turn.turn_ended {
                 bank = (bank + i64::from(increment_seconds) * 1000)
                     .min(i64::from(maximum_seconds) * 1000);
             }
         }
         // A turn that begins now (or begins again after the seat's own action) has the
         // whole of its time: a move's days, or the bank.
-        let fresh_turn = turn.is_acting && (turn.acted || !turn.was_acting);
+        let fresh_turn = turn.is_acting && (turn.turn_ended || !turn.was_acting);
         let allowed = match *self {
             TimeControl::DaysPerMove { days } if fresh_turn || !turn.was_acting => {
                 i64::from(days) * DAY_MS
@@ -262,7 +311,7 @@ impl TimeControl {
                 events,
             );
         }
-        let deadline = if turn.is_acting && (turn.acted || !running) {
+        let deadline = if turn.is_acting && (turn.turn_ended || !running) {
             events.push(ServerEvent::ClockStarted {
                 seat,
                 deadline_ms: now + allowed,
@@ -705,20 +754,86 @@ mod tests {
         maximum_seconds: 4000,
     };
 
-    fn turn(was_acting: bool, is_acting: bool, acted: bool) -> ClockTurn {
+    fn turn(was_acting: bool, is_acting: bool, turn_ended: bool) -> ClockTurn {
         ClockTurn {
             was_acting,
             is_acting,
-            acted,
+            turn_ended,
             paused: false,
         }
     }
 
-    fn paused(was_acting: bool, is_acting: bool, acted: bool) -> ClockTurn {
+    fn paused(was_acting: bool, is_acting: bool, turn_ended: bool) -> ClockTurn {
         ClockTurn {
             paused: true,
-            ..turn(was_acting, is_acting, acted)
+            ..turn(was_acting, is_acting, turn_ended)
         }
+    }
+
+    /// The clock of a seat that plays `actions` actions in one turn, `gap` ms apart, the
+    /// last one ending the turn, under `version`.
+    fn one_turn(
+        control: TimeControl,
+        version: ClockVersion,
+        actions: usize,
+        gap: i64,
+    ) -> SeatClock {
+        let fresh = SeatClock {
+            deadline_ms: None,
+            bank_ms: control.initial_bank_ms(),
+        };
+        let (mut clock, _) = control.advance(0, fresh, turn(false, true, false), 0);
+        for n in 1..=actions {
+            let last = n == actions;
+            let ended = version.turn_ended(true, !last, false);
+            (clock, _) = control.advance(0, clock, turn(true, !last, ended), gap * n as i64);
+        }
+        clock
+    }
+
+    #[test]
+    fn a_turn_of_many_actions_earns_one_increment_and_a_version_1_clock_one_per_action() {
+        let bank = TimeControl::TimeBank {
+            initial_seconds: 3600,
+            increment_seconds: 600,
+            maximum_seconds: 100_000,
+        };
+        // Four actions, a minute apart: four minutes spent, one increment earned.
+        let per_turn = one_turn(bank, ClockVersion::PerTurn, 4, 60_000);
+        assert_eq!(per_turn.deadline_ms, None);
+        assert_eq!(per_turn.bank_ms, 3_600_000 - 240_000 + 600_000);
+        let per_action = one_turn(bank, ClockVersion::PerAction, 4, 60_000);
+        assert_eq!(per_action.bank_ms, 3_600_000 - 240_000 + 4 * 600_000);
+    }
+
+    #[test]
+    fn days_per_move_give_a_turn_its_days_however_many_actions_it_has() {
+        let control = TimeControl::DaysPerMove { days: 2 };
+        let (started, _) = control.advance(1, SeatClock::default(), turn(false, true, false), 0);
+        // An action a day into the turn that does not end it leaves the deadline alone...
+        let ended = ClockVersion::PerTurn.turn_ended(true, true, false);
+        let (kept, events) = control.advance(1, started, turn(true, true, ended), DAY_MS);
+        assert_eq!(kept.deadline_ms, Some(2 * DAY_MS));
+        assert!(events.is_empty());
+        // ... while a version 1 clock started the two days again.
+        let ended = ClockVersion::PerAction.turn_ended(true, true, false);
+        let (again, _) = control.advance(1, started, turn(true, true, ended), DAY_MS);
+        assert_eq!(again.deadline_ms, Some(3 * DAY_MS));
+        // An action whose events end the turn, the seat acting again at once, starts the
+        // next turn's days.
+        let ended = ClockVersion::PerTurn.turn_ended(true, true, true);
+        let (next, events) = control.advance(1, kept, turn(true, true, ended), DAY_MS + 5);
+        assert_eq!(next.deadline_ms, Some(3 * DAY_MS + 5));
+        assert_eq!(events.len(), 1);
+    }
+
+    #[test]
+    fn clock_versions_read_back_from_their_numbers() {
+        for version in [ClockVersion::PerAction, ClockVersion::PerTurn] {
+            assert_eq!(ClockVersion::from_number(version.number()), Some(version));
+        }
+        assert_eq!(ClockVersion::from_number(3), None);
+        assert_eq!(ClockVersion::NEWEST.number(), 2);
     }
 
     #[test]

@@ -1,0 +1,1 @@
+ALTER TABLE game_settings DROP COLUMN clock_version;

@@ -62,6 +62,7 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>E
         super::play::preview_action,
         super::play::post_action,
         super::play::take_back,
+        super::play::take_back_availability,
         super::play::list_events,
         super::live::stream_events,
         super::live::stream_notifications,

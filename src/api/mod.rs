@@ -63,6 +63,7 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(play::get_legal_choices)
         .service(play::preview_action)
         .service(play::take_back)
+        .service(play::take_back_availability)
         .service(health::healthz)
         .service(health::readyz)
         .service(metrics::get_metrics)

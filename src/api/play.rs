@@ -561,6 +561,60 @@ pub async fn take_back(
     Ok(HttpResponse::Ok().json(ActionAccepted::from(accepted)))
 }
 
+/// Whether you could take back your last action now.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TakeBackAvailability {
+    /// `POST /v1/games/{id}/take-back` with the game's current seq would succeed now.
+    pub possible: bool,
+    /// When not: the problem code that take-back would answer (`nothing_to_take_back`,
+    /// `other_seat_acted`, `outcome_revealed`, `turn_over`, `take_back_limit`,
+    /// `deadline_passed`, `clock_stood_still`, `not_a_player`, `game_finished`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "outcome_revealed")]
+    pub code: Option<String>,
+    /// When not: why, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Whether a take-back of your last action would succeed now, and if not why, with nothing
+/// written: clients offer "take back" only where it can succeed. Spectators get `possible:
+/// false` with `not_a_player`.
+#[utoipa::path(get, path = "/v1/games/{id}/take-back", tag = "play",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, body = TakeBackAvailability),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[route("/v1/games/{id}/take-back", method = "GET", method = "HEAD")]
+pub async fn take_back_availability(
+    db: web::Data<Db>,
+    cache: web::Data<FoldCache>,
+    clock: web::Data<crate::clock::Clock>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(path)?;
+    let now = clock.now_millis();
+    let available =
+        blocking(move || crate::service::take_backs::availability(&db, &cache, &id, &user, now))
+            .await?;
+    Ok(HttpResponse::Ok().json(match available {
+        Ok(()) => TakeBackAvailability {
+            possible: true,
+            code: None,
+            reason: None,
+        },
+        Err((code, reason)) => TakeBackAvailability {
+            possible: false,
+            code: Some(code.to_owned()),
+            reason: Some(reason),
+        },
+    }))
+}
+
 fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
     let Some(value) = request.headers().get("Idempotency-Key") else {
         return Ok(None);

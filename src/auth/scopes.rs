@@ -201,6 +201,7 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("GET", "/v1/games/{id}/view", Scope::GamesRead),
     ("GET", "/v1/games/{id}/invitations", Scope::GamesRead),
     ("GET", "/v1/games/{id}/legal-actions", Scope::GamesRead),
+    ("GET", "/v1/games/{id}/take-back", Scope::GamesRead),
     ("GET", "/v1/games/{id}/legal-choices", Scope::GamesRead),
     // A preview writes nothing: a read, though it is sent as a POST.
     ("POST", "/v1/games/{id}/actions/preview", Scope::GamesRead),

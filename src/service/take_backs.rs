@@ -50,6 +50,28 @@ pub fn take_back(
     ))
 }
 
+/// Whether `user` could take back their last action now; if not, the refusal a take-back
+/// would answer (its code and why). Nothing is written: a page offers the take-back only
+/// where it can succeed.
+pub fn availability(
+    db: &Db,
+    cache: &FoldCache,
+    game_id: &str,
+    user: &AuthUser,
+    now: i64,
+) -> Result<Result<(), (&'static str, String)>, ApiError> {
+    db.read_without_transaction(|conn| {
+        let current_seq = LoadedGame::load_for(conn, game_id, user)?.game.current_seq;
+        match decide(conn, cache, game_id, user, current_seq, now) {
+            Ok(_) => Ok(Ok(())),
+            Err(ApiError::Conflict { code, detail, .. } | ApiError::Forbidden { code, detail }) => {
+                Ok(Err((code, detail)))
+            }
+            Err(other) => Err(other),
+        }
+    })
+}
+
 fn decide(
     conn: &mut DbConnection,
     cache: &FoldCache,

@@ -198,8 +198,34 @@ async function showPush() {
   return here;
 }
 
+// Refusals are shown in words next to what caused them: after the control the player
+// used last (within a few seconds), else at the end of the page.
+const lastControl = { element: null, at: 0 };
+for (const type of ['click', 'submit', 'change']) {
+  document.addEventListener(type, (event) => {
+    const control = event.target.closest?.('button, form, select, input, a');
+    if (control && control.id !== 'error') Object.assign(lastControl, { element: control, at: Date.now() });
+  }, true);
+}
+
+/** Text written for developers (`field` names, snake_case codes) as a player reads it. */
+function plain(text) {
+  return String(text ?? '').replace(/`([^`]*)`/g, (_, code) => words(code));
+}
+
 function showError(problem) {
-  $('error').textContent = problem ? `${problem.code}: ${problem.detail}` : '';
+  const error = $('error');
+  if (!problem) {
+    error.textContent = '';
+    return;
+  }
+  const detail = plain(problem.detail || problem.title || 'Something went wrong.');
+  error.textContent = capitalised(detail.replace(/\.?$/, '.'));
+  const recent = lastControl.element && Date.now() - lastControl.at < 5000 && lastControl.element.isConnected;
+  const anchor = recent ? (lastControl.element.closest('form, p, li, #chooser, #preview-panel') ?? lastControl.element) : null;
+  if (anchor && !anchor.contains(error)) anchor.after(error);
+  else if (!anchor && error.parentElement !== $('error-home')) $('error-home').append(error);
+  error.scrollIntoView({ block: 'nearest' });
 }
 
 function show(page) {
@@ -262,7 +288,7 @@ function optionLabel(name, description, input) {
   const label = document.createElement('label');
   label.className = 'option';
   const hint = document.createElement('small');
-  hint.textContent = description || '';
+  hint.textContent = plain(description);
   label.append(input, ` ${name.replaceAll('_', ' ')} `, hint);
   return label;
 }
@@ -794,6 +820,13 @@ function seatName(seat) {
   return bot || 'open';
 }
 
+// The seats' colours, as the server's texts and pictures name them (docs/vocabulary.md).
+const SEAT_COLOURS = ['Red', 'Blue', 'Yellow', 'Green', 'Purple'];
+
+function seatWithColour(seat) {
+  return `${SEAT_COLOURS[seat.seat] ?? `Seat ${seat.seat + 1}`} (${seatName(seat)})`;
+}
+
 // Time left in words, to the second in the last hour.
 function timeLeft(deadline) {
   const ms = Date.parse(deadline) - Date.now();
@@ -927,11 +960,12 @@ async function refreshGame(onlyIfChanged) {
   $('rules-link').href = `/rules/${summary.kind.replaceAll('_', '-')}`;
   $('rules-link').textContent = `The rules of ${kindName(summary.kind)}`;
   const turn = summary.status === 'running'
-    ? `to act: ${summary.to_act.map((seat) => names[seat]).join(', ')}`
-    : summary.status;
-  $('status').textContent = `seq ${summary.current_seq}, ${turn}` +
-    (summary.your_seat === null ? ', you are watching' : `, you are seat ${summary.your_seat}`) +
-    (summary.your_turn ? ' - your turn' : '');
+    ? `${summary.to_act.map((seat) => seatWithColour(summary.seats[seat])).join(' and ')} to play`
+    : { open: 'Waiting for players', finished: 'Finished', cancelled: 'Cancelled', abandoned: 'Abandoned' }[summary.status] ?? summary.status;
+  $('status').textContent = `${turn} · ` +
+    (summary.your_seat === null ? 'you are watching' : `you play ${seatWithColour(summary.seats[summary.your_seat])}`) +
+    (summary.your_turn ? ' · your turn' : '');
+  $('status').dataset.status = summary.status;
   $('join').hidden = !(summary.status === 'open' && summary.your_seat === null);
   const voters = summary.seats.filter((seat) => seat.abandon_vote).map((seat) => names[seat.seat]);
   $('votes').textContent = summary.status === 'running' && voters.length
@@ -945,7 +979,10 @@ async function refreshGame(onlyIfChanged) {
   const mySeat = summary.your_seat === null ? null : summary.seats[summary.your_seat];
   const inPlay = mySeat !== null && mySeat.bot === null && mySeat.forfeit === null;
   $('abandon').hidden = !(summary.status === 'running' && inPlay);
-  $('take-back').hidden = !(summary.status === 'running' && inPlay && summary.your_turn);
+  // Take-back is offered only where the server says it would succeed.
+  const mayTakeBack = summary.status === 'running' && inPlay && summary.your_turn
+    && (await api('GET', `/v1/games/${summary.id}/take-back`).catch(() => ({ possible: false }))).possible;
+  $('take-back').hidden = !mayTakeBack;
   $('abandon').textContent = mySeat && mySeat.abandon_vote
     ? 'Take back my vote to abandon'
     : 'Vote to abandon';
@@ -1007,7 +1044,7 @@ async function drawBoard() {
   }
   const seq = game.at === null ? summary.current_seq : game.at;
   $('at').value = String(seq);
-  $('at-label').textContent = game.at === null ? `now (seq ${seq})` : `seq ${seq} of ${summary.current_seq}`;
+  $('at-label').textContent = game.at === null ? `now (event ${seq})` : `event ${seq} of ${summary.current_seq}`;
   const query = game.at === null ? '' : `?at=${game.at}`;
   const svg = await api('GET', `/v1/games/${game.id}/board.svg${query}`);
   $('board').innerHTML = svg;

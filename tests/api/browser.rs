@@ -600,7 +600,15 @@ async fn a_player_signs_in_opens_a_game_moves_and_steps_back_in_a_real_browser()
     );
     browser.screenshot("04-after-the-move.png").await;
 
-    // Placing the first hex reveals nothing: it can be taken back, and played again.
+    // Placing the first hex reveals nothing: it can be taken back (the page offers it
+    // once the server says so), and played again.
+    browser
+        .wait_for(
+            "the take-back offered",
+            "return !document.getElementById('take-back').hidden",
+            json!([]),
+        )
+        .await;
     browser.click("#take-back").await;
     browser
         .wait_for(
@@ -654,7 +662,7 @@ async fn a_player_signs_in_opens_a_game_moves_and_steps_back_in_a_real_browser()
             json!([]),
         )
         .await;
-    assert_eq!(label, format!("seq {} of {after}", after - 1));
+    assert_eq!(label, format!("event {} of {after}", after - 1));
     browser.screenshot("05-one-event-back.png").await;
 
     // Back to now; a move made elsewhere (another device, a bot) shows up by itself.
@@ -965,7 +973,7 @@ async fn invitations_chat_votes_and_rematches_in_a_real_browser() {
         .wait_for(
             "the abandoned game",
             text_of,
-            json!(["status", "abandoned"]),
+            json!(["status", "Abandoned"]),
         )
         .await;
 

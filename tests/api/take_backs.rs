@@ -275,6 +275,44 @@ async fn what_stays_is_refused_with_a_reason(app: &TestApp) {
     assert_eq!(summary(app, &red, &id).await["current_seq"], seq);
 }
 
+async fn ask(app: &TestApp, player: &Player, path: &str) -> Value {
+    app.get(player, path).await.expect_status(200).json()
+}
+
+/// `GET /v1/games/{id}/take-back` says whether a take-back would succeed, and why not,
+/// without writing anything.
+async fn availability_is_told_without_writing(app: &TestApp) {
+    let red = app.register("tb-ask-red").await;
+    let blue = app.register("tb-ask-blue").await;
+    let carol = app.register("tb-ask-carol").await;
+    let players = [red, blue];
+    let id = app.new_game("tikal", json!({}), &players).await;
+    let first = summary(app, &players[0], &id).await["to_act"][0]
+        .as_u64()
+        .unwrap() as usize;
+    let mover = &players[first];
+    let path = format!("/v1/games/{id}/take-back");
+    let at_start = ask(app, mover, &path).await;
+    assert_eq!(at_start["possible"], false);
+    assert_eq!(at_start["code"], "nothing_to_take_back", "{at_start}");
+    let (_, seq) = place_tile(app, mover, &id).await;
+    assert_eq!(ask(app, mover, &path).await, json!({"possible": true}));
+    let other = ask(app, &players[1 - first], &path).await;
+    assert_eq!(other["possible"], false, "{other}");
+    let watching = ask(app, &carol, &path).await;
+    assert_eq!(watching["code"], "not_a_player", "{watching}");
+    assert_eq!(
+        summary(app, mover, &id).await["current_seq"],
+        seq,
+        "nothing written"
+    );
+    take_back(app, mover, &id, seq).await.expect_status(200);
+    assert_eq!(ask(app, mover, &path).await["possible"], false);
+    app.get(mover, "/v1/games/nosuchgame/take-back")
+        .await
+        .expect_problem(404, "game_not_found");
+}
+
 /// An act and take-back loop is bounded per turn.
 async fn a_turn_allows_twenty_take_backs(app: &TestApp) {
     let red = app.register("tb-loop-red").await;
@@ -362,6 +400,7 @@ on_both_backends!(
     random_play_with_take_backs_folds_the_same_everywhere,
     what_stays_is_refused_with_a_reason,
     a_turn_allows_twenty_take_backs,
+    availability_is_told_without_writing,
 );
 
 /// Clocks that count turns: an action inside a turn leaves the mover's deadline, and so

@@ -229,6 +229,7 @@ function showError(problem) {
 }
 
 function show(page) {
+  if (page !== 'game-page') document.documentElement.classList.remove('choosing');
   for (const id of ['sign-in-page', 'lobby-page', 'game-page']) $(id).hidden = id !== page;
   const signedIn = Boolean(localStorage.getItem(TOKEN_KEY));
   $('sign-out').hidden = !signedIn;
@@ -539,7 +540,7 @@ const game = { id: null, summary: null, at: null, space: null, shownSeq: null };
 // The move being put together by pointing: the picks made along the legal choices at `seq`,
 // the options each step offered (to turn a tile or try the next option in place), and the
 // complete action once the picks lead to one.
-const move = { seq: null, picks: [], offered: [], action: null, step: null };
+const move = { seq: null, picks: [], offered: [], action: null, step: null, kept: false };
 
 // Words for the API's vocabulary (docs/vocabulary.md): the same field names and values the
 // actions carry, written for a player.
@@ -899,11 +900,37 @@ function showResult(summary) {
 
 // The log in words, newest last: the part since the player's own last action is marked,
 // what a take-back took back is struck through, and each entry shows the board at its seq.
-const log = { after: 0, gameId: null, items: new Map() };
+const log = { after: 0, gameId: null, items: new Map(), turnSeat: null };
+// Clock lines are hidden unless the player asks for them ("Show clock changes").
+const CLOCK_EVENTS = new Set(['clock_started', 'clock_stopped']);
+
+// The points the history steps to: the last event of each action (an action's events share
+// their seat and time) or of each turn (a seat's run of actions).
+function historyStops(byTurn) {
+  const stops = [0];
+  const items = [...$('log').children].filter((item) => !item.classList.contains('clock-event'));
+  items.forEach((item, index) => {
+    const next = items[index + 1];
+    const ends = !next || (byTurn
+      ? next.classList.contains('new-turn')
+      : next.dataset.seat !== item.dataset.seat || next.dataset.time !== item.dataset.time);
+    if (ends) stops.push(Number(item.dataset.seq));
+  });
+  return stops;
+}
+
+function stepBy(direction, byTurn) {
+  const now = game.at ?? game.summary.current_seq;
+  const stops = historyStops(byTurn);
+  const target = direction < 0
+    ? stops.filter((seq) => seq < now).pop() ?? 0
+    : stops.find((seq) => seq > now) ?? game.summary.current_seq;
+  step(target);
+}
 
 async function showLog() {
   if (log.gameId !== game.id) {
-    Object.assign(log, { after: 0, gameId: game.id, items: new Map() });
+    Object.assign(log, { after: 0, gameId: game.id, items: new Map(), turnSeat: null });
     $('log').replaceChildren();
   }
   const page = await api('GET', `/v1/games/${game.id}/events?after=${log.after}`);
@@ -912,7 +939,14 @@ async function showLog() {
     const item = document.createElement('li');
     item.dataset.seq = String(event.seq);
     item.dataset.seat = event.seat === null ? '' : String(event.seat);
+    item.dataset.time = event.time;
     item.className = event.source === 'server' ? 'server-event' : 'engine-event';
+    if (CLOCK_EVENTS.has(event.type)) item.classList.add('clock-event');
+    // A turn: the run of a seat's events; its first one opens a group.
+    if (event.source !== 'server' && event.seat !== null) {
+      if (log.turnSeat !== event.seat) item.classList.add('new-turn');
+      log.turnSeat = event.seat;
+    }
     const link = document.createElement('button');
     link.className = 'log-entry';
     link.textContent = event.text;
@@ -959,12 +993,14 @@ async function refreshGame(onlyIfChanged) {
   $('game-title').textContent = `${kindName(summary.kind)} ${summary.id}: ${names.join(' vs ')}`;
   $('rules-link').href = `/rules/${summary.kind.replaceAll('_', '-')}`;
   $('rules-link').textContent = `The rules of ${kindName(summary.kind)}`;
+  const others = summary.to_act.filter((seat) => seat !== summary.your_seat);
   const turn = summary.status === 'running'
-    ? `${summary.to_act.map((seat) => seatWithColour(summary.seats[seat])).join(' and ')} to play`
+    ? [summary.your_turn ? 'Your turn' : '', others.length ? `${others.map((seat) => seatWithColour(summary.seats[seat])).join(' and ')} to play` : '']
+      .filter(Boolean).join(' · ')
     : { open: 'Waiting for players', finished: 'Finished', cancelled: 'Cancelled', abandoned: 'Abandoned' }[summary.status] ?? summary.status;
-  $('status').textContent = `${turn} · ` +
-    (summary.your_seat === null ? 'you are watching' : `you play ${seatWithColour(summary.seats[summary.your_seat])}`) +
-    (summary.your_turn ? ' · your turn' : '');
+  $('status').textContent = `${turn} · ` + (summary.your_seat === null
+    ? 'you are watching'
+    : `you play ${SEAT_COLOURS[summary.your_seat] ?? `seat ${summary.your_seat + 1}`}`);
   $('status').dataset.status = summary.status;
   $('join').hidden = !(summary.status === 'open' && summary.your_seat === null);
   const voters = summary.seats.filter((seat) => seat.abandon_vote).map((seat) => names[seat.seat]);
@@ -1078,6 +1114,7 @@ function clickSpace(name) {
 
 async function showActions() {
   const live = game.at === null && game.summary.your_turn;
+  document.documentElement.classList.toggle('choosing', live);
   $('actions-title').hidden = !live;
   $('chooser').hidden = !live;
   $('all-moves').hidden = !live;
@@ -1088,13 +1125,18 @@ async function showActions() {
     return;
   }
   if (move.seq !== game.summary.current_seq) {
-    Object.assign(move, { seq: game.summary.current_seq, picks: [], offered: [], action: null, step: null });
+    // Another seat acted (a simultaneous phase, a bot): the move being put together is
+    // kept, and tried again at the new point; showStep says so if it no longer fits.
+    const keep = move.seq !== null && move.picks.length > 0;
+    Object.assign(move, { seq: game.summary.current_seq, offered: [], action: null, step: null, kept: keep });
+    if (!keep) move.picks = [];
   }
   await showStep();
   if ($('all-moves').open) await showAllMoves();
 }
 
 function pick(choice) {
+  $('move-notice').textContent = '';
   move.picks.push(choice);
   showStep().catch(showError);
 }
@@ -1118,12 +1160,24 @@ async function showStep() {
   try {
     step = await api('GET', `/v1/games/${game.id}/legal-choices?${query}`);
   } catch (problem) {
-    if (problem.code !== 'stale_seq' && problem.code !== 'no_such_choice') throw problem;
-    // The game moved on (another seat, a bot, another tab): choose again from where it is.
-    move.seq = null;
+    if (problem.code === 'no_such_choice' && move.picks.length) {
+      // What was chosen no longer fits the game as it is now: start the move again.
+      $('move-notice').textContent = move.kept
+        ? 'Another player\'s action changed what you can do: the move you were putting together no longer fits, so choose again.'
+        : 'That choice is no longer possible: choose again.';
+      Object.assign(move, { picks: [], offered: [], action: null, step: null, kept: false });
+      await showStep();
+      return;
+    }
+    if (problem.code !== 'stale_seq') throw problem;
+    // The game moved on (another seat, a bot, another tab): look again, keeping the picks.
     await refreshGame();
     return;
   }
+  if (move.picks.length) {
+    $('move-notice').textContent = move.kept ? 'Another player acted; your move so far still fits.' : '';
+  }
+  move.kept = false;
   move.step = step;
   $('chooser').dataset.picks = String(move.picks.length);
   $('chooser').dataset.field = step.field || '';
@@ -1190,6 +1244,11 @@ function markChoosable(step) {
     space.setAttribute('tabindex', '0');
     space.setAttribute('role', 'button');
     space.setAttribute('aria-label', `${words(step.field)} ${option.choice}`);
+  }
+  // On a phone the board is taller than the screen: bring the places offered into view.
+  const first = $('board').querySelector('.choosable');
+  if (first && window.matchMedia('(max-width: 700px)').matches) {
+    first.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }
 }
 
@@ -1270,11 +1329,16 @@ function showOwnResult(seq, event) {
 async function act(seq, action) {
   try {
     const accepted = await api('POST', `/v1/games/${game.id}/actions`, { expected_seq: seq, action });
+    // The move is made: the next one starts from nothing.
+    Object.assign(move, { picks: [], kept: false });
     showOwnResult(accepted.seq, accepted.events[accepted.events.length - 1]);
     game.space = null;
     showError(null);
     await refreshGame();
   } catch (problem) {
+    // Refused: choose again, but for another seat's action that came first (the move is
+    // tried again where the game is now).
+    if (problem.code !== 'stale_seq') Object.assign(move, { picks: [], kept: false });
     showError(problem);
     await refreshGame();
   }
@@ -1288,6 +1352,7 @@ async function takeBack() {
       expected_seq: game.summary.current_seq,
     });
     showOwnResult(answer.seq, answer.events[0]);
+    Object.assign(move, { picks: [], kept: false });
     game.space = null;
     game.at = null;
     showError(null);
@@ -1509,6 +1574,13 @@ window.addEventListener('DOMContentLoaded', () => {
   $('first').addEventListener('click', () => step(0));
   $('back').addEventListener('click', () => step((game.at ?? game.summary.current_seq) - 1));
   $('forward').addEventListener('click', () => step((game.at ?? game.summary.current_seq) + 1));
+  $('back-action').addEventListener('click', () => stepBy(-1, false));
+  $('forward-action').addEventListener('click', () => stepBy(1, false));
+  $('back-turn').addEventListener('click', () => stepBy(-1, true));
+  $('forward-turn').addEventListener('click', () => stepBy(1, true));
+  $('log-clocks').addEventListener('change', () => {
+    $('log').classList.toggle('show-clocks', $('log-clocks').checked);
+  });
   $('live').addEventListener('click', () => step(game.summary.current_seq));
   $('at').addEventListener('change', () => step(Number($('at').value)));
   registerWorker().catch(() => {});

@@ -405,13 +405,17 @@ impl Browser {
                     } else {
                         "#options button.choice"
                     };
-                    // The page marks the one to click; WebDriver clicks it like a person.
+                    // The page marks the one to click; WebDriver clicks it like a person,
+                    // who first scrolls it into the middle of the screen (on a phone, above
+                    // the sheet that holds the move).
                     self.run(
                         "for (const old of document.querySelectorAll('[data-test-pick]')) \
                            old.removeAttribute('data-test-pick'); \
                          const all = document.querySelectorAll(arguments[0]); \
                          const index = arguments[1] ? Math.floor(Math.random() * all.length) : 0; \
-                         all[index].setAttribute('data-test-pick', '1'); return all.length;",
+                         all[index].setAttribute('data-test-pick', '1'); \
+                         all[index].scrollIntoView({block: 'center', inline: 'center'}); \
+                         return all.length;",
                         json!([candidates, at_random]),
                     )
                     .await;
@@ -664,6 +668,28 @@ async fn a_player_signs_in_opens_a_game_moves_and_steps_back_in_a_real_browser()
         .await;
     assert_eq!(label, format!("event {} of {after}", after - 1));
     browser.screenshot("05-one-event-back.png").await;
+    // A turn back: the board shows the end of the turn before (the next event opens a
+    // turn in the log), and an action forward moves on from there.
+    browser.click("#back-turn").await;
+    let turn_end = browser
+        .wait_for(
+            "the board one turn back",
+            "const seq = Number(document.getElementById('board').dataset.seq); \
+             if (seq >= arguments[0]) return null; \
+             const next = document.querySelector(`#log li[data-seq=\"${seq + 1}\"]`); \
+             return seq === 0 || (next && next.classList.contains('new-turn')) ? String(seq) : null;",
+            json!([after - 1]),
+        )
+        .await;
+    let turn_end: i64 = turn_end.as_str().unwrap().parse().unwrap();
+    browser.click("#forward-action").await;
+    browser
+        .wait_for(
+            "the board one action forward",
+            "return Number(document.getElementById('board').dataset.seq) > arguments[0]",
+            json!([turn_end]),
+        )
+        .await;
 
     // Back to now; a move made elsewhere (another device, a bot) shows up by itself.
     browser.click("#live").await;

@@ -173,7 +173,7 @@ pub(super) fn picture(view: &EternalPalaceView, context: &BoardContext) -> Strin
     svg.finish(
         width,
         height,
-        &format!("Eternal Palace at seq {}", context.seq),
+        &format!("Eternal Palace after event {}", context.seq),
     )
 }
 

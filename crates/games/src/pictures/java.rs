@@ -142,7 +142,7 @@ pub(super) fn picture(view: &JavaView, context: &BoardContext) -> String {
     );
     let width = panel_x + PANEL_WIDTH;
     let height = board_height.max(panel_bottom + MARGIN);
-    svg.finish(width, height, &format!("Java at seq {}", context.seq))
+    svg.finish(width, height, &format!("Java after event {}", context.seq))
 }
 
 /// Java's view has no places; once finished they follow from the scores (competition

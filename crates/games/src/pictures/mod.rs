@@ -136,7 +136,7 @@ fn side_panel(svg: &mut Svg, x: f64, top: f64, context: &BoardContext, panel: &P
     svg.text(
         Point::new(x, y),
         TextStyle::new(18.0).bold(),
-        &format!("{game} \u{b7} seq {}", context.seq),
+        &format!("{game} \u{b7} event {}", context.seq),
     );
     y += 18.0;
     let status = if context.finished {

@@ -81,7 +81,7 @@ pub(super) fn picture(view: &TikalView, context: &BoardContext) -> String {
     );
     let width = panel_x + PANEL_WIDTH;
     let height = board_height.max(panel_bottom + MARGIN);
-    svg.finish(width, height, &format!("Tikal at seq {}", context.seq))
+    svg.finish(width, height, &format!("Tikal after event {}", context.seq))
 }
 
 fn draw_space(

@@ -950,7 +950,7 @@ async function showLog() {
     const link = document.createElement('button');
     link.className = 'log-entry';
     link.textContent = event.text;
-    link.title = `Show the board after seq ${event.seq}`;
+    link.title = `Show the board after event ${event.seq}`;
     link.onclick = () => step(event.seq);
     item.append(link);
     $('log').append(item);

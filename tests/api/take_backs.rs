@@ -334,20 +334,28 @@ async fn a_turn_allows_twenty_take_backs(app: &TestApp) {
     }
 }
 
-/// Clock version 1 (days per move restarted by every action): an action restarts the
-/// mover's days, its take-back puts the deadline it had before back (so act and take back
-/// never earns time); once that deadline has passed, the action stays.
-async fn a_take_back_puts_a_version_1_clock_back(backend: Backend) {
-    let (app, clock) = app_with_clock(backend).await;
-    let red = app.register("tb-clock-red").await;
-    let blue = app.register("tb-clock-blue").await;
-    let players = [red.clone(), blue.clone()];
+/// Red and Blue (named after `prefix`) in a Tikal game of two days per move.
+async fn two_day_tikal(app: &TestApp, prefix: &str) -> ([Player; 2], String) {
+    let players = [
+        app.register(&format!("{prefix}-red")).await,
+        app.register(&format!("{prefix}-blue")).await,
+    ];
     let id = app
         .new_game_with(
             json!({"kind": "tikal", "time_control": {"type": "days_per_move", "days": 2}}),
             &players,
         )
         .await;
+    (players, id)
+}
+
+/// Clock version 1 (days per move restarted by every action): an action restarts the
+/// mover's days, its take-back puts the deadline it had before back (so act and take back
+/// never earns time); once that deadline has passed, the action stays.
+async fn a_take_back_puts_a_version_1_clock_back(backend: Backend) {
+    let (app, clock) = app_with_clock(backend).await;
+    let (players, id) = two_day_tikal(&app, "tb-clock").await;
+    let red = players[0].clone();
     crate::clocks::pin_to_clock_version_1(&app, &id);
     let start = summary(&app, &red, &id).await;
     let first = start["to_act"][0].as_u64().unwrap() as usize;
@@ -407,15 +415,8 @@ on_both_backends!(
 /// does its take-back, which writes no clock event (a take-back never crosses a turn's end).
 async fn a_take_back_inside_a_turn_leaves_the_clock(backend: Backend) {
     let (app, clock) = app_with_clock(backend).await;
-    let red = app.register("tb-turn-red").await;
-    let blue = app.register("tb-turn-blue").await;
-    let players = [red.clone(), blue.clone()];
-    let id = app
-        .new_game_with(
-            json!({"kind": "tikal", "time_control": {"type": "days_per_move", "days": 2}}),
-            &players,
-        )
-        .await;
+    let (players, id) = two_day_tikal(&app, "tb-turn").await;
+    let red = players[0].clone();
     let start = summary(&app, &red, &id).await;
     assert_eq!(start["clock_version"], 2);
     let first = start["to_act"][0].as_u64().unwrap() as usize;

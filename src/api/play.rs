@@ -357,6 +357,11 @@ pub struct PreviewQuery {
     /// draws it, with what the action changed highlighted.
     #[serde(default)]
     pub board: bool,
+    /// How `board_svg` is laid out: `wide` (default) or `narrow` for a phone, as
+    /// `GET /v1/games/{id}/board.svg?layout=` takes it.
+    #[serde(default)]
+    #[param(inline)]
+    pub layout: super::board::BoardLayout,
 }
 
 /// What posting an action would do, with nothing written.
@@ -410,7 +415,10 @@ pub async fn preview_action(
     body: super::transport::Json<PostAction>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
-    let with_board = query.into_inner().board;
+    let PreviewQuery {
+        board: with_board,
+        layout,
+    } = query.into_inner();
     let body = body.into_inner();
     let from_seq = body.expected_seq;
     let action_request = ActionRequest {
@@ -430,6 +438,7 @@ pub async fn preview_action(
             &preview.view,
             preview.seat_names,
             preview.events.clone(),
+            layout,
         )?)
     } else {
         None

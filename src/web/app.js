@@ -1071,6 +1071,112 @@ async function inviteSomeoneElse() {
   }
 }
 
+// A phone gets the board laid out narrow: the board, the game's own panels and the seats as
+// parts, each drawn to be read at one unit per pixel. Each part gets a block of its own;
+// one wider than the screen is panned sideways and pinched to zoom, not shrunk.
+const phoneScreen = window.matchMedia('(max-width: 700px)');
+const boardLayout = () => (phoneScreen.matches ? 'narrow' : 'wide');
+// The zoom of each part that a pinch set (1: as drawn), kept when the board is drawn again.
+const partZoom = {};
+
+function showPicture(svgText) {
+  const board = $('board');
+  const scrolled = {};
+  for (const frame of board.querySelectorAll('.board-part')) {
+    scrolled[frame.dataset.part] = frame.scrollLeft;
+  }
+  board.innerHTML = svgText;
+  const root = board.querySelector('svg');
+  const parts = root ? [...root.children].filter((child) => child.matches('svg.part')) : [];
+  board.classList.toggle('narrow', parts.length > 0);
+  if (parts.length === 0) return;
+  board.replaceChildren(...parts.map((part) => {
+    const frame = document.createElement('div');
+    frame.className = 'board-part';
+    frame.dataset.part = part.dataset.part;
+    part.setAttribute('role', 'group');
+    part.setAttribute('aria-label', part.querySelector('title')?.textContent || part.dataset.part);
+    frame.append(part);
+    return frame;
+  }));
+  for (const frame of board.querySelectorAll('.board-part')) {
+    sizePart(frame);
+    frame.scrollLeft = scrolled[frame.dataset.part] || 0;
+    pinchToZoom(frame);
+  }
+}
+
+// A part as drawn (readable), as a pinch left it, or as a whole when "Whole board" is on.
+function sizePart(frame) {
+  const part = frame.firstElementChild;
+  const drawn = Number(part.getAttribute('width'));
+  const fit = Math.min(1, frame.clientWidth / drawn);
+  const zoom = $('board').classList.contains('whole') ? fit
+    : Math.max(fit, partZoom[frame.dataset.part] ?? 1);
+  part.style.width = `${drawn * zoom}px`;
+  part.style.height = 'auto';
+  // A part that pans can be panned from the keyboard too (arrow keys once focused).
+  if (frame.scrollWidth > frame.clientWidth) {
+    frame.tabIndex = 0;
+    frame.setAttribute('role', 'region');
+    frame.setAttribute('aria-label', `${part.getAttribute('aria-label')} (scrolls sideways)`);
+  } else {
+    frame.removeAttribute('tabindex');
+    frame.removeAttribute('role');
+    frame.removeAttribute('aria-label');
+  }
+}
+
+// Two fingers on a part zoom it around the point between them; one finger pans as usual
+// (the part takes pan-x pan-y only, so the page itself is not zoomed).
+function pinchToZoom(frame) {
+  let start = null;
+  const between = (touches) => ({
+    spread: Math.hypot(touches[0].clientX - touches[1].clientX, touches[0].clientY - touches[1].clientY),
+    x: (touches[0].clientX + touches[1].clientX) / 2,
+  });
+  frame.addEventListener('touchstart', (event) => {
+    if (event.touches.length !== 2) return;
+    const part = frame.firstElementChild;
+    start = { ...between(event.touches), width: part.getBoundingClientRect().width };
+  }, { passive: true });
+  frame.addEventListener('touchmove', (event) => {
+    if (event.touches.length !== 2 || !start || start.spread === 0) return;
+    event.preventDefault();
+    const part = frame.firstElementChild;
+    const drawn = Number(part.getAttribute('width'));
+    const now = between(event.touches);
+    const width = start.width * (now.spread / start.spread);
+    const left = frame.getBoundingClientRect().left;
+    // The point of the picture under the fingers stays under them.
+    const under = (frame.scrollLeft + start.x - left) / part.getBoundingClientRect().width;
+    partZoom[frame.dataset.part] = Math.min(3, Math.max(0.1, width / drawn));
+    $('board').classList.remove('whole');
+    $('zoom').setAttribute('aria-pressed', 'false');
+    sizePart(frame);
+    frame.scrollLeft = under * part.getBoundingClientRect().width - (now.x - left);
+  }, { passive: false });
+  frame.addEventListener('touchend', (event) => {
+    if (event.touches.length < 2) start = null;
+  });
+}
+
+function showZoomButton() {
+  $('zoom').textContent = phoneScreen.matches ? 'Whole board' : 'Zoom';
+  $('zoom').title = phoneScreen.matches
+    ? 'Shrink the board to the screen (pinch a part to zoom it)'
+    : 'Show the board larger (scroll to move around)';
+}
+
+function toggleZoom() {
+  const board = $('board');
+  const pressed = board.classList.contains('narrow')
+    ? board.classList.toggle('whole')
+    : board.classList.toggle('zoomed');
+  $('zoom').setAttribute('aria-pressed', String(pressed));
+  for (const frame of board.querySelectorAll('.board-part')) sizePart(frame);
+}
+
 async function drawBoard() {
   const summary = game.summary;
   if (summary.status === 'open') {
@@ -1081,9 +1187,10 @@ async function drawBoard() {
   const seq = game.at === null ? summary.current_seq : game.at;
   $('at').value = String(seq);
   $('at-label').textContent = game.at === null ? `now (event ${seq})` : `event ${seq} of ${summary.current_seq}`;
-  const query = game.at === null ? '' : `?at=${game.at}`;
-  const svg = await api('GET', `/v1/games/${game.id}/board.svg${query}`);
-  $('board').innerHTML = svg;
+  const query = new URLSearchParams({ layout: boardLayout() });
+  if (game.at !== null) query.set('at', String(game.at));
+  const svg = await api('GET', `/v1/games/${game.id}/board.svg?${query}`);
+  showPicture(svg);
   delete $('board').dataset.preview;
   game.shownSeq = seq;
   $('board').dataset.seq = String(seq);
@@ -1245,20 +1352,21 @@ function markChoosable(step) {
     space.setAttribute('role', 'button');
     space.setAttribute('aria-label', `${words(step.field)} ${option.choice}`);
   }
-  // On a phone the board is taller than the screen: bring the places offered into view.
+  // On a phone the board is larger than the screen: bring the places offered into view,
+  // a wide part panned to have them in its middle.
   const first = $('board').querySelector('.choosable');
-  if (first && window.matchMedia('(max-width: 700px)').matches) {
-    first.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  if (first && phoneScreen.matches) {
+    first.scrollIntoView({ block: 'nearest', inline: 'center' });
   }
 }
 
 // The board after the action, drawn by the server from a dry run: nothing is written until
 // the player confirms.
 async function showPreview(action) {
-  const preview = await api('POST', `/v1/games/${game.id}/actions/preview?board=true`,
+  const preview = await api('POST', `/v1/games/${game.id}/actions/preview?board=true&layout=${boardLayout()}`,
     { expected_seq: move.seq, action });
   if (move.action !== action) return;
-  $('board').innerHTML = preview.board_svg;
+  showPicture(preview.board_svg);
   $('board').dataset.preview = 'true';
   // Each event's text is a sentence without its full stop.
   const said = preview.events.filter((event) => event.source === 'engine')
@@ -1567,9 +1675,13 @@ window.addEventListener('DOMContentLoaded', () => {
     sendChat();
   });
   $('rematch').addEventListener('click', () => playAgain());
-  $('zoom').addEventListener('click', () => {
-    const zoomed = $('board').classList.toggle('zoomed');
-    $('zoom').setAttribute('aria-pressed', String(zoomed));
+  $('zoom').addEventListener('click', toggleZoom);
+  showZoomButton();
+  phoneScreen.addEventListener('change', () => {
+    showZoomButton();
+    $('board').classList.remove('zoomed', 'whole');
+    $('zoom').setAttribute('aria-pressed', 'false');
+    if (game.summary && game.summary.status !== 'open') drawBoard().catch(showError);
   });
   $('first').addEventListener('click', () => step(0));
   $('back').addEventListener('click', () => step((game.at ?? game.summary.current_seq) - 1));

@@ -1547,3 +1547,242 @@ async fn the_page_installs_works_offline_and_shows_a_push_in_a_real_browser() {
                 "tag": format!("game-{id}"), "url": format!("{}/games/{id}", app.base)}])
     );
 }
+
+/// Plays `actions` legal actions of game `id` through the API (`players` in seat order,
+/// each action picked by a fixed rule from the legal ones so that runs repeat), then on
+/// until seat 0 must act.
+async fn advance(app: &TestApp, players: &[crate::util::Player], id: &str, actions: usize) {
+    for played in 0..actions + 400 {
+        let seat = app.seat_to_act(players, id).await;
+        if played >= actions && seat == 0 {
+            return;
+        }
+        let legal = app
+            .get(&players[seat], &format!("/v1/games/{id}/legal-actions"))
+            .await
+            .expect_status(200)
+            .json();
+        let offered = legal["actions"].as_array().expect("legal actions");
+        let action = &offered[(played * 7_919 + 13) % offered.len()];
+        app.post(
+            &players[seat],
+            &format!("/v1/games/{id}/actions"),
+            &json!({"expected_seq": legal["seq"], "action": action}),
+        )
+        .await
+        .expect_status(200);
+    }
+    panic!("seat 0 never had to act again in game {id}");
+}
+
+/// What a phone shows of the board: the smallest text as rendered (its font size times
+/// the page's scaling of the picture, and its box's height), the smallest tap target the
+/// board offers, where "Your move" sits and whether the page scrolls sideways.
+const PHONE_BOARD_MEASURES: &str = "\
+    const texts = [...document.querySelectorAll('#board text')] \
+      .filter((text) => text.textContent.trim() && text.getClientRects().length); \
+    let smallest = Infinity, smallestText = ''; \
+    for (const text of texts) { \
+      const shown = parseFloat(getComputedStyle(text).fontSize) * text.getScreenCTM().a; \
+      const size = Math.min(shown, text.getBoundingClientRect().height); \
+      if (size < smallest) { smallest = size; smallestText = text.textContent; } \
+    } \
+    const targets = [...document.querySelectorAll('#board .choosable')] \
+      .map((target) => target.getBoundingClientRect()); \
+    const first = targets[0]; \
+    const chooser = document.getElementById('chooser').getBoundingClientRect(); \
+    const buttons = [...document.querySelectorAll('#chooser button, #history button')] \
+      .map((button) => button.getBoundingClientRect()).filter((r) => r.width > 0); \
+    return { texts: texts.length, smallest, smallestText, \
+      buttons: buttons.length, \
+      smallestButton: Math.min(...buttons.map((r) => Math.min(r.width, r.height))), \
+      targets: targets.length, \
+      smallestTarget: Math.min(...targets.map((r) => Math.min(r.width, r.height))), \
+      firstTargetInView: !first || (first.left >= 0 && first.right <= innerWidth \
+        && first.top >= 0 && first.bottom <= chooser.top + 1), \
+      chooserTop: chooser.top, chooserBottom: chooser.bottom, \
+      chooserShown: chooser.height > 0, screen: innerHeight, \
+      pageWidth: document.documentElement.scrollWidth, width: innerWidth, \
+      parts: [...document.querySelectorAll('#board .board-part')].map((part) => part.dataset.part) };";
+
+/// On a 390 × 844 phone, at the start and in the middle of a game of each kind: every text
+/// of the board is at least 11 px on the screen (measured, not read from the markup), the
+/// places the board offers are at least 40 px and in view, "Your move" is on the first
+/// screen, the page never scrolls sideways, and a pinch zooms the part under the fingers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_board_is_readable_on_a_phone_at_the_start_and_midgame() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let player = app.register("phone-reader").await;
+    let other = app.register("phone-other").await;
+    let players = [player.clone(), other];
+    let browser = Browser::start_on(Screen::Phone).await;
+    browser
+        .sign_in(&app.base, "phone-reader", "70-phone-sign-in.png")
+        .await;
+    browser
+        .wait_for(
+            "the lobby",
+            "return !document.getElementById('lobby-page').hidden",
+            json!([]),
+        )
+        .await;
+    for (kind, options, midgame, expected_parts) in [
+        ("tikal", json!({}), 40, &["board", "seats"][..]),
+        ("java", json!({}), 40, &["board", "seats"][..]),
+        (
+            "eternal_palace",
+            json!({"labyrinth": true}),
+            60,
+            &[
+                "locations",
+                "bridge",
+                "labyrinth",
+                "palace",
+                "cards",
+                "seats",
+            ][..],
+        ),
+        (
+            "eternal_palace",
+            json!({"river_market": true}),
+            60,
+            &["locations", "bridge", "river-market", "seats"][..],
+        ),
+    ] {
+        let id = app.new_game(kind, options, &players).await;
+        for (moment, actions) in [("start", 0), ("midgame", midgame)] {
+            advance(&app, &players, &id, actions).await;
+            browser.goto(&format!("{}/games/{id}", app.base)).await;
+            let seq =
+                app.get(&player, &format!("/v1/games/{id}")).await.json()["current_seq"].clone();
+            browser
+                .wait_for(
+                    "the board in parts and the move to make",
+                    "return document.querySelector('#board.narrow .board-part') \
+                       && document.getElementById('board').dataset.seq === String(arguments[0]) \
+                       && !document.getElementById('chooser').hidden \
+                       && (document.querySelector('#board .choosable, #options button.choice'))",
+                    json!([seq]),
+                )
+                .await;
+            let label = format!(
+                "{kind}-{}-{moment}",
+                expected_parts[expected_parts.len() - 2]
+            );
+            browser.screenshot(&format!("71-phone-{label}.png")).await;
+            let measured = browser.run(PHONE_BOARD_MEASURES, json!([])).await;
+            assert!(
+                measured["texts"].as_u64().unwrap_or(0) > 20,
+                "{label}: {measured}"
+            );
+            assert!(
+                measured["smallest"].as_f64().unwrap_or(0.0) >= 11.0,
+                "{label}: a text of the board is under 11 px: {measured}"
+            );
+            if measured["targets"].as_u64().unwrap_or(0) > 0 {
+                assert!(
+                    measured["smallestTarget"].as_f64().unwrap_or(0.0) >= 40.0,
+                    "{label}: a place to tap is under 40 px: {measured}"
+                );
+                assert_eq!(
+                    measured["firstTargetInView"], true,
+                    "{label}: the offered places are not in view: {measured}"
+                );
+            }
+            assert!(
+                measured["buttons"].as_u64().unwrap_or(0) > 0
+                    && measured["smallestButton"].as_f64().unwrap_or(0.0) >= 40.0,
+                "{label}: a button of the move is under 40 px: {measured}"
+            );
+            assert_eq!(measured["chooserShown"], true, "{label}: {measured}");
+            assert!(
+                measured["chooserBottom"].as_f64().unwrap_or(f64::MAX)
+                    <= measured["screen"].as_f64().unwrap_or(0.0) + 1.0,
+                "{label}: \"Your move\" is not on the first screen: {measured}"
+            );
+            assert!(
+                measured["pageWidth"].as_f64() <= measured["width"].as_f64(),
+                "{label}: the page scrolls sideways: {measured}"
+            );
+            let parts = measured["parts"].to_string();
+            for part in expected_parts {
+                assert!(
+                    parts.contains(&format!("\"{part}\"")),
+                    "{label}: no part {part}: {parts}"
+                );
+            }
+            browser
+                .check_accessibility(&format!("phone game page ({label})"))
+                .await;
+        }
+        if kind == "java" {
+            pinch_the_board(&browser).await;
+        }
+    }
+}
+
+/// Two fingers spread on Java's board part zoom it in; "Whole board" fits it to the
+/// screen, and a second press brings the pinched zoom back.
+async fn pinch_the_board(browser: &Browser) {
+    let width =
+        "return document.querySelector('#board .board-part svg').getBoundingClientRect().width";
+    let before = browser.run(width, json!([])).await.as_f64().unwrap();
+    let place = browser
+        .run(
+            "const frame = document.querySelector('#board .board-part').getBoundingClientRect(); \
+             return [frame.left + frame.width / 2, Math.max(frame.top, 0) + 60];",
+            json!([]),
+        )
+        .await;
+    let (x, y) = (place[0].as_f64().unwrap(), place[1].as_f64().unwrap());
+    let touch = |points: Vec<(f64, f64)>| -> Value {
+        points
+            .iter()
+            .enumerate()
+            .map(|(id, (x, y))| json!({"x": x, "y": y, "id": id}))
+            .collect()
+    };
+    browser
+        .devtools(
+            "Input.dispatchTouchEvent",
+            json!({"type": "touchStart", "touchPoints": touch(vec![(x - 20.0, y), (x + 20.0, y)])}),
+        )
+        .await;
+    for spread in [30.0, 45.0, 60.0] {
+        browser
+            .devtools(
+                "Input.dispatchTouchEvent",
+                json!({"type": "touchMove", "touchPoints": touch(vec![(x - spread, y), (x + spread, y)])}),
+            )
+            .await;
+    }
+    browser
+        .devtools(
+            "Input.dispatchTouchEvent",
+            json!({"type": "touchEnd", "touchPoints": []}),
+        )
+        .await;
+    let pinched = browser.run(width, json!([])).await.as_f64().unwrap();
+    assert!(
+        pinched > before * 2.5,
+        "a pinch from 40 to 120 px apart zooms the board: {before} -> {pinched}"
+    );
+    browser.screenshot("72-phone-java-pinched.png").await;
+    browser.click("#zoom").await;
+    let whole = browser.run(width, json!([])).await.as_f64().unwrap();
+    let frame = browser
+        .run(
+            "return document.querySelector('#board .board-part').clientWidth",
+            json!([]),
+        )
+        .await
+        .as_f64()
+        .unwrap();
+    assert!(
+        (whole - frame).abs() < 2.0,
+        "\"Whole board\" fits the board to the screen: {whole} for {frame}"
+    );
+    browser.click("#zoom").await;
+    let back = browser.run(width, json!([])).await.as_f64().unwrap();
+    assert!((back - pinched).abs() < 2.0, "{back} after {pinched}");
+}

@@ -352,8 +352,85 @@ async fn wrong_picks_and_wrong_previews_are_refused(app: &TestApp) {
     assert_eq!(log["events"], json!([]));
 }
 
+/// The sizes of each part of a narrow picture: its name, its width in CSS pixels and the
+/// width it was drawn at.
+fn narrow_parts(svg: &str) -> Vec<(String, f64, f64)> {
+    svg.split("<svg class=\"part ")
+        .skip(1)
+        .map(|part| {
+            let tag = &part[..part.find('>').unwrap()];
+            let attribute = |name: &str| {
+                let start = tag.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+                tag[start..start + tag[start..].find('"').unwrap()].to_owned()
+            };
+            let view_box = attribute("viewBox");
+            let drawn: f64 = view_box.split(' ').nth(2).unwrap().parse().unwrap();
+            (
+                attribute("data-part"),
+                attribute("width").parse().unwrap(),
+                drawn,
+            )
+        })
+        .collect()
+}
+
+/// `layout=narrow` draws the board and a preview for a phone: parts one under the other,
+/// the board's scaled up (its smallest text would be under 11 px as drawn), the seats as
+/// wide as a phone; the default stays the wide picture, and an unknown layout is a 400.
+async fn the_board_is_laid_out_for_a_phone_on_request(app: &TestApp) {
+    let players = [app.register("ch-n0").await, app.register("ch-n1").await];
+    let id = app.new_game("java", json!({}), &players).await;
+    let board = format!("/v1/games/{id}/board.svg");
+    let wide = app.get(&players[0], &board).await.expect_status(200).text;
+    assert!(!wide.contains("class=\"part "), "wide by default");
+    assert_eq!(
+        app.get(&players[0], &format!("{board}?layout=wide"))
+            .await
+            .expect_status(200)
+            .text,
+        wide
+    );
+    let narrow = app
+        .get(&players[0], &format!("{board}?layout=narrow&at=1"))
+        .await
+        .expect_status(200)
+        .text;
+    let parts = narrow_parts(&narrow);
+    let names: Vec<&str> = parts.iter().map(|(name, _, _)| name.as_str()).collect();
+    assert_eq!(names, ["board", "seats"]);
+    let (_, shown, drawn) = &parts[0];
+    assert!(
+        shown / drawn >= 11.0 / 8.0,
+        "the board is scaled up: {parts:?}"
+    );
+    assert!(parts[1].1 <= 360.0, "the seats fit a phone: {parts:?}");
+    app.get(&players[0], &format!("{board}?layout=sideways"))
+        .await
+        .expect_problem(400, "invalid_query");
+
+    let game = summary(app, &players[0], &id).await;
+    let seat = game["to_act"][0].as_u64().unwrap() as usize;
+    let legal = app
+        .get(&players[seat], &format!("/v1/games/{id}/legal-actions"))
+        .await
+        .expect_status(200)
+        .json();
+    let tried = app
+        .post(
+            &players[seat],
+            &format!("/v1/games/{id}/actions/preview?board=true&layout=narrow"),
+            &json!({"expected_seq": legal["seq"], "action": legal["actions"][0]}),
+        )
+        .await
+        .expect_status(200)
+        .json();
+    let parts = narrow_parts(tried["board_svg"].as_str().unwrap());
+    assert_eq!(parts.len(), 2, "the preview is narrow too");
+}
+
 on_both_backends!(
     every_kind_is_played_choice_by_choice,
     java_opening_is_offered_in_small_steps,
     wrong_picks_and_wrong_previews_are_refused,
+    the_board_is_laid_out_for_a_phone_on_request,
 );

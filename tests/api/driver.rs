@@ -84,6 +84,7 @@ impl<'a> GameDriver<'a> {
                 format!("/v1/games/{id}/legal-actions"),
                 format!("/v1/games/{id}"),
                 format!("/v1/games/{id}/board.svg"),
+                format!("/v1/games/{id}/board.svg?layout=narrow"),
             ] {
                 let response = self.app.get(player, &what).await.expect_status(200);
                 self.observe(seq, viewer, what, response.text);

@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 use turnpost_games::engine::Viewer;
-use turnpost_games::pictures::{board_svg, BoardContext};
+use turnpost_games::pictures::{board_svg, BoardContext, Layout, NARROW_SMALLEST_TEXT};
 use turnpost_games::{find_game_rules, rng_for, seed_commitment, GameRules, RecordedEvent, Table};
 
 /// A fixed-seed game: its opening events, then the events of each action.
@@ -94,6 +94,16 @@ const NAMES: [&str; 5] = ["alice", "Bob <&> \"the builder\"", "carol", "dave", "
 /// The picture after the first `steps` steps of `game` as `viewer` sees it, and the table
 /// there (for its secrets).
 fn picture(game: &Game, steps: usize, viewer: Viewer) -> (String, Box<dyn Table>) {
+    picture_in(Layout::Wide, game, steps, viewer)
+}
+
+/// The picture in `layout` after the first `steps` steps, as `viewer` sees it.
+fn picture_in(
+    layout: Layout,
+    game: &Game,
+    steps: usize,
+    viewer: Viewer,
+) -> (String, Box<dyn Table>) {
     let mut table = game
         .rules
         .new_table(&game.options, game.seats, game.rules_version)
@@ -116,6 +126,7 @@ fn picture(game: &Game, steps: usize, viewer: Viewer) -> (String, Box<dyn Table>
         }
     }
     let context = BoardContext {
+        layout,
         seq,
         seat_names: (0..game.seats)
             .map(|seat| Some(NAMES[usize::from(seat)].to_owned()))
@@ -228,6 +239,7 @@ struct Case {
     /// Actions played before the picture (0: the opening, right after setup).
     actions: usize,
     viewer: Viewer,
+    layout: Layout,
 }
 
 fn case(name: &'static str, kind: &'static str, actions: usize, viewer: Viewer) -> Case {
@@ -240,6 +252,15 @@ fn case(name: &'static str, kind: &'static str, actions: usize, viewer: Viewer) 
         seed: 7,
         actions,
         viewer,
+        layout: Layout::Wide,
+    }
+}
+
+/// `case` laid out for a phone, its golden file named with `-narrow`.
+fn narrow(case: Case) -> Case {
+    Case {
+        layout: Layout::Narrow,
+        ..case
     }
 }
 
@@ -298,7 +319,32 @@ fn golden_cases() -> Vec<Case> {
         seats: 4,
         ..case("auction-seat0", "tikal", 40, Viewer::Seat(0))
     });
+    let narrow_cases: Vec<Case> = cases
+        .iter()
+        .filter(|case| {
+            case.name == "opening-seat0"
+                || case.name == "mid-seat0"
+                || case.name == "labyrinth-tiles-seat0"
+                || case.name == "river-market-spectator"
+                || case.name == "compositions-seat1"
+        })
+        .map(|case| {
+            narrow(Case {
+                options: case.options.clone(),
+                ..*case
+            })
+        })
+        .collect();
+    cases.extend(narrow_cases);
     cases
+}
+
+/// The golden file's name of `case`.
+fn golden_name(case: &Case) -> String {
+    match case.layout {
+        Layout::Wide => format!("{}-{}", case.kind, case.name),
+        Layout::Narrow => format!("{}-{}-narrow", case.kind, case.name),
+    }
 }
 
 #[test]
@@ -313,9 +359,8 @@ fn pictures_match_their_golden_files() {
             case.seed,
             case.actions,
         );
-        let (svg, _) = picture(&game, game.steps.len(), case.viewer);
-        let name = format!("{}-{}", case.kind, case.name);
-        problems.extend(check_golden(&name, &svg));
+        let (svg, _) = picture_in(case.layout, &game, game.steps.len(), case.viewer);
+        problems.extend(check_golden(&golden_name(&case), &svg));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
@@ -357,6 +402,66 @@ fn every_space_is_clickable_and_the_last_action_is_highlighted() {
     }
 }
 
+/// The value of attribute `name` in the tag `tag` (its text between `<` and `>`).
+fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+    let length = tag[start..].find('"')?;
+    Some(&tag[start..start + length])
+}
+
+/// A narrow picture shown at one unit per CSS pixel: each part is scaled (its `width` over
+/// its `viewBox` width) so that every text, font size times the part's scale, is at least
+/// 11 px; every part but the board and the two long tracks fits a 360 px phone without
+/// panning. Checked on every case laid out both ways.
+#[test]
+fn narrow_pictures_have_no_text_under_eleven_pixels() {
+    for case in golden_cases() {
+        let game = play(
+            case.kind,
+            case.options.clone(),
+            case.seats,
+            case.rules_version,
+            case.seed,
+            case.actions,
+        );
+        let (svg, _) = picture_in(Layout::Narrow, &game, game.steps.len(), case.viewer);
+        let name = golden_name(&case);
+        let mut parts = 0;
+        let mut texts = 0;
+        for part in svg.split("<svg class=\"part ").skip(1) {
+            parts += 1;
+            let tag = &part[..part.find('>').expect("a closed tag")];
+            let shown: f64 = attribute(tag, "width").unwrap().parse().unwrap();
+            let view_box = attribute(tag, "viewBox").unwrap();
+            let drawn: f64 = view_box.split(' ').nth(2).unwrap().parse().unwrap();
+            let scale = shown / drawn;
+            let part_name = attribute(tag, "data-part").unwrap();
+            if !["board", "bridge", "labyrinth"].contains(&part_name) {
+                assert!(
+                    shown <= 360.0,
+                    "{name}: part {part_name} is {shown} px wide"
+                );
+            }
+            let body = &part[..part.find("</svg>").expect("a closed part")];
+            for text in body.split("<text ").skip(1) {
+                texts += 1;
+                let size: f64 = attribute(&format!(" {text}"), "font-size")
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                assert!(
+                    size * scale >= NARROW_SMALLEST_TEXT,
+                    "{name}: part {part_name} shows text of {size} units at {:.1} px",
+                    size * scale
+                );
+            }
+        }
+        assert!(parts >= 2, "{name}: the board and the seats at least");
+        assert!(texts > 20, "{name}: only {texts} texts");
+        assert_well_formed(&name, &svg);
+    }
+}
+
 /// Whether `token` stands in `text` on its own (not as part of a longer id).
 fn contains_token(text: &str, token: &str) -> bool {
     let part_of_id = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '/');
@@ -386,7 +491,9 @@ fn assert_no_secrets(
         .collect();
     for steps in (1..=game.steps.len()).step_by(9) {
         for &viewer in &viewers {
-            let (svg, table) = picture(&game, steps, viewer);
+            let (wide, table) = picture(&game, steps, viewer);
+            let (narrow, _) = picture_in(Layout::Narrow, &game, steps, viewer);
+            let svg = format!("{wide}\n{narrow}");
             for secret in table.secrets() {
                 let bare = secret.needle.trim_matches('"');
                 let visible = secret

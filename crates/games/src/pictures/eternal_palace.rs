@@ -6,8 +6,12 @@
 
 use std::collections::BTreeSet;
 
+use super::svg::Part;
 use super::svg::{self, clip, seat_fill, Point, Svg, TextStyle};
-use super::{named_in, side_panel, BoardContext, Panel, SeatSummary, PANEL_WIDTH};
+use super::{
+    named_in, seats_part, with_side_panel, BoardContext, Layout, Panel, SeatSummary,
+    NARROW_SMALLEST_TEXT,
+};
 use crate::engine::Seat;
 use crate::eternal_palace::data::{data, BonusChoice, Goods, LocationKind};
 use crate::eternal_palace::view::{
@@ -21,6 +25,16 @@ const CELL_WIDTH: f64 = 240.0;
 const CELL_HEIGHT: f64 = 178.0;
 const GAP: f64 = 10.0;
 const FULL_WIDTH: f64 = CELL_WIDTH * COLUMNS as f64 + GAP * (COLUMNS as f64 - 1.0);
+/// Around each part of a narrow picture.
+const NARROW_MARGIN: f64 = 8.0;
+/// The open cards' strip in a narrow picture: as wide as the seats' panel.
+const NARROW_STRIP_WIDTH: f64 = 322.0;
+/// The least height of a location card in a narrow picture.
+const NARROW_CARD_HEIGHT: f64 = 56.0;
+/// The narrowest box of the palace track before it is drawn in rows.
+const PALACE_BOX: f64 = 28.0;
+/// The mean width of a character of the strips' 11-unit text.
+const STRIP_CHAR_WIDTH: f64 = 6.6;
 
 fn kind_fill(kind: LocationKind) -> &'static str {
     match kind {
@@ -53,7 +67,56 @@ fn kind_name(kind: LocationKind) -> &'static str {
 }
 
 pub(super) fn picture(view: &EternalPalaceView, context: &BoardContext) -> String {
+    let title = format!("Eternal Palace after event {}", context.seq);
     let highlighted = named_in(&context.last_events);
+    let seats: Vec<SeatSummary> = view.players.iter().map(seat_summary).collect();
+    let places: Option<Vec<u8>> = view.result.as_ref().map(|sheets| {
+        let mut places = vec![0; view.players.len()];
+        for sheet in sheets {
+            if let Some(place) = places.get_mut(usize::from(sheet.seat)) {
+                *place = sheet.place;
+            }
+        }
+        places
+    });
+    let panel = Panel {
+        game: "Eternal Palace",
+        seats: &seats,
+        places: places.as_deref(),
+        facts: &facts(view),
+    };
+    match context.layout {
+        Layout::Wide => {
+            let (board, size) = whole_board(view, &highlighted);
+            with_side_panel(board, size, context, &panel, &title)
+        }
+        Layout::Narrow => {
+            let mut parts = narrow_parts(view, &highlighted, &title);
+            parts.push(seats_part(context, &panel, &title));
+            svg::stacked(parts, NARROW_SMALLEST_TEXT, &title)
+        }
+    }
+}
+
+/// The bridge and the labyrinth need the whole width for their paths.
+fn is_wide(location: &LocationView) -> bool {
+    matches!(
+        location.kind,
+        LocationKind::Bridge | LocationKind::Labyrinth
+    )
+}
+
+fn wide_height(location: &LocationView) -> f64 {
+    if location.kind == LocationKind::Labyrinth {
+        230.0
+    } else {
+        130.0
+    }
+}
+
+/// Everything but the seats in one drawing, with its size: the ordinary locations in a grid
+/// in the data's order, the wide ones under them, the palace track, the open cards.
+fn whole_board(view: &EternalPalaceView, highlighted: &BTreeSet<String>) -> (Svg, (f64, f64)) {
     let mut svg = Svg::new();
     svg.text(
         Point::new(MARGIN, MARGIN + 8.0),
@@ -61,15 +124,7 @@ pub(super) fn picture(view: &EternalPalaceView, context: &BoardContext) -> Strin
         &format!("Eternal Palace \u{b7} round {}", view.round),
     );
     let mut y = MARGIN + 24.0;
-    // The ordinary locations in a grid, in the data's order; the bridge and the labyrinth
-    // need the whole width for their paths.
-    let wide = |location: &&LocationView| {
-        matches!(
-            location.kind,
-            LocationKind::Bridge | LocationKind::Labyrinth
-        )
-    };
-    let grid: Vec<&LocationView> = view.locations.iter().filter(|l| !wide(l)).collect();
+    let grid: Vec<&LocationView> = view.locations.iter().filter(|l| !is_wide(l)).collect();
     for (index, location) in grid.iter().enumerate() {
         let column = index % COLUMNS;
         let row = index / COLUMNS;
@@ -83,16 +138,12 @@ pub(super) fn picture(view: &EternalPalaceView, context: &BoardContext) -> Strin
             top,
             CELL_WIDTH,
             CELL_HEIGHT,
-            &highlighted,
+            highlighted,
         );
     }
     y += grid.len().div_ceil(COLUMNS) as f64 * (CELL_HEIGHT + GAP);
-    for location in view.locations.iter().filter(|l| wide(l)) {
-        let height = if location.kind == LocationKind::Labyrinth {
-            230.0
-        } else {
-            130.0
-        };
+    for location in view.locations.iter().filter(|l| is_wide(l)) {
+        let height = wide_height(location);
         location_panel(
             &mut svg,
             view,
@@ -101,15 +152,134 @@ pub(super) fn picture(view: &EternalPalaceView, context: &BoardContext) -> Strin
             y,
             FULL_WIDTH,
             height,
-            &highlighted,
+            highlighted,
         );
         y += height + GAP;
     }
-    y = palace_track(&mut svg, view, y);
-    if let Some(cards) = &view.compositions {
-        y = text_strip(
-            &mut svg,
+    let strip = Strip {
+        left: MARGIN,
+        width: FULL_WIDTH,
+    };
+    y = palace_track(&mut svg, view, strip, y);
+    for (heading, lines) in open_cards(view) {
+        y = text_strip(&mut svg, strip, y, heading, lines);
+    }
+    (svg, (MARGIN + FULL_WIDTH + MARGIN, y + MARGIN))
+}
+
+/// For a phone: the ordinary locations as a list of cards one under the other (each as wide
+/// as a phone once its small text is readable), then each module location and the bridge as
+/// a part of its own, the palace track and the open cards.
+fn narrow_parts(
+    view: &EternalPalaceView,
+    highlighted: &BTreeSet<String>,
+    title: &str,
+) -> Vec<Part> {
+    let card_part_width = CELL_WIDTH + 2.0 * NARROW_MARGIN;
+    let own_part =
+        |location: &LocationView| is_wide(location) || location.kind == LocationKind::RiverMarket;
+    let mut cards = Svg::new();
+    cards.text(
+        Point::new(NARROW_MARGIN, 20.0),
+        TextStyle::new(16.0).bold(),
+        &format!("Eternal Palace \u{b7} round {}", view.round),
+    );
+    let mut y = 30.0;
+    for location in view.locations.iter().filter(|l| !own_part(l)) {
+        // A card in a list is as tall as what is on it: drawn once aside to learn that.
+        let content = location_panel(
+            &mut Svg::new(),
+            view,
+            location,
+            NARROW_MARGIN,
             y,
+            CELL_WIDTH,
+            CELL_HEIGHT,
+            highlighted,
+        );
+        let height = (content - y + 10.0).clamp(NARROW_CARD_HEIGHT, CELL_HEIGHT);
+        location_panel(
+            &mut cards,
+            view,
+            location,
+            NARROW_MARGIN,
+            y,
+            CELL_WIDTH,
+            height,
+            highlighted,
+        );
+        y += height + GAP;
+    }
+    let mut parts = vec![Part {
+        name: "locations",
+        title: format!("{title}: the locations"),
+        drawing: cards,
+        width: card_part_width,
+        height: y,
+    }];
+    for location in view.locations.iter().filter(|l| own_part(l)) {
+        let (name, width, height) = match location.kind {
+            LocationKind::Bridge => ("bridge", FULL_WIDTH, wide_height(location)),
+            LocationKind::Labyrinth => ("labyrinth", FULL_WIDTH, wide_height(location)),
+            _ => ("river-market", CELL_WIDTH, CELL_HEIGHT),
+        };
+        let mut drawing = Svg::new();
+        location_panel(
+            &mut drawing,
+            view,
+            location,
+            NARROW_MARGIN,
+            NARROW_MARGIN,
+            width,
+            height,
+            highlighted,
+        );
+        parts.push(Part {
+            name,
+            title: format!("{title}: {}", location.name),
+            drawing,
+            width: width + 2.0 * NARROW_MARGIN,
+            height: height + 2.0 * NARROW_MARGIN,
+        });
+    }
+    let mut palace = Svg::new();
+    let strip = Strip {
+        left: NARROW_MARGIN,
+        width: CELL_WIDTH,
+    };
+    let bottom = palace_track(&mut palace, view, strip, NARROW_MARGIN);
+    parts.push(Part {
+        name: "palace",
+        title: format!("{title}: the palace track"),
+        drawing: palace,
+        width: card_part_width,
+        height: bottom,
+    });
+    // The open cards are plain lines of the panel's size: a strip as wide as the seats.
+    let mut cards = Svg::new();
+    let strip = Strip {
+        left: NARROW_MARGIN,
+        width: NARROW_STRIP_WIDTH,
+    };
+    let mut y = NARROW_MARGIN;
+    for (heading, lines) in open_cards(view) {
+        y = text_strip(&mut cards, strip, y, heading, lines);
+    }
+    parts.push(Part {
+        name: "cards",
+        title: format!("{title}: the open cards"),
+        drawing: cards,
+        width: NARROW_STRIP_WIDTH + 2.0 * NARROW_MARGIN,
+        height: y,
+    });
+    parts
+}
+
+/// The open compositions (with that module) and advisors, a heading and its lines each.
+fn open_cards(view: &EternalPalaceView) -> Vec<(&'static str, Vec<String>)> {
+    let mut strips = Vec::new();
+    if let Some(cards) = &view.compositions {
+        strips.push((
             "Compositions (open cards)",
             cards
                 .iter()
@@ -123,7 +293,7 @@ pub(super) fn picture(view: &EternalPalaceView, context: &BoardContext) -> Strin
                     )
                 })
                 .collect(),
-        );
+        ));
     }
     let mut advisors: Vec<String> = view
         .display
@@ -142,39 +312,8 @@ pub(super) fn picture(view: &EternalPalaceView, context: &BoardContext) -> Strin
             known.card.id, known.position, known.card.name
         ));
     }
-    y = text_strip(&mut svg, y, "Open advisors", advisors);
-
-    let board_width = MARGIN + FULL_WIDTH + MARGIN;
-    let panel_x = board_width + 10.0;
-    let seats: Vec<SeatSummary> = view.players.iter().map(seat_summary).collect();
-    let places: Option<Vec<u8>> = view.result.as_ref().map(|sheets| {
-        let mut places = vec![0; view.players.len()];
-        for sheet in sheets {
-            if let Some(place) = places.get_mut(usize::from(sheet.seat)) {
-                *place = sheet.place;
-            }
-        }
-        places
-    });
-    let panel_bottom = side_panel(
-        &mut svg,
-        panel_x,
-        MARGIN - 8.0,
-        context,
-        &Panel {
-            game: "Eternal Palace",
-            seats: &seats,
-            places: places.as_deref(),
-            facts: &facts(view),
-        },
-    );
-    let width = panel_x + PANEL_WIDTH;
-    let height = (y + MARGIN).max(panel_bottom + MARGIN);
-    svg.finish(
-        width,
-        height,
-        &format!("Eternal Palace after event {}", context.seq),
-    )
+    strips.push(("Open advisors", advisors));
+    strips
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -187,7 +326,7 @@ fn location_panel(
     width: f64,
     height: f64,
     highlighted: &BTreeSet<String>,
-) {
+) -> f64 {
     let is_highlighted = highlighted.contains(&location.key)
         || location
             .spaces
@@ -293,6 +432,7 @@ fn location_panel(
         );
     }
     svg.close_group();
+    y
 }
 
 /// The groups lying on the location this round, as seat-coloured tiles with their pips.
@@ -580,23 +720,38 @@ fn river_market(svg: &mut Svg, market: &RiverMarketView, x: f64, top: f64) {
     );
 }
 
-/// The palace track 0..length with each seat's marker (earlier arrivals first).
-fn palace_track(svg: &mut Svg, view: &EternalPalaceView, top: f64) -> f64 {
+/// Where a full-width strip (the palace track, a list of cards) is drawn.
+#[derive(Debug, Clone, Copy)]
+struct Strip {
+    left: f64,
+    width: f64,
+}
+
+/// The palace track 0..length with each seat's marker (earlier arrivals first), in rows
+/// when the strip is too narrow for boxes of [`PALACE_BOX`] units in one.
+fn palace_track(svg: &mut Svg, view: &EternalPalaceView, strip: Strip, top: f64) -> f64 {
     let length = data().palace.length;
+    let Strip { left: x, width } = strip;
+    let inner = width - 16.0;
+    let boxes = usize::from(length) + 1;
+    let per_row = ((inner / PALACE_BOX) as usize).clamp(1, boxes);
+    let rows = boxes.div_ceil(per_row);
+    let step = inner / per_row as f64;
+    let height = 26.0 + 44.0 * rows as f64;
     svg.open_group("palace-track");
-    svg.rect(MARGIN, top, FULL_WIDTH, 70.0, "#f0e8f6", "#6a6050", 1.2);
+    svg.rect(x, top, width, height, "#f0e8f6", "#6a6050", 1.2);
     svg.text(
-        Point::new(MARGIN + 8.0, top + 18.0),
+        Point::new(x + 8.0, top + 18.0),
         TextStyle::new(14.0).bold(),
         "Palace track",
     );
-    let inner = FULL_WIDTH - 16.0;
-    let step = inner / (f64::from(length) + 1.0);
     for position in 0..=length {
-        let left = MARGIN + 8.0 + step * f64::from(position);
+        let index = usize::from(position);
+        let left = x + 8.0 + step * (index % per_row) as f64;
+        let row_top = top + 44.0 * (index / per_row) as f64;
         svg.rect(
             left + 1.0,
-            top + 26.0,
+            row_top + 26.0,
             step - 2.0,
             36.0,
             "#ffffff",
@@ -604,7 +759,7 @@ fn palace_track(svg: &mut Svg, view: &EternalPalaceView, top: f64) -> f64 {
             1.0,
         );
         svg.text(
-            Point::new(left + 4.0, top + 36.0),
+            Point::new(left + 4.0, row_top + 36.0),
             TextStyle::new(9.0).fill("#605848"),
             &position.to_string(),
         );
@@ -618,23 +773,36 @@ fn palace_track(svg: &mut Svg, view: &EternalPalaceView, top: f64) -> f64 {
         markers(
             svg,
             &seats,
-            Point::new(left + step / 2.0, top + 50.0),
+            Point::new(left + step / 2.0, row_top + 50.0),
             step - 4.0,
         );
     }
     svg.close_group();
-    top + 70.0 + GAP
+    top + height + GAP
 }
 
-/// A full-width strip of text lines under a heading.
-fn text_strip(svg: &mut Svg, top: f64, heading: &str, lines: Vec<String>) -> f64 {
-    let columns = 2;
+/// A strip of text lines under a heading: in two columns of clipped lines on the whole
+/// board's width, in one column of wrapped lines on a narrower strip.
+fn text_strip(svg: &mut Svg, strip: Strip, top: f64, heading: &str, lines: Vec<String>) -> f64 {
+    let Strip { left: x, width } = strip;
+    let (columns, lines) = if width >= FULL_WIDTH {
+        (2, lines.iter().map(|line| clip(line, 68)).collect())
+    } else {
+        let chars = ((width - 16.0) / STRIP_CHAR_WIDTH) as usize;
+        (
+            1,
+            lines
+                .iter()
+                .flat_map(|line| svg::wrap(line, chars))
+                .collect::<Vec<_>>(),
+        )
+    };
     let rows = lines.len().div_ceil(columns);
     let height = 28.0 + 14.0 * rows as f64;
     svg.open_group("strip");
-    svg.rect(MARGIN, top, FULL_WIDTH, height, "#ffffff", "#6a6050", 1.0);
+    svg.rect(x, top, width, height, "#ffffff", "#6a6050", 1.0);
     svg.text(
-        Point::new(MARGIN + 8.0, top + 17.0),
+        Point::new(x + 8.0, top + 17.0),
         TextStyle::new(13.0).bold(),
         heading,
     );
@@ -643,11 +811,11 @@ fn text_strip(svg: &mut Svg, top: f64, heading: &str, lines: Vec<String>) -> f64
         let row = index % rows.max(1);
         svg.text(
             Point::new(
-                MARGIN + 8.0 + column as f64 * FULL_WIDTH / 2.0,
+                x + 8.0 + column as f64 * width / 2.0,
                 top + 32.0 + 14.0 * row as f64,
             ),
             TextStyle::new(11.0),
-            &clip(line, 68),
+            line,
         );
     }
     svg.close_group();

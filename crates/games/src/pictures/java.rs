@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::svg::{self, hexagon, Point, Svg, TextStyle};
-use super::{named_in, side_panel, BoardContext, Panel, SeatSummary, PANEL_WIDTH};
+use super::{named_in, with_side_panel, BoardContext, Panel, SeatSummary};
 use crate::java::data::{board, CellKind, Symbol};
 use crate::java::event::Card;
 use crate::java::state::Terrain;
@@ -125,13 +125,11 @@ pub(super) fn picture(view: &JavaView, context: &BoardContext) -> String {
         svg.close_group();
     }
 
-    let panel_x = board_width + 10.0;
     let seats: Vec<SeatSummary> = view.players.iter().map(seat_summary).collect();
     let places = finished_places(view);
-    let panel_bottom = side_panel(
-        &mut svg,
-        panel_x,
-        MARGIN - 8.0,
+    with_side_panel(
+        svg,
+        (board_width, board_height),
         context,
         &Panel {
             game: "Java",
@@ -139,10 +137,8 @@ pub(super) fn picture(view: &JavaView, context: &BoardContext) -> String {
             places: places.as_deref(),
             facts: &facts(view),
         },
-    );
-    let width = panel_x + PANEL_WIDTH;
-    let height = board_height.max(panel_bottom + MARGIN);
-    svg.finish(width, height, &format!("Java after event {}", context.seq))
+        &format!("Java after event {}", context.seq),
+    )
 }
 
 /// Java's view has no places; once finished they follow from the scores (competition

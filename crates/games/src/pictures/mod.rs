@@ -17,11 +17,29 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::engine::Seat;
-use svg::{seat_fill, wrap, Point, Svg, TextStyle};
+use svg::{seat_fill, wrap, Part, Point, Svg, TextStyle};
+
+/// How a picture is laid out for the screen it is shown on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// The board with the seats beside it, scaled to the screen as a whole.
+    #[default]
+    Wide,
+    /// For a phone: the board, the game's own panels and the seats one under the other
+    /// (nested `<svg class="part">`s), each drawn so that no text is smaller than
+    /// [`NARROW_SMALLEST_TEXT`] units; shown at one unit per CSS pixel, a part wider than the
+    /// screen is panned rather than shrunk.
+    Narrow,
+}
+
+/// The smallest text of a narrow picture, in its units (CSS pixels when shown at one unit
+/// per pixel): WCAG gives no number, 11 px is the floor of iOS's and Android's type scales.
+pub const NARROW_SMALLEST_TEXT: f64 = 11.0;
 
 /// What the picture shows besides the view itself.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BoardContext {
+    pub layout: Layout,
     /// The seq the view is at.
     pub seq: i64,
     /// Account name per seat (index = seat); `None` for an open seat.
@@ -94,6 +112,53 @@ fn named_in(events: &[Value]) -> BTreeSet<String> {
     names
 }
 
+/// The document of a board drawn in `board` (`board_width` by `board_height` units, the
+/// game named `game`) with the side panel: beside it, or for [`Layout::Narrow`] as parts
+/// under it.
+fn with_side_panel(
+    mut board: Svg,
+    (board_width, board_height): (f64, f64),
+    context: &BoardContext,
+    panel: &Panel<'_>,
+    title: &str,
+) -> String {
+    match context.layout {
+        Layout::Wide => {
+            let panel_x = board_width + 10.0;
+            let panel_bottom = side_panel(&mut board, panel_x, PANEL_TOP, context, panel);
+            let height = board_height.max(panel_bottom + PANEL_TOP + 8.0);
+            board.finish(panel_x + PANEL_WIDTH, height, title)
+        }
+        Layout::Narrow => svg::stacked(
+            vec![
+                Part {
+                    name: "board",
+                    title: format!("{title}: the board"),
+                    drawing: board,
+                    width: board_width,
+                    height: board_height,
+                },
+                seats_part(context, panel, title),
+            ],
+            NARROW_SMALLEST_TEXT,
+            title,
+        ),
+    }
+}
+
+/// The side panel as a part of a narrow picture.
+fn seats_part(context: &BoardContext, panel: &Panel<'_>, title: &str) -> Part {
+    let mut drawing = Svg::new();
+    let bottom = side_panel(&mut drawing, NARROW_PANEL_MARGIN, 0.0, context, panel);
+    Part {
+        name: "seats",
+        title: format!("{title}: the seats"),
+        drawing,
+        width: PANEL_WIDTH + NARROW_PANEL_MARGIN,
+        height: bottom,
+    }
+}
+
 /// One seat's entry in the side panel.
 struct SeatSummary {
     seat: Seat,
@@ -104,6 +169,11 @@ struct SeatSummary {
 
 /// Width of the side panel.
 const PANEL_WIDTH: f64 = 330.0;
+/// Top of the side panel beside a board.
+const PANEL_TOP: f64 = 16.0;
+/// Left of the side panel as a part of its own: with the panel's width, it fits a 360 px
+/// phone.
+const NARROW_PANEL_MARGIN: f64 = 8.0;
 /// Characters of small text that fit on one panel line.
 const PANEL_CHARS: usize = 45;
 /// Characters of a seat's smaller lines that fit in its box.

@@ -143,14 +143,26 @@ impl<'a> TextStyle<'a> {
 /// An SVG document being written, element by element.
 pub struct Svg {
     out: String,
+    /// The font size of the smallest text written so far.
+    smallest_text: f64,
 }
+
+/// The font family every picture names (DejaVu ships with most Linux systems, Arial with the
+/// others; both are wide enough that the pictures' character counts hold).
+const FONT_FAMILY: &str = "DejaVu Sans, Arial, sans-serif";
 
 impl Svg {
     /// An empty drawing; [`Svg::finish`] wraps it in a document once its size is known.
     pub fn new() -> Svg {
         Svg {
             out: String::with_capacity(64 * 1024),
+            smallest_text: f64::INFINITY,
         }
+    }
+
+    /// The font size of the smallest text in the drawing (`None` when it has no text).
+    pub fn smallest_text(&self) -> Option<f64> {
+        self.smallest_text.is_finite().then_some(self.smallest_text)
     }
 
     /// Opens a group for one board space: clickable by its id, named in a tooltip.
@@ -254,6 +266,7 @@ impl Svg {
 
     /// One line of text at `at` (the baseline).
     pub fn text(&mut self, at: Point, style: TextStyle<'_>, text: &str) {
+        self.smallest_text = self.smallest_text.min(style.size);
         let weight = if style.bold {
             " font-weight=\"bold\""
         } else {
@@ -294,7 +307,7 @@ impl Svg {
             document,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
              <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
-             viewBox=\"0 0 {w} {h}\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n\
+             viewBox=\"0 0 {w} {h}\" font-family=\"{FONT_FAMILY}\">\n\
              <title>{}</title>\n\
              <rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#fbf8f0\"/>\n",
             escape(title)
@@ -303,6 +316,71 @@ impl Svg {
         document.push_str("</svg>\n");
         document
     }
+}
+
+/// One block of a picture laid out for a narrow screen: a drawing of `width` by `height`
+/// units, shown on its own.
+pub struct Part {
+    /// What the block shows (`board`, `seats`, `bridge`, ...): its class and its name for
+    /// pages that lay the blocks out themselves.
+    pub name: &'static str,
+    /// Said to screen readers.
+    pub title: String,
+    pub drawing: Svg,
+    pub width: f64,
+    pub height: f64,
+}
+
+impl Part {
+    /// How much larger than its units the block is shown: just enough that its smallest
+    /// text is `smallest_shown` units of the document (never smaller than drawn).
+    pub fn scale(&self, smallest_shown: f64) -> f64 {
+        self.drawing
+            .smallest_text()
+            .map_or(1.0, |smallest| (smallest_shown / smallest).max(1.0))
+    }
+}
+
+/// A document of `parts` one under the other, each a nested `<svg class="part part-NAME"
+/// data-part="NAME">` scaled so that no text in it is smaller than `smallest_shown` units of
+/// the document. Shown at one unit per CSS pixel, that is the smallest text on the screen; a
+/// page may also move the nested `<svg>`s into blocks of its own.
+pub fn stacked(parts: Vec<Part>, smallest_shown: f64, title: &str) -> String {
+    let mut body = String::with_capacity(parts.iter().map(|part| part.drawing.out.len()).sum());
+    let (mut width, mut top) = (0.0f64, 0.0f64);
+    for part in parts {
+        let scale = part.scale(smallest_shown);
+        // The drawn size rounded up to what the document writes and the shown size to whole
+        // pixels, so that neither the document nor a browser's layout rounding takes the
+        // text a hair under the promise.
+        let up = |units: f64| (units * 10.0).ceil() / 10.0;
+        let (drawn_width, drawn_height) = (up(part.width), up(part.height));
+        let (shown_width, shown_height) =
+            ((drawn_width * scale).ceil(), (drawn_height * scale).ceil());
+        let _ = write!(
+            body,
+            "<svg class=\"part part-{name}\" data-part=\"{name}\" x=\"0\" y=\"{}\" \
+             width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" font-family=\"{FONT_FAMILY}\">\n\
+             <title>{}</title>\n\
+             <rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#fbf8f0\"/>\n",
+            num(top),
+            num(shown_width),
+            num(shown_height),
+            num(drawn_width),
+            num(drawn_height),
+            escape(&part.title),
+            num(drawn_width),
+            num(drawn_height),
+            name = escape(part.name),
+        );
+        body.push_str(&part.drawing.out);
+        body.push_str("</svg>\n");
+        width = width.max(shown_width);
+        top += shown_height;
+    }
+    let mut document = Svg::new();
+    document.out = body;
+    document.finish(width, top, title)
 }
 
 impl Default for Svg {

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::svg::{self, hexagon, seat_fill, seat_ink, Point, Svg, TextStyle};
-use super::{named_in, side_panel, BoardContext, Panel, SeatSummary, PANEL_WIDTH};
+use super::{named_in, with_side_panel, BoardContext, Panel, SeatSummary};
 use crate::kit::hex::Hex;
 use crate::tikal::action::PieceKind;
 use crate::tikal::data::{data, Terrain, LAYOUT};
@@ -61,16 +61,14 @@ pub(super) fn picture(view: &TikalView, context: &BoardContext) -> String {
             draw_space(&mut svg, hex, &name, explored, &highlighted);
         }
     }
-    let panel_x = board_width + 10.0;
     let seats: Vec<SeatSummary> = view.players.iter().map(seat_summary).collect();
     let places = view
         .outcome
         .as_ref()
         .map(|outcome| outcome.places.as_slice());
-    let panel_bottom = side_panel(
-        &mut svg,
-        panel_x,
-        MARGIN - 8.0,
+    with_side_panel(
+        svg,
+        (board_width, board_height),
         context,
         &Panel {
             game: "Tikal",
@@ -78,10 +76,8 @@ pub(super) fn picture(view: &TikalView, context: &BoardContext) -> String {
             places,
             facts: &facts(view),
         },
-    );
-    let width = panel_x + PANEL_WIDTH;
-    let height = board_height.max(panel_bottom + MARGIN);
-    svg.finish(width, height, &format!("Tikal after event {}", context.seq))
+        &format!("Tikal after event {}", context.seq),
+    )
 }
 
 fn draw_space(

@@ -1396,15 +1396,23 @@ async fn every_kind_is_played_by_pointing_on_a_desktop_and_a_phone() {
     }
 }
 
-/// Whole games of every kind against a bot, on both screens: minutes each, so only by
+/// Whole games of every kind against a bot on a desktop screen: minutes each, so only by
 /// `scripts/full-browser-games`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "whole games take minutes: run scripts/full-browser-games"]
-async fn whole_games_of_every_kind_are_played_by_pointing() {
+async fn whole_games_of_every_kind_are_played_by_pointing_on_a_desktop() {
     for kind in ["tikal", "java", "eternal_palace"] {
-        for screen in [Screen::Desktop, Screen::Phone] {
-            play_against_bots_by_pointing(kind, screen, Length::ToTheEnd).await;
-        }
+        play_against_bots_by_pointing(kind, Screen::Desktop, Length::ToTheEnd).await;
+    }
+}
+
+/// Whole games of every kind against a bot on a 390 px phone, the board laid out narrow:
+/// `scripts/full-browser-games phone`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "whole games take minutes: run scripts/full-browser-games"]
+async fn whole_games_of_every_kind_are_played_by_pointing_on_a_phone() {
+    for kind in ["tikal", "java", "eternal_palace"] {
+        play_against_bots_by_pointing(kind, Screen::Phone, Length::ToTheEnd).await;
     }
 }
 
@@ -1785,4 +1793,120 @@ async fn pinch_the_board(browser: &Browser) {
     browser.click("#zoom").await;
     let back = browser.run(width, json!([])).await.as_f64().unwrap();
     assert!((back - pinched).abs() < 2.0, "{back} after {pinched}");
+}
+
+/// A move being put together survives another seat's action: in Eternal Palace's grouping,
+/// which both seats do at once, the player picks a grouping (the preview shows), the other
+/// seat groups meanwhile, and the page keeps the pick, says that it still fits, and the
+/// confirmed move is stored at the new point of the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_in_progress_survives_another_seats_action_in_a_real_browser() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let players = [app.register("kept-0").await, app.register("kept-1").await];
+    let id = app.new_game("eternal_palace", json!({}), &players).await;
+    // On until both seats must act at once.
+    for _ in 0..200 {
+        let summary = app
+            .get(&players[0], &format!("/v1/games/{id}"))
+            .await
+            .json();
+        if summary["to_act"]
+            .as_array()
+            .is_some_and(|seats| seats.len() == 2)
+        {
+            break;
+        }
+        app.play_first_legal_action(&players, &id).await;
+    }
+    let summary = app
+        .get(&players[0], &format!("/v1/games/{id}"))
+        .await
+        .json();
+    assert_eq!(summary["to_act"], json!([0, 1]), "{summary}");
+    let browser = Browser::start().await;
+    browser
+        .sign_in(&app.base, "kept-0", "80-kept-sign-in.png")
+        .await;
+    browser
+        .wait_for(
+            "the lobby",
+            "return !document.getElementById('lobby-page').hidden",
+            json!([]),
+        )
+        .await;
+    browser.goto(&format!("{}/games/{id}", app.base)).await;
+    browser
+        .wait_for(
+            "the grouping to choose",
+            "return document.querySelector('#options button.choice')",
+            json!([]),
+        )
+        .await;
+    browser.click("#options button.choice").await;
+    browser
+        .wait_for(
+            "the preview of the grouping",
+            "return !document.getElementById('preview-panel').hidden \
+               && document.getElementById('chooser').dataset.picks === '1'",
+            json!([]),
+        )
+        .await;
+    let before = summary["current_seq"].as_i64().unwrap();
+    let legal = app
+        .get(&players[1], &format!("/v1/games/{id}/legal-actions"))
+        .await
+        .expect_status(200)
+        .json();
+    app.post(
+        &players[1],
+        &format!("/v1/games/{id}/actions"),
+        &json!({"expected_seq": legal["seq"], "action": legal["actions"][0]}),
+    )
+    .await
+    .expect_status(200);
+    let notice = browser
+        .wait_for(
+            "the page to follow the other seat and keep the pick",
+            "return document.getElementById('board').dataset.seq !== String(arguments[0]) \
+               && document.getElementById('chooser').dataset.picks === '1' \
+               && !document.getElementById('preview-panel').hidden \
+               && document.getElementById('move-notice').textContent",
+            json!([before]),
+        )
+        .await;
+    assert!(
+        notice
+            .as_str()
+            .is_some_and(|text| text.contains("still fits")),
+        "the page says the move was kept: {notice}"
+    );
+    browser.screenshot("81-kept-move.png").await;
+    let after = app
+        .get(&players[0], &format!("/v1/games/{id}"))
+        .await
+        .json()["current_seq"]
+        .as_i64()
+        .unwrap();
+    browser.click("#confirm").await;
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let events = app
+            .get(&players[0], &format!("/v1/games/{id}/events?after={after}"))
+            .await
+            .expect_status(200)
+            .json();
+        let mine = events["events"].as_array().is_some_and(|events| {
+            events
+                .iter()
+                .any(|event| event["source"] == "engine" && event["seat"] == 0)
+        });
+        if mine {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "the kept move was not stored: {events}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

@@ -254,7 +254,52 @@ async fn modules_that_do_not_combine_are_refused(app: &TestApp) {
     );
 }
 
+/// Options a client sends at their default, as a generated model does, are accepted for
+/// every kind and shown as the game's options without them (they change nothing); an
+/// unknown option is still refused.
+async fn options_at_their_default_are_accepted(app: &TestApp) {
+    let (players, _) = players(app, 2).await;
+    for (kind, options, normal) in [
+        (
+            "eternal_palace",
+            json!({"privileges": false, "labyrinth": false, "river_market": false,
+                   "compositions": false, "location_tiles": [],
+                   "any_group_at_module_locations": false}),
+            json!({"privileges": false}),
+        ),
+        (
+            "java",
+            json!({"play_on_when_no_tile_fits": false}),
+            json!({}),
+        ),
+        (
+            "eternal_palace",
+            json!({"river_market": true, "labyrinth": false, "compositions": false,
+                   "any_group_at_module_locations": false}),
+            json!({"privileges": false, "river_market": true}),
+        ),
+    ] {
+        let created = app
+            .post(
+                &players[0],
+                "/v1/games",
+                &json!({"kind": kind, "seats": 2, "options": options}),
+            )
+            .await
+            .expect_status(201)
+            .json();
+        assert_eq!(created["options"], normal, "{kind}: {options}");
+    }
+    let problem =
+        refused_options(app, &players[0], json!({"labyrinth": false, "maze": true})).await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("maze"),
+        "{problem}"
+    );
+}
+
 on_both_backends!(
+    options_at_their_default_are_accepted,
     a_labyrinth_game_with_privileges,
     a_river_market_game,
     a_compositions_game_with_privileges,

@@ -327,8 +327,11 @@ impl<E: Engine> GameRules for Rules<E> {
         )?))
     }
 
+    /// Options are plain structs that deny unknown fields themselves, so serde's own check
+    /// is exact; `read_closed` would take a field given at its default, which the normal
+    /// form leaves out, for an unknown one (`{"labyrinth": false}`).
     fn normalize_options(&self, options: &Value) -> Result<Value, String> {
-        read_closed::<E::Options>(options).map(|options| to_json(&options))
+        parse_options::<E>(options).map(|options| to_json(&options))
     }
 
     fn setup(
@@ -578,6 +581,49 @@ mod tests {
             ),
             Some("a.0.c".to_owned())
         );
+    }
+
+    /// Every option of every kind given at its default, as a schema-following client sends
+    /// it, is accepted and normalised away; an unknown option is still refused.
+    #[test]
+    fn options_given_at_their_default_are_accepted() {
+        use serde_json::json;
+        for rules in crate::all_games() {
+            let schema = serde_json::to_value(rules.options_schema()).expect("a schema");
+            let properties = schema["properties"]
+                .as_object()
+                .expect("options are an object");
+            let mut all_default = serde_json::Map::new();
+            for (name, property) in properties {
+                let default = match property.get("default") {
+                    Some(default) => default.clone(),
+                    None => match property["type"].as_str() {
+                        Some("boolean") => json!(false),
+                        Some("array") => json!([]),
+                        other => panic!("{}: no default for {name} ({other:?})", rules.kind()),
+                    },
+                };
+                all_default.insert(name.clone(), default);
+            }
+            assert!(!all_default.is_empty(), "{}", rules.kind());
+            let given = Value::Object(all_default);
+            assert_eq!(
+                rules.normalize_options(&given),
+                Ok(rules.default_options()),
+                "{}: {given}",
+                rules.kind()
+            );
+            let mut unknown = given.clone();
+            unknown["no_such_option"] = json!(false);
+            assert_eq!(
+                rules
+                    .normalize_options(&unknown)
+                    .map_err(|error| error.contains("no_such_option")),
+                Err(true),
+                "{}",
+                rules.kind()
+            );
+        }
     }
 
     /// A table of `E` at `seats` with the opening events folded in.

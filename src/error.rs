@@ -41,6 +41,13 @@ pub enum ApiError {
     Unauthorized { code: &'static str, detail: String },
     #[error("{detail}")]
     Forbidden { code: &'static str, detail: String },
+    /// A personal token without the scope the operation needs (`needed`; `None` for a
+    /// route closed to personal tokens).
+    #[error("{detail}")]
+    MissingScope {
+        detail: String,
+        needed: Option<String>,
+    },
     #[error("{detail}")]
     NotFound { code: &'static str, detail: String },
     #[error("{detail}")]
@@ -163,6 +170,29 @@ impl ApiError {
         ApiError::not_found("game_not_found", format!("there is no game {id:?}"))
     }
 
+    /// The `WWW-Authenticate` challenge of RFC 6750 (section 3) for a refused bearer token:
+    /// none given, one that is not (or no longer) good, or one without the scope needed. A
+    /// wrong password at sign-in is no bearer token and gets none.
+    pub fn bearer_challenge(&self) -> Option<String> {
+        const REALM: &str = "Bearer realm=\"turnpost\"";
+        match self {
+            ApiError::Unauthorized {
+                code: "missing_token",
+                ..
+            } => Some(REALM.to_owned()),
+            ApiError::Unauthorized {
+                code: "invalid_credentials",
+                ..
+            } => None,
+            ApiError::Unauthorized { .. } => Some(format!("{REALM}, error=\"invalid_token\"")),
+            ApiError::MissingScope { needed, .. } => Some(match needed {
+                Some(scope) => format!("{REALM}, error=\"insufficient_scope\", scope=\"{scope}\""),
+                None => format!("{REALM}, error=\"insufficient_scope\""),
+            }),
+            _ => None,
+        }
+    }
+
     /// When a client may try again, for the `Retry-After` header.
     pub fn retry_after_seconds(&self) -> Option<u64> {
         match self {
@@ -183,7 +213,7 @@ impl ApiError {
         match self {
             ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
+            ApiError::Forbidden { .. } | ApiError::MissingScope { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
@@ -206,6 +236,7 @@ impl ApiError {
             | ApiError::Unauthorized { code, detail }
             | ApiError::Forbidden { code, detail }
             | ApiError::NotFound { code, detail } => (*code, detail.clone(), None, None),
+            ApiError::MissingScope { detail, .. } => ("missing_scope", detail.clone(), None, None),
             ApiError::Conflict {
                 code,
                 detail,
@@ -273,6 +304,9 @@ impl ResponseError for ApiError {
         }
         if let Some(seconds) = self.retry_after_seconds() {
             response.insert_header((actix_web::http::header::RETRY_AFTER, seconds.to_string()));
+        }
+        if let Some(challenge) = self.bearer_challenge() {
+            response.insert_header((actix_web::http::header::WWW_AUTHENTICATE, challenge));
         }
         response
             .content_type("application/problem+json")

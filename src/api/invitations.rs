@@ -1,7 +1,7 @@
 //! Invitations as the invitee meets them (listed, declined; accepted by taking a seat) and
 //! rematches.
 
-use actix_web::{get, post, web, HttpResponse};
+use actix_web::{post, route, web, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -46,7 +46,7 @@ pub struct InvitationList {
         (status = 200, body = InvitationList),
         (status = 401, body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/me/invitations")]
+#[route("/v1/me/invitations", method = "GET", method = "HEAD")]
 pub async fn list_invitations(db: web::Data<Db>, user: AuthUser) -> Result<HttpResponse, ApiError> {
     let caller = user.clone();
     let pending = blocking(move || invitations::pending(&db, &caller)).await?;
@@ -197,7 +197,7 @@ fn invitation_list(sent: Vec<invitations::SentInvitation>) -> GameInvitationList
         (status = 403, description = "`not_a_player`: only the game's players see its invitations", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/games/{id}/invitations")]
+#[route("/v1/games/{id}/invitations", method = "GET", method = "HEAD")]
 pub async fn game_invitations(
     db: web::Data<Db>,
     user: AuthUser,
@@ -306,7 +306,7 @@ pub async fn ask_for_rematch(
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`; `no_rematch`: nobody asked for one yet", body = Problem, content_type = "application/problem+json"),
     ))]
-#[get("/v1/games/{id}/rematch")]
+#[route("/v1/games/{id}/rematch", method = "GET", method = "HEAD")]
 pub async fn get_rematch(
     db: web::Data<Db>,
     user: AuthUser,

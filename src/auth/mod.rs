@@ -83,21 +83,21 @@ impl AuthUser {
         let route = format!("{method} {}", pattern.unwrap_or("this route"));
         match pattern.and_then(|pattern| scopes::required_scope(method, pattern)) {
             Some(needed) if personal.scopes.contains(needed) => Ok(()),
-            Some(needed) => Err(ApiError::forbidden(
-                "missing_scope",
-                format!(
+            Some(needed) => Err(ApiError::MissingScope {
+                detail: format!(
                     "{route} needs the scope {needed}; this personal token has: {}",
                     personal.scopes
                 ),
-            )),
-            None => Err(ApiError::forbidden(
-                "missing_scope",
-                format!(
+                needed: Some(needed.to_string()),
+            }),
+            None => Err(ApiError::MissingScope {
+                detail: format!(
                     "{route} is not open to personal tokens (this one has: {}); use a \
                      sign-in token",
                     personal.scopes
                 ),
-            )),
+                needed: None,
+            }),
         }
     }
 }
@@ -259,10 +259,7 @@ mod tests {
 
     fn refusal(result: Result<(), ApiError>) -> String {
         match result {
-            Err(ApiError::Forbidden {
-                code: "missing_scope",
-                detail,
-            }) => detail,
+            Err(ApiError::MissingScope { detail, .. }) => detail,
             other => panic!("not missing_scope: {other:?}"),
         }
     }

@@ -83,12 +83,21 @@ async fn accounts_and_tokens(app: &TestApp) {
         "/v1/games/abc",
         "/v1/games/abc/view",
     ] {
-        app.request(Method::GET, path, None, None, &[])
-            .await
-            .expect_problem(401, "missing_token");
-        app.request(Method::GET, path, Some("not-a-jwt"), None, &[])
-            .await
-            .expect_problem(401, "invalid_token");
+        // Each 401 says how to authenticate (RFC 6750, section 3).
+        let missing = app.request(Method::GET, path, None, None, &[]).await;
+        assert_eq!(
+            missing.header("www-authenticate"),
+            Some("Bearer realm=\"turnpost\"")
+        );
+        missing.expect_problem(401, "missing_token");
+        let invalid = app
+            .request(Method::GET, path, Some("not-a-jwt"), None, &[])
+            .await;
+        assert_eq!(
+            invalid.header("www-authenticate"),
+            Some("Bearer realm=\"turnpost\", error=\"invalid_token\"")
+        );
+        invalid.expect_problem(401, "invalid_token");
         app.request(
             Method::GET,
             path,

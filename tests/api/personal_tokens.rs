@@ -85,8 +85,13 @@ async fn a_token_may_do_what_its_scopes_allow_and_nothing_else(app: &TestApp) {
     let act = json!({"expected_seq": seq, "action": legal["actions"][0]});
     let refused = app
         .post(&reader, &format!("/v1/games/{id}/actions"), &act)
-        .await
-        .expect_problem(403, "missing_scope");
+        .await;
+    // The challenge names the scope needed (RFC 6750, section 3.1).
+    assert_eq!(
+        refused.header("www-authenticate"),
+        Some("Bearer realm=\"turnpost\", error=\"insufficient_scope\", scope=\"games:play\"")
+    );
+    let refused = refused.expect_problem(403, "missing_scope");
     let detail = refused["detail"].as_str().unwrap();
     assert!(
         detail.contains("games:play") && detail.contains("games:read"),

@@ -24,7 +24,7 @@ expiring, and limited to scopes (`games:read`, `games:play`, `webhooks:manage`, 
 `account:manage`, `moderation`). Each operation's `security` names the scope it needs; a personal token \
 without it gets 403 `missing_scope`. Sign-in tokens have every scope.\n\n\
 Every error is `application/problem+json` (RFC 9457) with a stable `code`. Each game kind's \
-actions, events, views and options are described by the `<Kind>Action`, `<Kind>Event`, \
+actions, events, views and options are described by the `<Kind>Action`, `<Kind>LogEvent`, \
 `<Kind>View` and `<Kind>Options` schemas.",
         license(name = "MIT"),
     ),

@@ -737,8 +737,9 @@ impl AccountFollower {
 
 /// Everything that concerns you across your games, live, as Server-Sent Events.
 ///
-/// The notifications of `GET /v1/me/notifications` (`game_started`, `your_turn`,
-/// `game_finished`, `game_cancelled`) as they are written by any instance:
+/// The notifications of `GET /v1/me/notifications`, of every type `NotificationKind` lists
+/// (from `game_started` and `your_turn` to `mention` and `reminder`), as they are written by
+/// any instance:
 /// `id: <notification id>`, `event: <type>`, `data: <NotificationOut JSON>` (or, with
 /// `Accept: application/x-ndjson`, one `NotificationOut` a line and an empty line as the
 /// heartbeat; resume with `after` = the last id received). Resumes after the

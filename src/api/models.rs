@@ -205,12 +205,12 @@ pub struct EventOut {
     #[serde(rename = "type")]
     pub event_type: String,
     /// `engine` for the game's own events, `server` for clocks, resignations, timeouts and
-    /// take-overs (the `ServerEvent` schema).
+    /// take-overs (the `ServerEvent...` variants of the `<Kind>LogEvent` schemas).
     pub source: EventSource,
     /// Version of the payload's JSON shape.
     pub schema_version: u32,
-    /// The typed event (see the `<Kind>Event` schemas, and `ServerEvent` for the server's
-    /// own), with hidden fields `null`.
+    /// The typed event (see the `<Kind>LogEvent` schemas: the game's own and the server's),
+    /// with hidden fields `null`.
     #[schema(value_type = Object)]
     pub payload: Value,
     /// One line for people, e.g. "Red uncovers the temple at C3 to 5".

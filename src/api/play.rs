@@ -654,7 +654,7 @@ pub struct EventsQuery {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct EventLog {
     pub game_id: String,
-    /// The game's kind; it says which `<Kind>Event` schema the payloads follow.
+    /// The game's kind; it says which `<Kind>LogEvent` schema the payloads follow.
     pub kind: String,
     pub current_seq: i64,
     pub events: Vec<EventOut>,

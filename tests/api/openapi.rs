@@ -327,3 +327,100 @@ async fn every_documented_get_answers_head() {
     }
     assert!(tried > 30, "only {tried} GET paths");
 }
+
+/// The README's count of the document's schemas is the committed spec's.
+#[test]
+fn the_readme_counts_the_specs_schemas() {
+    let spec: serde_json::Value = serde_json::from_str(COMMITTED).unwrap();
+    let count = spec["components"]["schemas"].as_object().unwrap().len();
+    let readme = include_str!("../../README.md").replace('\n', " ");
+    let said = format!("each of the document's {count} schemas");
+    assert!(
+        readme.contains(&said),
+        "README.md should say \"{said}\" (the spec has {count} schemas)"
+    );
+}
+
+/// Every schema a description names in backticks (`TikalView`, or `<Kind>View` for each
+/// kind's) is in the document: no description points at a schema that was renamed.
+#[test]
+fn descriptions_name_only_schemas_that_exist() {
+    let spec: serde_json::Value = serde_json::from_str(COMMITTED).unwrap();
+    let schemas = spec["components"]["schemas"].as_object().unwrap();
+    // Backticked words that are headers or values, not schemas.
+    let not_schemas = ["ETag", "Location", "Bearer", "E1"];
+    let text = spec.to_string();
+    let mut missing = std::collections::BTreeSet::new();
+    for piece in text.split('`').skip(1).step_by(2) {
+        let (name, per_kind) = match piece.strip_prefix("<Kind>") {
+            Some(rest) => (rest, true),
+            None => (piece, false),
+        };
+        let looks_like_a_schema = name.chars().next().is_some_and(char::is_uppercase)
+            && name.len() > 1
+            && name.chars().all(char::is_alphanumeric);
+        if !looks_like_a_schema || not_schemas.contains(&name) {
+            continue;
+        }
+        let wanted: Vec<String> = if per_kind {
+            ["Tikal", "Java", "EternalPalace"]
+                .iter()
+                .map(|prefix| format!("{prefix}{name}"))
+                .collect()
+        } else {
+            vec![name.to_owned()]
+        };
+        for schema in wanted {
+            if !schemas.contains_key(&schema) {
+                missing.insert(piece.to_owned());
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "descriptions name no such schema: {missing:?}"
+    );
+}
+
+/// A description that lists notification types in backticks lists all of them or names
+/// `NotificationKind`, where they all are: none lists a few as if they were all.
+#[test]
+fn notification_types_are_listed_whole_or_by_their_schema() {
+    let spec: serde_json::Value = serde_json::from_str(COMMITTED).unwrap();
+    let kinds: Vec<String> = spec["components"]["schemas"]["NotificationKind"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|kind| format!("`{}`", kind.as_str().unwrap()))
+        .collect();
+    let mut descriptions = Vec::new();
+    fn collect(value: &serde_json::Value, into: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(fields) => {
+                for (key, field) in fields {
+                    match (key.as_str(), field) {
+                        ("description", serde_json::Value::String(text)) => into.push(text.clone()),
+                        _ => collect(field, into),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|item| collect(item, into)),
+            _ => {}
+        }
+    }
+    collect(&spec, &mut descriptions);
+    for text in descriptions {
+        let named = kinds
+            .iter()
+            .filter(|kind| text.contains(kind.as_str()))
+            .count();
+        // Problem codes share some names (`game_finished`): only texts about notifications.
+        if named >= 3 && named < kinds.len() && text.contains("notification") {
+            assert!(
+                text.contains("NotificationKind"),
+                "lists {named} of {} notification types without naming NotificationKind: {text}",
+                kinds.len()
+            );
+        }
+    }
+}

@@ -514,8 +514,9 @@ fn merge_log_events(doc: &mut Value, kinds: &[KindContract]) {
             format!("{}LogEvent", kind.prefix),
             json!({
                 "description": format!(
-                    "An event of a {} game's log: one of the game's own (`{}Event`, \
-                     `source: engine`) or one of the server's (`ServerEvent`, `source: server`).",
+                    "An event of a {} game's log: one of the game's own (the `{}Event...` \
+                     variants, `source: engine`) or one of the server's (the `ServerEvent...` \
+                     variants, `source: server`).",
                     kind.kind, kind.prefix
                 ),
                 "oneOf": variants,

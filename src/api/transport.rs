@@ -113,7 +113,15 @@ pub async fn etag_for_reads(
         .map(str::to_owned);
     let response = next.call(request).await?;
     let sized = matches!(response.response().body().size(), BodySize::Sized(_));
-    if !is_read || response.status() != StatusCode::OK || !sized {
+    // A stream (whose HEAD answers with an empty body) has no entity to tag.
+    let stream = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|media| {
+            media.starts_with("text/event-stream") || media.starts_with("application/x-ndjson")
+        });
+    if !is_read || response.status() != StatusCode::OK || !sized || stream {
         return Ok(response.map_into_boxed_body());
     }
     let (request, response) = response.into_parts();

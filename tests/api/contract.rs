@@ -180,6 +180,39 @@ pub fn check(method: &Method, path: &str, status: u16, content_type: &str, body:
     }
 }
 
+/// Headers a client acts on (where the new resource is, the entity tag to revalidate with)
+/// are declared on the response that sends them, so that a generated client exposes them,
+/// and a response documented without them does not send them.
+#[track_caller]
+pub fn check_declared_headers(
+    method: &Method,
+    path: &str,
+    status: u16,
+    headers: &reqwest::header::HeaderMap,
+) {
+    let Some(template) = template_for(path) else {
+        return;
+    };
+    let documented = if *method == Method::HEAD {
+        "get".to_owned()
+    } else {
+        method.as_str().to_ascii_lowercase()
+    };
+    for name in ["Location", "ETag"] {
+        if !headers.contains_key(name) {
+            continue;
+        }
+        let pointer = format!(
+            "/paths/{}/{documented}/responses/{status}/headers/{name}",
+            escape(template),
+        );
+        assert!(
+            spec().pointer(&pointer).is_some(),
+            "{method} {path} -> {status} sends {name} without declaring it"
+        );
+    }
+}
+
 #[track_caller]
 fn parse(body: &str, what: &str) -> Value {
     serde_json::from_str(body).unwrap_or_else(|error| panic!("{what}: not JSON ({error}): {body}"))

@@ -476,6 +476,7 @@ impl Response {
         if read.header("content-encoding").is_none() || read.status >= 300 {
             crate::contract::check(&method, &path, read.status, &read.content_type, body);
         }
+        crate::contract::check_declared_headers(&method, &path, read.status, &read.headers);
         read
     }
 

@@ -80,7 +80,7 @@ pub(super) fn declare_headers(doc: &mut Value) {
                     json!({"type": "string", "enum": ["no-cache"]}),
                 ),
             ),
-            "201" if path == "/v1/games" => (
+            "201" if path == "/v1/games" || path == "/v1/games/{id}/rematch" => (
                 "Location",
                 header(
                     "The new game's path, `/v1/games/{id}`",

@@ -424,3 +424,26 @@ fn notification_types_are_listed_whole_or_by_their_schema() {
         }
     }
 }
+
+/// Every parameter that names a game kind (`kind`, in a query or a path) lists the kinds
+/// as an enum, as the request bodies do.
+#[test]
+fn every_kind_parameter_is_an_enum_of_the_kinds() {
+    let spec: serde_json::Value = serde_json::from_str(COMMITTED).unwrap();
+    let mut found = 0;
+    for operations in spec["paths"].as_object().unwrap().values() {
+        for operation in operations.as_object().unwrap().values() {
+            for parameter in operation["parameters"].as_array().into_iter().flatten() {
+                if parameter["name"] == "kind" {
+                    found += 1;
+                    assert_eq!(
+                        parameter["schema"]["enum"],
+                        json!(["tikal", "java", "eternal_palace"]),
+                        "{parameter}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(found >= 3, "{found}");
+}

@@ -131,11 +131,12 @@ pub(super) fn constrain_creations(doc: &mut Value, kinds: &[KindContract]) {
     schemas.remove("BotSeat");
 }
 
-/// Query parameters named `kind` take one of the hosted kinds.
+/// Query and path parameters named `kind` take one of the hosted kinds.
 pub(super) fn kind_parameters(doc: &mut Value, kinds: &[KindContract]) {
     let names: Vec<Value> = kinds.iter().map(|kind| json!(kind.kind)).collect();
     for_each_parameter(doc, |parameter| {
-        if parameter["in"] == "query" && parameter["name"] == "kind" {
+        let in_query_or_path = parameter["in"] == "query" || parameter["in"] == "path";
+        if in_query_or_path && parameter["name"] == "kind" {
             parameter["schema"]["enum"] = Value::Array(names.clone());
         }
     });

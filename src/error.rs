@@ -467,7 +467,7 @@ pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
     ("headers_too_large", &[431], "the request head is over 128 KiB or has more than 96 header fields; the connection closes"),
     ("invalid_request", &[422], "the JSON does not have the body's shape"),
     ("illegal_action", &[409], "the rules forbid the action in the game's state (see `rule`, one of the kind's `<Kind>RuleCode`)"),
-    ("malformed_action", &[409], "not an action of the game's kind"),
+    ("malformed_action", &[422], "not an action of the game's kind (its `<Kind>Action` schema): an unknown type, a field it does not have, a value of the wrong type"),
     ("not_your_turn", &[409], "the caller's seat does not have to act now"),
     ("invalid_name", &[422], "a name must be 1 to 32 of `A-Za-z0-9_-.`"),
     ("invalid_password", &[422], "a password must be 8 to 128 characters"),

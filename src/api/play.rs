@@ -401,7 +401,8 @@ pub struct ActionPreview {
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_a_player`, `not_your_seat`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "As for posting the action: `stale_seq` (with `current_seq`), `game_not_started`, `game_finished`, `game_cancelled`, `game_abandoned`, `deadline_passed`, `seat_forfeited`, `bot_seat`, `not_your_turn`, `malformed_action`, `illegal_action` (with the game's `rule` code)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "As for posting the action: `stale_seq` (with `current_seq`), `game_not_started`, `game_finished`, `game_cancelled`, `game_abandoned`, `deadline_passed`, `seat_forfeited`, `bot_seat`, `not_your_turn`, `illegal_action` (with the game's `rule` code)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`malformed_action`: not an action of this game's kind (its `<Kind>Action` schema)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/games/{id}/actions/preview")]
@@ -482,8 +483,8 @@ pub struct PostAction {
         (status = 403, description = "`not_a_player`, `not_your_seat`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`stale_seq` (with `current_seq`), `game_not_started`, `game_finished`, `game_cancelled`, `game_abandoned`, `deadline_passed` (your deadline passed; the timeout is being recorded), `seat_forfeited` and `bot_seat` (a bot plays the seat); what the game's state refuses: `not_your_turn`, `malformed_action` (not an action of this game's kind), `illegal_action` (with the game's `rule` code)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`idempotency_key_reused`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`stale_seq` (with `current_seq`), `game_not_started`, `game_finished`, `game_cancelled`, `game_abandoned`, `deadline_passed` (your deadline passed; the timeout is being recorded), `seat_forfeited` and `bot_seat` (a bot plays the seat); what the game's state refuses: `not_your_turn`, `illegal_action` (with the game's `rule` code)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`malformed_action`: not an action of this game's kind (its `<Kind>Action` schema); `idempotency_key_reused`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/games/{id}/actions")]
 pub async fn post_action(

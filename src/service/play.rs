@@ -978,7 +978,7 @@ pub(super) fn decide(
     let (action, events) = table
         .decide(seat, action, &mut rng)
         .map_err(|error| match error {
-            ActionError::Malformed(message) => ApiError::conflict(
+            ActionError::Malformed(message) => ApiError::unprocessable(
                 "malformed_action",
                 format!("not a {} action: {message}", game.rules.name()),
             ),

@@ -307,7 +307,7 @@ async fn wrong_picks_and_wrong_previews_are_refused(app: &TestApp) {
         json!({"expected_seq": seq, "action": {"type": "fly"}}),
     )
     .await
-    .expect_problem(409, "malformed_action");
+    .expect_problem(422, "malformed_action");
     try_it(
         mover,
         json!({"expected_seq": seq, "action": {"type": "place_tile", "space": "Z99", "rotation": 0}}),

@@ -103,7 +103,7 @@ async fn every_error_path_is_a_problem_and_writes_nothing(app: &TestApp) {
             &json!({"expected_seq": seq, "action": malformed}),
         )
         .await
-        .expect_problem(409, "malformed_action");
+        .expect_problem(422, "malformed_action");
     }
     // Ending the turn before the hex is placed breaks a rule: the game's code travels along.
     let illegal = app

@@ -226,6 +226,7 @@ pub struct WebhookOut {
 pub struct WebhookCreated {
     pub id: String,
     pub url: String,
+    /// RFC 3339.
     pub created_at: String,
     /// `whsec_` and base64 of 32 bytes (Standard Webhooks): verify each delivery's
     /// `webhook-signature` (`v1,` base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
@@ -259,8 +260,11 @@ pub struct DeliveryOut {
     pub kind: String,
     pub state: DeliveryState,
     pub attempts: u32,
+    /// RFC 3339: when the notification was queued.
     pub created_at: String,
+    /// RFC 3339: when the receiver answered 2xx; `null` while not delivered.
     pub delivered_at: Option<String>,
+    /// RFC 3339: the next attempt; `null` once delivered or given up.
     pub next_attempt_at: Option<String>,
     /// The receiver's HTTP status at the last attempt.
     pub last_status: Option<u16>,

@@ -447,3 +447,37 @@ fn every_kind_parameter_is_an_enum_of_the_kinds() {
     }
     assert!(found >= 3, "{found}");
 }
+
+/// Every moment the API writes (`created_at`, `deadline`, `until`, an event's `time`, ...)
+/// and every moment a query takes is a `date-time`, so generated clients read dates.
+#[test]
+fn every_moment_is_a_date_time() {
+    let spec: serde_json::Value = serde_json::from_str(COMMITTED).unwrap();
+    let is_moment = |name: &str| {
+        name.ends_with("_at")
+            || ["deadline", "until", "vacation_until", "since", "time"].contains(&name)
+    };
+    let mut checked = 0;
+    for (schema_name, schema) in spec["components"]["schemas"].as_object().unwrap() {
+        for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+            let string =
+                property["type"] == "string" || property["type"] == json!(["string", "null"]);
+            if is_moment(name) && string {
+                checked += 1;
+                assert_eq!(property["format"], "date-time", "{schema_name}.{name}");
+            }
+        }
+    }
+    for operations in spec["paths"].as_object().unwrap().values() {
+        for operation in operations.as_object().unwrap().values() {
+            for parameter in operation["parameters"].as_array().into_iter().flatten() {
+                let name = parameter["name"].as_str().unwrap();
+                if parameter["in"] == "query" && is_moment(name) {
+                    checked += 1;
+                    assert_eq!(parameter["schema"]["format"], "date-time", "{parameter}");
+                }
+            }
+        }
+    }
+    assert!(checked > 35, "only {checked} moments");
+}

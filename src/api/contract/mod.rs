@@ -80,6 +80,7 @@ pub fn shape(doc: &mut Value, kinds: &[KindContract]) {
     requests::kind_parameters(doc, kinds);
     requests::header_parameters(doc);
     requests::clean_texts(doc);
+    requests::times(doc);
     responses::typed_streams(doc, kinds);
     responses::type_problem_fields(doc, kinds);
     explain_outcomes(doc);

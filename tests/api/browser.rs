@@ -1565,20 +1565,8 @@ async fn advance(app: &TestApp, players: &[crate::util::Player], id: &str, actio
         if played >= actions && seat == 0 {
             return;
         }
-        let legal = app
-            .get(&players[seat], &format!("/v1/games/{id}/legal-actions"))
-            .await
-            .expect_status(200)
-            .json();
-        let offered = legal["actions"].as_array().expect("legal actions");
-        let action = &offered[(played * 7_919 + 13) % offered.len()];
-        app.post(
-            &players[seat],
-            &format!("/v1/games/{id}/actions"),
-            &json!({"expected_seq": legal["seq"], "action": action}),
-        )
-        .await
-        .expect_status(200);
+        app.play_legal_action(&players[seat], id, |count| (played * 7_919 + 13) % count)
+            .await;
     }
     panic!("seat 0 never had to act again in game {id}");
 }
@@ -1852,18 +1840,7 @@ async fn a_move_in_progress_survives_another_seats_action_in_a_real_browser() {
         )
         .await;
     let before = summary["current_seq"].as_i64().unwrap();
-    let legal = app
-        .get(&players[1], &format!("/v1/games/{id}/legal-actions"))
-        .await
-        .expect_status(200)
-        .json();
-    app.post(
-        &players[1],
-        &format!("/v1/games/{id}/actions"),
-        &json!({"expected_seq": legal["seq"], "action": legal["actions"][0]}),
-    )
-    .await
-    .expect_status(200);
+    app.play_legal_action(&players[1], &id, |_| 0).await;
     let notice = browser
         .wait_for(
             "the page to follow the other seat and keep the pick",

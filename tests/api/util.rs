@@ -537,16 +537,28 @@ impl TestApp {
     /// order, the first of them able to read the game); the new seq.
     pub async fn play_first_legal_action(&self, players: &[Player], id: &str) -> i64 {
         let seat = self.seat_to_act(players, id).await;
+        self.play_legal_action(&players[seat], id, |_| 0).await
+    }
+
+    /// Posts, as `player`, the legal action at index `pick(number of legal actions)` of
+    /// game `id`; the new seq.
+    pub async fn play_legal_action(
+        &self,
+        player: &Player,
+        id: &str,
+        pick: impl FnOnce(usize) -> usize,
+    ) -> i64 {
         let legal = self
-            .get(&players[seat], &format!("/v1/games/{id}/legal-actions"))
+            .get(player, &format!("/v1/games/{id}/legal-actions"))
             .await
             .expect_status(200)
             .json();
+        let offered = legal["actions"].as_array().expect("legal actions");
         let answer = self
             .post(
-                &players[seat],
+                player,
                 &format!("/v1/games/{id}/actions"),
-                &json!({"expected_seq": legal["seq"], "action": legal["actions"][0]}),
+                &json!({"expected_seq": legal["seq"], "action": offered[pick(offered.len())]}),
             )
             .await
             .expect_status(200)

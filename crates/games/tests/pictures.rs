@@ -339,6 +339,19 @@ fn golden_cases() -> Vec<Case> {
     cases
 }
 
+/// The picture of `case`'s game at its end, in `layout`, as its viewer sees it.
+fn case_picture(case: &Case, layout: Layout) -> (String, Box<dyn Table>) {
+    let game = play(
+        case.kind,
+        case.options.clone(),
+        case.seats,
+        case.rules_version,
+        case.seed,
+        case.actions,
+    );
+    picture_in(layout, &game, game.steps.len(), case.viewer)
+}
+
 /// The golden file's name of `case`.
 fn golden_name(case: &Case) -> String {
     match case.layout {
@@ -351,15 +364,7 @@ fn golden_name(case: &Case) -> String {
 fn pictures_match_their_golden_files() {
     let mut problems = Vec::new();
     for case in golden_cases() {
-        let game = play(
-            case.kind,
-            case.options.clone(),
-            case.seats,
-            case.rules_version,
-            case.seed,
-            case.actions,
-        );
-        let (svg, _) = picture_in(case.layout, &game, game.steps.len(), case.viewer);
+        let (svg, _) = case_picture(&case, case.layout);
         problems.extend(check_golden(&golden_name(&case), &svg));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -416,15 +421,7 @@ fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 #[test]
 fn narrow_pictures_have_no_text_under_eleven_pixels() {
     for case in golden_cases() {
-        let game = play(
-            case.kind,
-            case.options.clone(),
-            case.seats,
-            case.rules_version,
-            case.seed,
-            case.actions,
-        );
-        let (svg, _) = picture_in(Layout::Narrow, &game, game.steps.len(), case.viewer);
+        let (svg, _) = case_picture(&case, Layout::Narrow);
         let name = golden_name(&case);
         let mut parts = 0;
         let mut texts = 0;

@@ -1657,7 +1657,8 @@ async fn the_board_is_readable_on_a_phone_at_the_start_and_midgame() {
                     "return document.querySelector('#board.narrow .board-part') \
                        && document.getElementById('board').dataset.seq === String(arguments[0]) \
                        && !document.getElementById('chooser').hidden \
-                       && (document.querySelector('#board .choosable, #options button.choice'))",
+                       && (document.querySelector('#board .choosable, #options button.choice') \
+                           || !document.getElementById('preview-panel').hidden)",
                     json!([seq]),
                 )
                 .await;

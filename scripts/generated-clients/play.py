@@ -6,6 +6,8 @@ code, and the test checks that each one became the named type the spec promises
 Usage: python play.py <base url>   (the generated package must be importable)
 """
 
+import datetime
+import json
 import random
 import sys
 
@@ -13,12 +15,14 @@ import turnpost_client.models as models
 from turnpost_client import AuthenticatedClient, Client
 from turnpost_client.api.accounts import create_account, create_token
 from turnpost_client.api.games import create_game, get_game, join_game, list_game_kinds
+from turnpost_client.api.notifications import stream_notifications
 from turnpost_client.api.play import (
     export_game,
     get_legal_actions,
     get_view,
     list_events,
     post_action,
+    stream_events,
 )
 
 KINDS = {"tikal": ("Tikal", 2), "java": ("Java", 2), "eternal_palace": ("EternalPalace", 3)}
@@ -40,6 +44,58 @@ def check_event(event, prefix):
     payload = event.payload
     expected = f"{prefix}Event{pascal(event.type_)}"
     assert type(payload).__name__ == expected, (type(payload).__name__, expected)
+
+
+def frames(body):
+    """The Server-Sent Events of a stream's body, each as a dict of its fields."""
+    parsed_frames = []
+    for block in body.split("\n\n"):
+        fields = {}
+        for line in block.split("\n"):
+            if not line or line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            fields[name] = value.removeprefix(" ")
+        if "event" in fields:
+            parsed_frames.append(fields)
+    return parsed_frames
+
+
+def follow_streams(players, game_id, prefix, events):
+    """Follows the finished game's stream and the first player's account stream through the
+    generated stream methods (with `max_seconds`, so each body ends), each frame's data parsed
+    by the generated models."""
+    response = stream_events.sync_detailed(id=game_id, client=players[0], after=0, max_seconds=10)
+    assert response.status_code == 200, response.status_code
+    game_frames = frames(response.content.decode())
+    assert game_frames[-1]["event"] == "end", game_frames[-1]
+    streamed = [getattr(models, f"{prefix}EventOut").from_dict(json.loads(frame["data"]))
+                for frame in game_frames[:-1]]
+    for frame, event in zip(game_frames, streamed):
+        check_event(event, prefix)
+        assert int(frame["id"]) == event.seq and frame["event"] == event.type_
+        assert isinstance(event.time, datetime.datetime), type(event.time)
+    assert [event.seq for event in streamed] == [event.seq for event in events]
+    response = stream_notifications.sync_detailed(client=players[0], after=0, max_seconds=1)
+    assert response.status_code == 200, response.status_code
+    notifications = [models.NotificationOut.from_dict(json.loads(frame["data"]))
+                     for frame in frames(response.content.decode())]
+    types = {notification.type_.value for notification in notifications}
+    assert {"game_started", "game_finished"} <= types, types
+    for notification in notifications:
+        assert notification.game_id == game_id
+        assert isinstance(notification.created_at, datetime.datetime)
+    return len(streamed), len(notifications)
+
+
+def check_problem(player):
+    """A problem's code is read by the generated code as a member of the `ProblemCode` enum."""
+    response = get_game.sync_detailed(id="nosuchgame0", client=player)
+    assert response.status_code == 404, response.status_code
+    problem = response.parsed
+    assert type(problem).__name__ == "Problem", (type(problem).__name__, response.content[:300])
+    assert isinstance(problem.code, models.ProblemCode), type(problem.code)
+    assert problem.code == models.ProblemCode.GAME_NOT_FOUND, problem.code
 
 
 def play(base, kind, seed):
@@ -84,12 +140,17 @@ def play(base, kind, seed):
     log = parsed(list_events.sync_detailed(id=game.id, client=players[0]), 200, f"{prefix}EventLog")
     for event in log.events:
         check_event(event, prefix)
+    assert isinstance(summary.created_at, datetime.datetime), type(summary.created_at)
+    streamed, notified = follow_streams(players, game.id, prefix, log.events)
+    check_problem(players[0])
     export = parsed(export_game.sync_detailed(id=game.id, client=players[0]), 200, f"{prefix}GameExport")
     assert export.complete and len(export.actions) == actions
     for recorded in export.actions:
         assert type(recorded.action).__name__.startswith(f"{prefix}Action")
     print(f"python client: a whole {kind} game, {actions} actions ({len(action_types)} action types), "
-          f"{len(log.events)} events, every answer parsed into its named type")
+          f"{len(log.events)} events, every answer parsed into its named type; the game's stream "
+          f"({streamed} events) and the account stream ({notified} notifications) followed; dates "
+          f"read as dates, problem codes as enums")
 
 
 if __name__ == "__main__":

@@ -5,11 +5,23 @@
 // is reached through the spec's discriminated unions only: `kind` narrows an envelope,
 // `type` an action or event.
 //
+// After each game it follows the game's stream and the account stream with the generated
+// Server-Sent Events methods (each frame's data parsed by the generated zod schemas),
+// checks that moments are validated as RFC 3339 date-times, and that a problem's code is one
+// of the generated `ProblemCode` enum.
+//
 // Usage: npx tsx play.ts <base url>   (next to the generated `client/` folder)
 
 import { createClient } from './client/client';
 import * as sdk from './client/sdk.gen';
-import type { ActionAccepted, CreateGame, LegalActions } from './client/types.gen';
+import type { ActionAccepted, CreateGame, LegalActions, ProblemCode } from './client/types.gen';
+import {
+  zEternalPalaceEventOut,
+  zJavaEventOut,
+  zNotificationOut,
+  zProblemCode,
+  zTikalEventOut,
+} from './client/zod.gen';
 
 const KINDS = [
   { kind: 'tikal', seats: 2 },
@@ -32,6 +44,55 @@ function must<T>(result: { data?: T; error?: unknown; response?: Response }, wha
     throw new Error(`${what}: ${result.response?.status} ${JSON.stringify(result.error)}`);
   }
   return result.data;
+}
+
+const EVENT_OUT = { tikal: zTikalEventOut, java: zJavaEventOut, eternal_palace: zEternalPalaceEventOut };
+
+type Client = ReturnType<typeof createClient>;
+
+/** Every frame's data a generated SSE method yields, until the stream ends. */
+async function drain(events: AsyncGenerator<unknown>): Promise<unknown[]> {
+  const data: unknown[] = [];
+  for await (const item of events) data.push(item);
+  return data;
+}
+
+async function followStreams(player: Client, id: string, kind: Kind, seqs: number[]): Promise<[number, number]> {
+  // `max_seconds` ends each stream, so the generated method's loop ends too.
+  const game = await sdk.streamEvents({
+    client: player,
+    path: { id },
+    query: { after: 0, max_seconds: 10 },
+    sseMaxRetryAttempts: 1,
+  });
+  const frames = await drain(game.stream);
+  const end = frames.pop();
+  if (JSON.stringify(end) !== '{}') throw new Error(`the game stream ended with ${JSON.stringify(end)}`);
+  const streamed = frames.map((frame) => EVENT_OUT[kind].parse(frame));
+  if (JSON.stringify(streamed.map((event) => Number(event.seq))) !== JSON.stringify(seqs)) {
+    throw new Error('the game stream and the log differ');
+  }
+  for (const event of streamed) {
+    if (Number.isNaN(new Date(event.time).getTime())) throw new Error(`not a date: ${event.time}`);
+  }
+  const account = await sdk.streamNotifications({
+    client: player,
+    query: { after: 0, max_seconds: 1 },
+    sseMaxRetryAttempts: 1,
+  });
+  const notifications = (await drain(account.stream)).map((frame) => zNotificationOut.parse(frame));
+  const types = new Set(notifications.map((notification) => notification.type));
+  if (!types.has('game_started') || !types.has('game_finished')) {
+    throw new Error(`the account stream lacks the game's start or end: ${[...types]}`);
+  }
+  return [streamed.length, notifications.length];
+}
+
+async function checkProblem(player: Client): Promise<void> {
+  const missing = await sdk.getGame({ client: player, path: { id: 'nosuchgame0' } });
+  if (missing.response.status !== 404) throw new Error(`a missing game answered ${missing.response.status}`);
+  const code: ProblemCode = zProblemCode.parse((missing.error as { code: unknown }).code);
+  if (code !== 'game_not_found') throw new Error(`a missing game is ${code}`);
 }
 
 async function play(base: string, kind: Kind, seats: number, seed: number): Promise<void> {
@@ -79,11 +140,19 @@ async function play(base: string, kind: Kind, seats: number, seed: number): Prom
     if (actions > 20000) throw new Error('the game does not end');
   }
   const log = must(await sdk.listEvents({ client: players[0], path: { id: created.id } }), 'events');
+  const [streamed, notified] = await followStreams(
+    players[0],
+    created.id,
+    kind,
+    log.events.map((event) => Number(event.seq)),
+  );
+  await checkProblem(players[0]);
   const exported = must(await sdk.exportGame({ client: players[0], path: { id: created.id } }), 'export');
   if (!exported.complete || exported.actions?.length !== actions) throw new Error('export incomplete');
   console.log(
     `typescript client: a whole ${kind} game, ${actions} actions (${types.size} action types), ` +
-      `${log.events.length} events, every answer validated by the generated zod schemas`,
+      `${log.events.length} events, every answer validated by the generated zod schemas; the game's ` +
+      `stream (${streamed} events) and the account stream (${notified} notifications) followed`,
   );
 }
 

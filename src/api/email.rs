@@ -54,6 +54,7 @@ pub struct EmailSettingsUpdate {
     pub topics: Vec<MailTopic>,
     /// Default: false (each notification mailed as it comes, at most one mail a minute).
     #[serde(default)]
+    #[schema(example = false)]
     pub digest: bool,
     /// Default: 7.
     #[serde(default = "default_digest_hour")]

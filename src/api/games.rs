@@ -432,6 +432,7 @@ pub async fn resign(
 pub struct AbandonVote {
     /// `true` (the default) votes to abandon; `false` takes your vote back.
     #[serde(default = "agree_by_default")]
+    #[schema(example = true)]
     pub agree: bool,
 }
 

@@ -256,6 +256,12 @@ pub struct StreamQuery {
     /// Start after this seq (default 0: the whole log); a `Last-Event-ID` header wins.
     #[param(minimum = 0, example = 12)]
     pub after: Option<i64>,
+    /// Close the stream after this many seconds (1 to 3600; never later than the server's
+    /// stream lifetime). For a client that cannot read a body piece by piece, such as a
+    /// generated one: it gets everything sent meanwhile as one body, then resumes with
+    /// `after` = the last id it read.
+    #[param(minimum = 1, maximum = 3600, example = 30)]
+    pub max_seconds: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -266,6 +272,12 @@ pub struct NotificationStreamQuery {
     /// `Last-Event-ID` header wins.
     #[param(minimum = 0, example = 41)]
     pub after: Option<i64>,
+    /// Close the stream after this many seconds (1 to 3600; never later than the server's
+    /// stream lifetime). For a client that cannot read a body piece by piece, such as a
+    /// generated one: it gets everything sent meanwhile as one body, then resumes with
+    /// `after` = the last id it read.
+    #[param(minimum = 1, maximum = 3600, example = 30)]
+    pub max_seconds: Option<i64>,
 }
 
 /// How a stream is written: Server-Sent Events unless the client asks for NDJSON.
@@ -574,7 +586,7 @@ fn item_frame(id: i64, name: &str, document: &impl serde::Serialize) -> Frame {
     responses(
         (status = 200, description = "The event stream", content_type = "text/event-stream", body = String,
             example = "retry: 1000\n\nid: 5\nevent: turn_started\ndata: {\"seq\":5,\"time\":\"2026-11-24T10:00:00.000Z\",\"seat\":null,\"type\":\"turn_started\",\"schema_version\":2,\"payload\":{\"type\":\"turn_started\",\"seat\":0},\"text\":\"Red begins a turn\"}\n\n: heartbeat\n\n"),
-        (status = 400, description = "`invalid_last_event_id`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_last_event_id`: not a seq or notification id; `invalid_query`: `after` below 0 or `max_seconds` outside 1 to 3600", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_streams`: the account, its address or the server holds as many streams and long polls as allowed (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -591,6 +603,7 @@ pub async fn stream_events(
     let id = game_id(path)?;
     let after = cursor_after(query.after)?;
     let cursor = last_event_id(&request)?.unwrap_or(after);
+    let lifetime = lifetime(&request, query.max_seconds)?;
     let framing = Framing::of(&request);
     if request.method() == actix_web::http::Method::HEAD {
         // What a GET would answer, without holding a slot or sending a frame.
@@ -599,7 +612,6 @@ pub async fn stream_events(
         return Ok(stream_response(framing).finish());
     }
     let slot = admit(&request, &user)?;
-    let lifetime = lifetime(&request);
     let account = hub.follow_account(&user.account_id);
     let token_revocations_seen = account.borrow().personal_tokens_revoked;
     let mut follower = Follower {
@@ -621,13 +633,21 @@ pub async fn stream_events(
     Ok(stream_of(follower, framing))
 }
 
-/// How long a stream may last on this server.
-fn lifetime(request: &HttpRequest) -> Duration {
-    request
+/// How long a stream may last: the server's stream lifetime, or less when the client asks.
+fn lifetime(request: &HttpRequest, max_seconds: Option<i64>) -> Result<Duration, ApiError> {
+    let server = request
         .app_data::<web::Data<Followers>>()
         .map_or(Duration::from_secs(3_600), |followers| {
             followers.caps().stream_lifetime
-        })
+        });
+    match max_seconds {
+        None => Ok(server),
+        Some(seconds @ 1..=3_600) => Ok(server.min(Duration::from_secs(seconds.unsigned_abs()))),
+        Some(_) => Err(ApiError::bad_request(
+            "invalid_query",
+            "`max_seconds` must be 1 to 3600",
+        )),
+    }
 }
 
 /// The `Last-Event-ID` a reconnecting client sends, if any.
@@ -757,7 +777,7 @@ impl AccountFollower {
     responses(
         (status = 200, description = "The notification stream", content_type = "text/event-stream", body = String,
             example = "retry: 1000\n\nid: 42\nevent: your_turn\ndata: {\"id\":42,\"type\":\"your_turn\",\"game_id\":\"bktgir262m\",\"game_kind\":\"tikal\",\"seq\":4,\"seat\":0,\"to_act\":[0],\"created_at\":\"2026-11-24T10:00:00.000Z\"}\n\n"),
-        (status = 400, description = "`invalid_last_event_id`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_last_event_id`: not a seq or notification id; `invalid_query`: `after` below 0 or `max_seconds` outside 1 to 3600", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_streams`: the account, its address or the server holds as many streams and long polls as allowed (with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/me/stream", method = "GET", method = "HEAD")]
@@ -773,6 +793,7 @@ pub async fn stream_notifications(
         .map(|after| cursor_after(Some(after)))
         .transpose()?;
     let resume = last_event_id(&request)?.or(after);
+    let lifetime = lifetime(&request, query.max_seconds)?;
     let framing = Framing::of(&request);
     if request.method() == actix_web::http::Method::HEAD {
         return Ok(stream_response(framing).finish());
@@ -792,7 +813,7 @@ pub async fn stream_notifications(
         cursor,
         pending: VecDeque::new(),
         ended: false,
-        ends_at: Instant::now() + lifetime(&request),
+        ends_at: Instant::now() + lifetime,
         _slot: slot,
     };
     follower

@@ -45,6 +45,7 @@ pub struct NewVacation {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AutomaticVacation {
+    #[schema(example = true)]
     pub automatic: bool,
 }
 

@@ -9,9 +9,11 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// One thing a personal token may be allowed to do: `games:read` (every read of games,
-/// their logs, exports, pictures and players, legal actions and previews of actions, and the notification feed, streams and long
-/// polls, chats), `games:play` (create, join, leave, cancel, decline and rematch games, act,
-/// resign, vote to abandon, write and delete chat messages), `webhooks:manage` (everything
+/// their logs, exports, pictures and players, legal actions and previews of actions, the
+/// notification feed, streams and long polls, chats, your reminders and vacation),
+/// `games:play` (create, join, leave, cancel, decline and rematch games, act, resign, vote
+/// to abandon, write and delete chat messages, set your reminders, start and end vacations,
+/// since both change how your games' clocks treat you), `webhooks:manage` (everything
 /// under `/v1/me/webhooks`), `account:manage` (change the password, sign out everywhere,
 /// create, list and revoke personal tokens, block accounts, file reports, Web Push
 /// subscriptions), `moderation`

@@ -84,6 +84,15 @@ fn template_for(path: &str) -> Option<&'static str> {
         .map(|(_, template)| template)
 }
 
+/// What keeps `value` from matching the schema at `pointer` (empty when it matches).
+pub fn schema_errors(pointer: &str, value: &Value) -> Vec<String> {
+    validator(pointer)
+        .iter_errors(value)
+        .take(5)
+        .map(|error| format!("{} at {}", error, error.instance_path()))
+        .collect()
+}
+
 #[track_caller]
 fn validate(pointer: &str, body: &Value, what: &str) {
     let validator = validator(pointer);
@@ -172,8 +181,19 @@ pub fn check(method: &Method, path: &str, status: u16, content_type: &str, body:
         return;
     }
     if media_type == "application/x-ndjson" {
+        // A stream's body schema names no type (see `streams_are_text_with_their_frames_named`
+        // in openapi.rs); each line is checked against its item schema.
+        let item_pointer = format!(
+            "{response_pointer}/content/{}/x-item-schema",
+            escape(media_type)
+        );
+        let line_pointer = if spec().pointer(&item_pointer).is_some() {
+            item_pointer
+        } else {
+            schema_pointer
+        };
         for line in body.lines().filter(|line| !line.is_empty()) {
-            validate(&schema_pointer, &parse(line, &what), &what);
+            validate(&line_pointer, &parse(line, &what), &what);
         }
     } else if media_type.ends_with("json") {
         validate(&schema_pointer, &parse(body, &what), &what);

@@ -392,12 +392,108 @@ async fn a_negative_cursor_is_refused(app: &TestApp) {
     }
 }
 
+/// A stream asked for `max_seconds` closes after that long with everything sent meanwhile,
+/// so a client that reads only whole bodies (a generated one) follows a running game by
+/// asking again with `after`; a value outside 1 to 3600 and an empty or non-numeric
+/// `Last-Event-ID` are refused.
+async fn a_stream_ends_when_asked(app: &TestApp) {
+    let players = vec![app.register("ada").await, app.register("bo").await];
+    let id = app.new_game("tikal", json!({}), &players).await;
+    for (path, framing) in [
+        (
+            format!("/v1/games/{id}/stream?max_seconds=1"),
+            "text/event-stream",
+        ),
+        (
+            "/v1/me/stream?after=0&max_seconds=1".to_owned(),
+            "application/x-ndjson",
+        ),
+    ] {
+        let response = reqwest::Client::new()
+            .get(format!("{}{path}", app.base))
+            .bearer_auth(&players[0].token)
+            .header("Accept", framing)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        let body = tokio::time::timeout(Duration::from_secs(10), response.text())
+            .await
+            .unwrap_or_else(|_| panic!("{path} did not end after a second"))
+            .unwrap();
+        if framing == "text/event-stream" {
+            assert!(body.ends_with("resume with Last-Event-ID\n\n"), "{body}");
+            let last = body
+                .lines()
+                .filter_map(|line| line.strip_prefix("id: ")?.parse::<i64>().ok())
+                .max()
+                .expect("the opening events came");
+            let seq = app.play_first_legal_action(&players, &id).await;
+            let next = reqwest::Client::new()
+                .get(format!(
+                    "{}/v1/games/{id}/stream?max_seconds=1&after={last}",
+                    app.base
+                ))
+                .bearer_auth(&players[0].token)
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            let ids: Vec<i64> = next
+                .lines()
+                .filter_map(|line| line.strip_prefix("id: ")?.parse().ok())
+                .collect();
+            assert_eq!(ids.first(), Some(&(last + 1)), "{next}");
+            assert_eq!(ids.last(), Some(&seq), "{next}");
+        } else {
+            let lines: Vec<Value> = body
+                .lines()
+                .filter(|line| !line.is_empty())
+                .map(|line| serde_json::from_str(line).unwrap())
+                .collect();
+            assert!(
+                lines.iter().any(|line| line["type"] == "game_started"),
+                "{body}"
+            );
+        }
+    }
+    for query in ["max_seconds=0", "max_seconds=3601", "max_seconds=-5"] {
+        app.get(&players[0], &format!("/v1/games/{id}/stream?{query}"))
+            .await
+            .expect_problem(400, "invalid_query");
+        app.get(&players[0], &format!("/v1/me/stream?{query}"))
+            .await
+            .expect_problem(400, "invalid_query");
+    }
+    for last_event_id in ["", " ", "x", "-1"] {
+        for path in [format!("/v1/games/{id}/stream"), "/v1/me/stream".to_owned()] {
+            for method in [reqwest::Method::GET, reqwest::Method::HEAD] {
+                let response = reqwest::Client::new()
+                    .request(method.clone(), format!("{}{path}", app.base))
+                    .bearer_auth(&players[0].token)
+                    .header("Last-Event-ID", last_event_id)
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(
+                    response.status(),
+                    400,
+                    "{method} {path} with Last-Event-ID {last_event_id:?}"
+                );
+            }
+        }
+    }
+}
+
 on_both_backends!(
     streams_on_one_instance,
     long_polls_on_one_instance,
     account_streams_on_one_instance,
     ndjson_streams_carry_the_same_documents,
-    a_negative_cursor_is_refused
+    a_negative_cursor_is_refused,
+    a_stream_ends_when_asked
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -271,6 +271,7 @@ fn every_problem_code_is_in_the_table_and_documented_by_an_operation() {
                             "personal_token",
                             "your_turn",
                             "to_act",
+                            "max_seconds",
                         ]
                         .contains(&quoted)
                     {
@@ -480,4 +481,199 @@ fn every_moment_is_a_date_time() {
         }
     }
     assert!(checked > 35, "only {checked} moments");
+}
+
+/// Every operation has a one-line summary (what an index or a generated method's docstring
+/// shows first) and a description that ends by saying who may call it, since generators
+/// do not show the scopes of an http bearer scheme.
+#[test]
+fn every_operation_has_a_short_summary_and_a_description_naming_its_scope() {
+    let spec = committed();
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let summary = operation["summary"].as_str().unwrap_or_default();
+            let description = operation["description"].as_str().unwrap_or_default();
+            assert!(
+                !summary.is_empty() && summary.chars().count() <= 100 && !summary.contains('\n'),
+                "{method} {path}: summary {summary:?}"
+            );
+            assert!(
+                description.len() > summary.len(),
+                "{method} {path}: no description"
+            );
+            let who = match operation["security"][0]["bearer"][0].as_str() {
+                Some(scope) => format!("a personal token with the `{scope}` scope."),
+                None if operation.get("security").is_some() => {
+                    "personal tokens may not call it).".to_owned()
+                }
+                None => "No sign-in needed.".to_owned(),
+            };
+            assert!(
+                description.ends_with(&who),
+                "{method} {path}: the description does not end with {who:?}"
+            );
+        }
+    }
+}
+
+/// Every link leads to an operation that exists and fills exactly its path parameters,
+/// from a field the linking response has or a parameter of its request.
+#[test]
+fn every_link_fills_the_path_parameters_of_an_operation() {
+    let spec = committed();
+    let mut operations = std::collections::HashMap::new();
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        for operation in item.as_object().unwrap().values() {
+            operations.insert(
+                operation["operationId"].as_str().unwrap().to_owned(),
+                (path, operation),
+            );
+        }
+    }
+    let mut links = 0;
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            for (status, response) in operation["responses"].as_object().unwrap() {
+                for (name, link) in response["links"].as_object().into_iter().flatten() {
+                    links += 1;
+                    let target = link["operationId"].as_str().unwrap();
+                    let (target_path, _) = operations
+                        .get(target)
+                        .unwrap_or_else(|| panic!("{method} {path} {status} {name}: no {target}"));
+                    let mut needed: Vec<&str> = target_path
+                        .split('/')
+                        .filter_map(|part| part.strip_prefix('{')?.strip_suffix('}'))
+                        .collect();
+                    needed.sort_unstable();
+                    let parameters = link["parameters"].as_object().unwrap();
+                    let mut given: Vec<&str> = parameters.keys().map(String::as_str).collect();
+                    given.sort_unstable();
+                    assert_eq!(given, needed, "{method} {path} {status} {name}");
+                    for value in parameters.values() {
+                        let value = value.as_str().unwrap();
+                        if let Some(field) = value.strip_prefix("$response.body#/") {
+                            let schema = &response["content"]["application/json"]["schema"];
+                            assert!(
+                                resolves_field(&spec, schema, field),
+                                "{method} {path} {status} {name}: the body has no `{field}`"
+                            );
+                        } else {
+                            let parameter = value.strip_prefix("$request.path.").unwrap();
+                            assert!(
+                                path.contains(&format!("{{{parameter}}}")),
+                                "{method} {path} {status} {name}: no path parameter {parameter}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(links >= 20, "{links} links");
+}
+
+/// Whether every object `schema` may be (following references and unions) has `field`.
+fn resolves_field(spec: &serde_json::Value, schema: &serde_json::Value, field: &str) -> bool {
+    if let Some(reference) = schema["$ref"].as_str() {
+        return resolves_field(spec, spec.pointer(&reference[1..]).unwrap(), field);
+    }
+    if let Some(variants) = schema["oneOf"].as_array().or(schema["anyOf"].as_array()) {
+        return variants
+            .iter()
+            .all(|variant| resolves_field(spec, variant, field));
+    }
+    schema["required"]
+        .as_array()
+        .is_some_and(|required| required.contains(&json!(field)))
+}
+
+/// `Problem.code` is a named enum of every code, which generators turn into an enum type
+/// (they drop the per-response enums beside a `$ref`).
+#[test]
+fn problem_codes_are_a_named_enum() {
+    let spec = committed();
+    let schemas = &spec["components"]["schemas"];
+    assert_eq!(
+        schemas["Problem"]["properties"]["code"],
+        json!({"$ref": "#/components/schemas/ProblemCode"})
+    );
+    let codes: Vec<&str> = turnpost::error::PROBLEM_CODES
+        .iter()
+        .map(|(code, _, _)| *code)
+        .collect();
+    assert_eq!(schemas["ProblemCode"]["enum"], json!(codes));
+}
+
+/// A stream's body is not one JSON document (a generator parsed it as one frame and
+/// failed); each frame's schema is named beside it.
+#[test]
+fn streams_are_text_with_their_frames_named() {
+    let spec = committed();
+    for (path, frame, line) in [
+        (
+            "/v1/games/{id}/stream",
+            "GameStreamFrame",
+            "GameStreamEvent",
+        ),
+        (
+            "/v1/me/stream",
+            "NotificationStreamFrame",
+            "NotificationOut",
+        ),
+    ] {
+        let content = &spec["paths"][path]["get"]["responses"]["200"]["content"];
+        for (media, item) in [("text/event-stream", frame), ("application/x-ndjson", line)] {
+            // No type: openapi-python-client then gives the body as text, and
+            // @hey-api/openapi-ts each frame's data as parsed JSON.
+            let schema = content[media]["schema"].as_object().unwrap();
+            assert_eq!(
+                schema.keys().collect::<Vec<_>>(),
+                ["description"],
+                "{path} {media}"
+            );
+            assert_eq!(
+                content[media]["x-item-schema"],
+                json!({"$ref": format!("#/components/schemas/{item}")}),
+                "{path} {media}"
+            );
+            assert!(spec["components"]["schemas"].get(item).is_some());
+        }
+    }
+}
+
+/// Every request body has an example (or named examples), and each matches the body's
+/// schema; schemathesis's first phase sends them to a live server.
+#[test]
+fn every_request_body_has_examples_that_match_its_schema() {
+    let spec = committed();
+    let mut checked = 0;
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let Some(media) = operation.pointer("/requestBody/content/application~1json") else {
+                continue;
+            };
+            let mut examples: Vec<&serde_json::Value> = media.get("example").into_iter().collect();
+            examples.extend(
+                media["examples"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(_, example)| &example["value"]),
+            );
+            assert!(
+                !examples.is_empty(),
+                "{method} {path} has no request example"
+            );
+            let pointer = format!(
+                "/paths/{}/{method}/requestBody/content/application~1json/schema",
+                path.replace('~', "~0").replace('/', "~1")
+            );
+            for example in examples {
+                let errors = crate::contract::schema_errors(&pointer, example);
+                assert!(errors.is_empty(), "{method} {path}: {example} {errors:?}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 28, "{checked} examples");
 }

@@ -15,10 +15,17 @@
 //!   others name the bearer scheme with the scope a personal token needs (from
 //!   [`crate::auth::scopes`]); the statuses every operation can meet from the transport
 //!   layer and the token check are added with their codes;
-//! - actions and events get examples taken from real games (see [`ContentExamples`]).
+//! - actions and events get examples taken from real games (see [`ContentExamples`]), and
+//!   every request body an example (composed from its fields' documented ones where it has
+//!   none of its own);
+//! - every operation gets a one-line summary and a description naming the scope it needs
+//!   (see [`descriptions`]); responses that create something link to the operations on it;
+//! - `Problem.code` is the named enum `ProblemCode`, each problem response narrows it to
+//!   its codes; the streams' bodies name no type, their frames' schemas are `x-item-schema`.
 
 use std::collections::BTreeMap;
 
+mod descriptions;
 mod examples;
 mod requests;
 mod responses;
@@ -89,11 +96,14 @@ pub fn shape(doc: &mut Value, kinds: &[KindContract]) {
     requests::constrain_creations(doc, kinds);
     plain_optional_bodies(doc);
     document_transport(doc);
+    descriptions::describe_operations(doc);
     // After closing: the per-response `code` enums sit beside a reference to the closed
     // `Problem` and narrow it; closed, they would refuse its other fields.
     responses::problem_codes(doc);
     responses::declare_headers(doc);
+    responses::add_links(doc);
     add_request_examples(doc, kinds);
+    compose_request_examples(doc);
     responses::drop_unreferenced(doc);
 }
 
@@ -787,6 +797,10 @@ fn add_request_examples(doc: &mut Value, kinds: &[KindContract]) {
         create,
     );
     set(
+        "/paths/~1v1~1games~1{id}~1actions~1preview/post/requestBody/content/application~1json",
+        act.clone(),
+    );
+    set(
         "/paths/~1v1~1games~1{id}~1actions/post/requestBody/content/application~1json",
         act,
     );
@@ -803,4 +817,74 @@ fn add_request_examples(doc: &mut Value, kinds: &[KindContract]) {
         "/paths/~1v1~1games~1{id}~1seats/post/requestBody/content/application~1json",
         join,
     );
+}
+
+/// Every request body without examples gets one, put together from the examples its
+/// schema and properties document (a property without one is left out, a required one
+/// fails the document's build: the test of the committed document catches it).
+fn compose_request_examples(doc: &mut Value) {
+    let components = schemas(doc).clone();
+    let mut lacking = Vec::new();
+    for_each_operation(doc, |path, method, operation| {
+        let Some(media) = operation.pointer_mut("/requestBody/content/application~1json") else {
+            return;
+        };
+        if media.get("example").is_some() || media.get("examples").is_some() {
+            return;
+        }
+        match composed_example(&media["schema"], &components) {
+            Some(example) => media["example"] = example,
+            None => lacking.push(format!("{method} {path}")),
+        }
+    });
+    assert!(
+        lacking.is_empty(),
+        "request bodies whose schemas document no example for a required field: {lacking:?}"
+    );
+}
+
+/// An example of `schema`: its own, or one made of its properties' examples.
+fn composed_example(schema: &Value, components: &Map<String, Value>) -> Option<Value> {
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        let name = reference.trim_start_matches("#/components/schemas/");
+        return composed_example(components.get(name)?, components);
+    }
+    if let Some(example) = schema
+        .get("example")
+        .or_else(|| schema.pointer("/examples/0"))
+    {
+        return Some(example.clone());
+    }
+    if let Some(variant) = schema
+        .get("oneOf")
+        .or_else(|| schema.get("anyOf"))
+        .and_then(Value::as_array)
+        .and_then(|variants| {
+            variants
+                .iter()
+                .find(|variant| variant.get("type") != Some(&json!("null")))
+        })
+    {
+        return composed_example(variant, components);
+    }
+    if let Some(items) = schema.get("items") {
+        return Some(json!([composed_example(items, components)?]));
+    }
+    let properties = schema.get("properties")?.as_object()?;
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut example = Map::new();
+    for (name, property) in properties {
+        match composed_example(property, components) {
+            Some(value) => {
+                example.insert(name.clone(), value);
+            }
+            None if required.contains(&name.as_str()) => return None,
+            None => {}
+        }
+    }
+    Some(Value::Object(example))
 }

@@ -179,31 +179,59 @@ pub(super) fn typed_streams(doc: &mut Value, kinds: &[KindContract]) {
             .pointer("/content/text~1event-stream/example")
             .cloned()
             .unwrap_or(Value::Null);
+        // The body is a sequence of frames, not one JSON document, and generators disagree
+        // on what a stream's schema describes: openapi-python-client parses the whole body
+        // by it, @hey-api/openapi-ts each frame's `data`. A schema that names no type suits
+        // both (the body as text; each `data` as parsed JSON); the frames' schemas ride
+        // along as `x-item-schema` (what OpenAPI 3.2 calls `itemSchema`).
         ok["content"] = json!({
             "text/event-stream": {
-                "schema": {"$ref": schema_ref(frame)},
+                "schema": {
+                    "description": format!("Server-Sent Events, each frame a `{frame}` (see `x-item-schema`)"),
+                },
+                "x-item-schema": {"$ref": schema_ref(frame)},
                 "example": example,
             },
             "application/x-ndjson": {
-                "schema": {"$ref": schema_ref(line)},
+                "schema": {
+                    "description": format!("One `{line}` a line (see `x-item-schema`)"),
+                },
+                "x-item-schema": {"$ref": schema_ref(line)},
             },
         });
         ok["description"] = json!(format!(
             "The stream: Server-Sent Events (each frame a `{frame}`), or with `Accept: \
-             application/x-ndjson` one `{line}` a line"
+             application/x-ndjson` one `{line}` a line. A client that reads the body only \
+             once it is complete (a generated one) asks for `max_seconds`, reads the frames \
+             sent meanwhile, and asks again with `after` = the last id read"
         ));
     }
 }
 
-/// `Problem.rule` is one of the kinds' rule codes; the optional fields are absent rather
-/// than `null`.
+/// `Problem.code` is a `ProblemCode`, a named enum of every code (generators drop the
+/// per-response enums beside a `$ref`, see [`problem_codes`], but turn a named one into
+/// an enum type); `Problem.rule` is one of the kinds' rule codes; the optional fields are
+/// absent rather than `null`.
 pub(super) fn type_problem_fields(doc: &mut Value, kinds: &[KindContract]) {
+    let codes: Vec<&str> = PROBLEM_CODES.iter().map(|(code, _, _)| *code).collect();
+    schemas(doc).insert(
+        "ProblemCode".into(),
+        json!({
+            "type": "string",
+            "description": "A problem's stable machine-readable code (the README's table says \
+                            what each means; each response lists the codes it can carry). A \
+                            later version may add codes, each listed in the README's changes: \
+                            a client treats a code it does not know like its HTTP status.",
+            "enum": codes,
+        }),
+    );
     let Some(properties) = schemas(doc)
         .get_mut("Problem")
         .and_then(|problem| problem.get_mut("properties"))
     else {
         return;
     };
+    properties["code"] = json!({"$ref": schema_ref("ProblemCode")});
     let description = properties["rule"]["description"].clone();
     properties["rule"] = json!({
         "description": description,
@@ -232,6 +260,211 @@ pub(super) fn drop_unreferenced(doc: &mut Value) {
         let schemas = schemas(doc);
         for name in unreferenced {
             schemas.remove(&name);
+        }
+    }
+}
+
+/// A link: the operation and status it leaves from, its name, the operation it leads to
+/// and that operation's parameters as runtime expressions.
+type Link<'a> = (&'a str, &'a str, &'a str, &'a str, &'a [(&'a str, &'a str)]);
+
+/// What a response's ids lead to, as OpenAPI links: a client (and a stateful fuzzer) can
+/// follow a created game, webhook, token, device, chat message or account to the
+/// operations on it.
+pub(super) fn add_links(doc: &mut Value) {
+    let body_id = "$response.body#/id";
+    let links: &[Link] = &[
+        (
+            "create_game",
+            "201",
+            "GetGame",
+            "get_game",
+            &[("id", body_id)],
+        ),
+        (
+            "create_game",
+            "201",
+            "JoinGame",
+            "join_game",
+            &[("id", body_id)],
+        ),
+        (
+            "create_game",
+            "201",
+            "CancelGame",
+            "cancel_game",
+            &[("id", body_id)],
+        ),
+        (
+            "create_game",
+            "201",
+            "GetView",
+            "get_view",
+            &[("id", body_id)],
+        ),
+        (
+            "create_game",
+            "201",
+            "GetLegalActions",
+            "get_legal_actions",
+            &[("id", body_id)],
+        ),
+        (
+            "create_game",
+            "201",
+            "ListEvents",
+            "list_events",
+            &[("id", body_id)],
+        ),
+        (
+            "create_game",
+            "201",
+            "ReadChat",
+            "read_chat",
+            &[("id", body_id)],
+        ),
+        (
+            "create_game",
+            "201",
+            "GameInvitations",
+            "game_invitations",
+            &[("id", body_id)],
+        ),
+        (
+            "ask_for_rematch",
+            "201",
+            "GetGame",
+            "get_game",
+            &[("id", body_id)],
+        ),
+        (
+            "ask_for_rematch",
+            "201",
+            "GameInvitations",
+            "game_invitations",
+            &[("id", body_id)],
+        ),
+        (
+            "join_game",
+            "200",
+            "GetView",
+            "get_view",
+            &[("id", body_id)],
+        ),
+        (
+            "join_game",
+            "200",
+            "LeaveGame",
+            "leave_game",
+            &[("id", body_id)],
+        ),
+        (
+            "write_chat",
+            "201",
+            "DeleteChatMessage",
+            "delete_chat_message",
+            &[("id", "$request.path.id"), ("message_id", body_id)],
+        ),
+        (
+            "create_account",
+            "201",
+            "GetPlayer",
+            "get_player",
+            &[("name", "$response.body#/name")],
+        ),
+        (
+            "create_account",
+            "201",
+            "GetAccountRatings",
+            "get_account_ratings",
+            &[("name", "$response.body#/name")],
+        ),
+        (
+            "create_personal_token",
+            "201",
+            "RevokePersonalToken",
+            "revoke_personal_token",
+            &[("token_id", body_id)],
+        ),
+        (
+            "create_webhook",
+            "201",
+            "ListDeliveries",
+            "list_deliveries",
+            &[("webhook_id", body_id)],
+        ),
+        (
+            "create_webhook",
+            "201",
+            "TestWebhook",
+            "test_webhook",
+            &[("webhook_id", body_id)],
+        ),
+        (
+            "create_webhook",
+            "201",
+            "DeleteWebhook",
+            "delete_webhook",
+            &[("webhook_id", body_id)],
+        ),
+        (
+            "create_push_subscription",
+            "201",
+            "SetPushTopics",
+            "set_push_topics",
+            &[("subscription_id", body_id)],
+        ),
+        (
+            "create_push_subscription",
+            "201",
+            "TestPushSubscription",
+            "test_push_subscription",
+            &[("subscription_id", body_id)],
+        ),
+        (
+            "create_push_subscription",
+            "201",
+            "DeletePushSubscription",
+            "delete_push_subscription",
+            &[("subscription_id", body_id)],
+        ),
+        (
+            "block_account",
+            "201",
+            "UnblockAccount",
+            "unblock_account",
+            &[("name", "$request.path.name")],
+        ),
+    ];
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for item in paths.values_mut() {
+        for operation in item
+            .as_object_mut()
+            .into_iter()
+            .flat_map(|item| item.values_mut())
+        {
+            let id = operation["operationId"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            for (source, status, name, target, parameters) in links {
+                if *source != id {
+                    continue;
+                }
+                let Some(response) = operation.pointer_mut(&format!("/responses/{status}")) else {
+                    panic!("{source} has no {status} response to link from");
+                };
+                let parameters: serde_json::Map<String, Value> = parameters
+                    .iter()
+                    .map(|(parameter, value)| ((*parameter).to_owned(), json!(value)))
+                    .collect();
+                response["links"][*name] = json!({
+                    "operationId": target,
+                    "parameters": parameters,
+                });
+            }
         }
     }
 }

@@ -12,7 +12,7 @@ use serde_json::json;
 use turnpost::auth::AuthUser;
 use turnpost::service::lobby::{self, GameQuery};
 use turnpost::service::{Game, GameStatus};
-use turnpost::store::{self, Account, Append, Db, SeatRow};
+use turnpost::store::{self, Account, Append, Db, GameListPosition, GameListStart, SeatRow};
 
 const GAMES: usize = 10_000;
 const ACCOUNTS: usize = 100;
@@ -101,13 +101,17 @@ fn fill(db: &Db) {
     .expect("fill the database");
 }
 
-fn time(label: &str, db: &Db, query: &GameQuery, expected: usize) -> Duration {
-    let caller = AuthUser {
+fn caller() -> AuthUser {
+    AuthUser {
         account_id: account(0).id,
         name: account(0).name,
         token_generation: 0,
         credential: turnpost::auth::Credential::SignIn,
-    };
+    }
+}
+
+fn time(label: &str, db: &Db, query: &GameQuery, expected: usize) -> Duration {
+    let caller = caller();
     let rounds = 50;
     let started = Instant::now();
     for _ in 0..rounds {
@@ -121,19 +125,57 @@ fn time(label: &str, db: &Db, query: &GameQuery, expected: usize) -> Duration {
 
 fn bench(backend: &str, db: &Db) -> bool {
     println!("{backend}: {GAMES} games");
-    let page = |mine, my_turn, offset| GameQuery {
+    let page = |mine, my_turn, start| GameQuery {
         mine,
         my_turn,
         invited: false,
         status: None,
         kind: None,
         limit: 50,
-        offset,
+        start,
     };
-    let my_turn = time("my_turn=true, first page", db, &page(true, true, 0), 50);
-    time("my_turn=true, last page", db, &page(true, true, 950), 50);
-    time("mine=true, first page", db, &page(true, false, 0), 50);
-    time("all games, page 100", db, &page(false, false, 5_000), 50);
+    let my_turn = time(
+        "my_turn=true, first page",
+        db,
+        &page(true, true, GameListStart::First),
+        50,
+    );
+    time(
+        "my_turn=true, last page (offset)",
+        db,
+        &page(true, true, GameListStart::Offset(950)),
+        50,
+    );
+    time(
+        "mine=true, first page",
+        db,
+        &page(true, false, GameListStart::First),
+        50,
+    );
+    time(
+        "all games, page 100 (offset)",
+        db,
+        &page(false, false, GameListStart::Offset(5_000)),
+        50,
+    );
+    // The same page by cursor: after the position of the game before it.
+    let before = lobby::list_games(
+        db,
+        &caller(),
+        &page(false, false, GameListStart::Offset(4_999)),
+    )
+    .expect("list");
+    let after = GameListPosition {
+        deadline: None,
+        updated_at: before[0].game.updated_at,
+        id: before[0].game.id.clone(),
+    };
+    time(
+        "all games, page 100 (cursor)",
+        db,
+        &page(false, false, GameListStart::After(after)),
+        50,
+    );
     my_turn <= TARGET
 }
 

@@ -392,6 +392,7 @@ pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
     ("expected_json", &[400], "send the body with `Content-Type: application/json`"),
     ("invalid_body", &[400], "the body could not be read"),
     ("invalid_query", &[400], "a query parameter is malformed or out of range"),
+    ("invalid_cursor", &[400], "`cursor` is not one this list gave as `next`: pass it back as given"),
     ("invalid_last_event_id", &[400], "`Last-Event-ID` is not an event or notification id"),
     ("missing_token", &[401], "no bearer token"),
     ("invalid_token", &[401], "the token is not one of this server's"),

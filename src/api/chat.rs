@@ -10,6 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::blocking;
 use super::games::game_id;
 use super::models::AccountRef;
+use super::paging::{page_response, Pager};
 use super::rate_limit::RateLimits;
 use crate::auth::AuthUser;
 use crate::clock::Clock;
@@ -24,7 +25,7 @@ use crate::store::Db;
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChatMessageOut {
-    /// Increasing per game: page and long-poll with `after`.
+    /// Increasing per game: long-poll with `after` = the last one read.
     pub id: i64,
     pub author: AccountRef,
     /// The author's seat when they wrote; `null` for a spectator.
@@ -86,14 +87,24 @@ pub struct ChatLog {
     pub game_id: String,
     /// Whether spectators may write too (players always may), chosen at creation.
     pub spectators_may_write: bool,
-    /// Oldest first, at most 100: ask again with `after` = the last id for more.
+    /// Oldest first.
     pub messages: Vec<ChatMessageOut>,
+    /// The next page's `cursor`; `null` on the last page (a long poll then continues with
+    /// `after` = the last id).
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
+
+pub const CHAT: Pager = Pager::new("chat", 100, 200);
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ChatQuery {
-    /// Only messages after this id (default 0: from the first).
+    /// At most this many messages (1 to 200, default 100).
+    #[param(minimum = 1, maximum = 200, example = 100)]
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    /// Only messages after this id (default 0: from the first); not with `cursor`.
     #[param(minimum = 0, example = 12)]
     pub after: Option<i64>,
     /// Long poll: when nothing is past `after` yet, wait up to this many seconds (at most
@@ -114,11 +125,13 @@ pub struct NewChatMessageIn {
     pub text: String,
 }
 
-/// The game's chat, oldest first. Anyone who may read the game may read its chat.
+/// The game's chat, oldest first, a page at a time. Anyone who may read the game may read
+/// its chat.
 #[utoipa::path(get, path = "/v1/games/{id}/chat", tag = "play",
     params(("id" = String, Path, description = "Game id"), ChatQuery),
     responses(
         (status = 200, body = ChatLog),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_streams` (a long poll, `wait` > 0, while the account, its address or the server holds as many streams and long polls as allowed; with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
@@ -134,7 +147,8 @@ pub async fn read_chat(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let query = query.into_inner();
-    let after = super::live::cursor_after(query.after)?;
+    let page = super::live::log_page(&CHAT, query.cursor.as_deref(), query.limit, query.after)?;
+    let after = page.after.unwrap_or(0);
     if let Some(wait) = query.wait.filter(|seconds| *seconds > 0) {
         if wait > super::live::MAX_WAIT_SECONDS {
             return Err(ApiError::bad_request(
@@ -149,17 +163,20 @@ pub async fn read_chat(
             () = slot.ended() => {}
         }
     }
-    let game_id = id.clone();
-    let page = blocking(move || chat::messages(&db, &id, &user, after)).await?;
-    Ok(HttpResponse::Ok().json(ChatLog {
+    let (game_id, rows) = (id.clone(), page.rows_to_read());
+    let read = blocking(move || chat::messages(&db, &id, &user, after, rows)).await?;
+    let messages = page.cut(&CHAT, read.messages, |message| message.id);
+    let body = ChatLog {
         game_id,
-        spectators_may_write: page.spectators_may_write,
-        messages: page
-            .messages
+        spectators_may_write: read.spectators_may_write,
+        messages: messages
+            .items
             .iter()
-            .map(|message| ChatMessageOut::for_reader(message, &page.blocked_authors))
+            .map(|message| ChatMessageOut::for_reader(message, &read.blocked_authors))
             .collect(),
-    }))
+        next: messages.next.clone(),
+    };
+    Ok(page_response(&request, messages.next.as_deref(), &body))
 }
 
 /// Write in the game's chat: its players may (seated, or once seated), and spectators when

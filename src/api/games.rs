@@ -8,6 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
 use super::models::{GameStatus, GameSummary};
+use super::paging::{page_response, PageRequest, Pager};
 use super::rate_limit::RateLimits;
 use crate::auth::AuthUser;
 use crate::clock::Clock;
@@ -18,7 +19,7 @@ use crate::seeds::Seeds;
 use crate::service::fold_cache::FoldCache;
 use crate::service::lobby::{self, GameQuery, NewGame};
 use crate::service::referee;
-use crate::store::{Db, Visibility};
+use crate::store::{Db, GameListPosition, GameListStart, Visibility};
 
 /// A `kind` filter names a hosted kind (anything else, a NUL byte included, never reaches
 /// the database).
@@ -230,10 +231,12 @@ pub struct GameListQuery {
     pub invited: bool,
     /// Only games of this kind.
     pub kind: Option<String>,
-    /// At most this many games (1 to 200, default 50), most recently active first.
+    /// At most this many games (1 to 200, default 50).
     #[param(minimum = 1, maximum = 200, example = 20)]
     pub limit: Option<i64>,
-    /// Skip this many games.
+    pub cursor: Option<String>,
+    /// Skip this many games. Deprecated: page with `cursor`, which neither skips nor repeats
+    /// a game when others start or move meanwhile.
     #[param(minimum = 0, example = 0)]
     pub offset: Option<i64>,
 }
@@ -241,13 +244,18 @@ pub struct GameListQuery {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct GameList {
     pub games: Vec<GameSummary>,
+    /// The next page's `cursor`; `null` on the last page.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
+
+pub const GAMES: Pager = Pager::new("games", 50, 200);
 
 /// List games, most recently active first.
 #[utoipa::path(get, path = "/v1/games", tag = "games", params(GameListQuery),
     responses(
         (status = 200, body = GameList),
-        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -256,33 +264,59 @@ pub async fn list_games(
     db: web::Data<Db>,
     user: AuthUser,
     query: web::Query<GameListQuery>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
-    let limit = query.limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) || query.offset.is_some_and(|offset| offset < 0) {
+    if query.offset.is_some_and(|offset| offset < 0) {
         return Err(ApiError::bad_request(
             "invalid_query",
-            "`limit` must be 1 to 200 and `offset` at least 0",
+            "`offset` is at least 0",
         ));
     }
+    let page: PageRequest<GameListPosition> =
+        GAMES.request(query.cursor.as_deref(), query.limit)?;
+    let start = match (page.after.clone(), query.offset) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::bad_request(
+                "invalid_query",
+                "give `cursor` or `offset`, not both",
+            ))
+        }
+        (Some(position), None) => GameListStart::After(position),
+        (None, Some(offset)) => GameListStart::Offset(offset),
+        (None, None) => GameListStart::First,
+    };
     check_kind_filter(query.kind.as_deref())?;
+    let my_turn = query.my_turn;
     let request = GameQuery {
         mine: query.mine || query.my_turn,
-        my_turn: query.my_turn,
+        my_turn,
         invited: query.invited,
         status: query.status,
         kind: query.kind,
-        limit,
-        offset: query.offset.unwrap_or(0),
+        limit: page.rows_to_read(),
+        start,
     };
     let caller = user.clone();
     let games = blocking(move || lobby::list_games(&db, &caller, &request)).await?;
-    Ok(HttpResponse::Ok().json(GameList {
+    let games = page.cut(&GAMES, games, |game| GameListPosition {
+        deadline: my_turn.then(|| {
+            game.seat_row_of(&user)
+                .and_then(|seat| seat.clock.deadline_ms)
+                .unwrap_or(i64::MAX)
+        }),
+        updated_at: game.game.updated_at,
+        id: game.game.id.clone(),
+    });
+    let body = GameList {
         games: games
+            .items
             .iter()
             .map(|game| GameSummary::of(game, &user))
             .collect(),
-    }))
+        next: games.next.clone(),
+    };
+    Ok(page_response(&http, games.next.as_deref(), &body))
 }
 
 /// A game's summary: kind, seats, status, current seq, who must act, the outcome. Reading

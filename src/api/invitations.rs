@@ -1,13 +1,14 @@
 //! Invitations as the invitee meets them (listed, declined; accepted by taking a seat) and
 //! rematches.
 
-use actix_web::{post, route, web, HttpResponse};
+use actix_web::{post, route, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::blocking;
 use super::games::game_id;
 use super::models::{AccountRef, GameSummary};
+use super::paging::{page_response, PageQuery, PageRequest, Pager};
 use super::rate_limit::RateLimits;
 use crate::auth::AuthUser;
 use crate::clock::Clock;
@@ -35,22 +36,43 @@ pub struct InvitationOut {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct InvitationList {
     pub invitations: Vec<InvitationOut>,
+    /// The next page's `cursor`; `null` on the last page.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
 
-/// Your invitations waiting for an answer, newest first (at most 100): open private games
-/// you are invited to, have not declined and do not sit in yet. Accept one by taking a seat
+pub const MY_INVITATIONS: Pager = Pager::new("invitations", 50, 200);
+pub const GAME_INVITATIONS: Pager = Pager::new("game_invitations", 50, 200);
+
+/// Your invitations waiting for an answer, newest first: open private games you are
+/// invited to, have not declined and do not sit in yet. Accept one by taking a seat
 /// (`POST /v1/games/{id}/seats`), decline it with `POST /v1/games/{id}/decline`. Each
 /// invitation was also sent as an `invitation` notification.
 #[utoipa::path(get, path = "/v1/me/invitations", tag = "games",
+    params(PageQuery),
     responses(
         (status = 200, body = InvitationList),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/me/invitations", method = "GET", method = "HEAD")]
-pub async fn list_invitations(db: web::Data<Db>, user: AuthUser) -> Result<HttpResponse, ApiError> {
-    let caller = user.clone();
-    let pending = blocking(move || invitations::pending(&db, &caller)).await?;
+pub async fn list_invitations(
+    db: web::Data<Db>,
+    user: AuthUser,
+    query: web::Query<PageQuery>,
+    http: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    // Newest first: a position is the last invitation's time and game id.
+    let page: PageRequest<(i64, String)> =
+        MY_INVITATIONS.request(query.cursor.as_deref(), query.limit)?;
+    let (caller, rows, after) = (user.clone(), page.rows_to_read(), page.after.clone());
+    let pending =
+        blocking(move || invitations::pending(&db, &caller, rows, after.as_ref())).await?;
+    let pending = page.cut(&MY_INVITATIONS, pending, |invitation| {
+        (invitation.invited_at, invitation.game.game.id.clone())
+    });
     let invitations = pending
+        .items
         .into_iter()
         .map(|invitation| {
             let creator = &invitation.game.game.created_by;
@@ -78,7 +100,11 @@ pub async fn list_invitations(db: web::Data<Db>, user: AuthUser) -> Result<HttpR
             })
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
-    Ok(HttpResponse::Ok().json(InvitationList { invitations }))
+    let body = InvitationList {
+        invitations,
+        next: pending.next.clone(),
+    };
+    Ok(page_response(&http, pending.next.as_deref(), &body))
 }
 
 /// Decline your invitation to an open private game. Its creator is told (an
@@ -136,6 +162,10 @@ pub struct GameInvitation {
 pub struct GameInvitationList {
     /// Oldest first; a game sends at most 12.
     pub invitations: Vec<GameInvitation>,
+    /// The next page's `cursor`; `null` on the last page (and always after an invitation is
+    /// sent, whose answer lists them all).
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
 
 /// More accounts to invite to an open game.
@@ -165,8 +195,12 @@ pub(super) async fn take_invitation_allowances(
     Ok(())
 }
 
-fn invitation_list(sent: Vec<invitations::SentInvitation>) -> GameInvitationList {
+fn invitation_list(
+    sent: Vec<invitations::SentInvitation>,
+    next: Option<String>,
+) -> GameInvitationList {
     GameInvitationList {
+        next,
         invitations: sent
             .into_iter()
             .map(|invitation| GameInvitation {
@@ -190,9 +224,10 @@ fn invitation_list(sent: Vec<invitations::SentInvitation>) -> GameInvitationList
 /// the game's players, so that a creator whose invitee declined sees it and can invite
 /// someone else.
 #[utoipa::path(get, path = "/v1/games/{id}/invitations", tag = "games",
-    params(("id" = String, Path, description = "Game id")),
+    params(("id" = String, Path, description = "Game id"), PageQuery),
     responses(
         (status = 200, body = GameInvitationList),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_a_player`: only the game's players see its invitations", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
@@ -202,10 +237,19 @@ pub async fn game_invitations(
     db: web::Data<Db>,
     user: AuthUser,
     path: web::Path<String>,
+    query: web::Query<PageQuery>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
+    let page: PageRequest<(i64, String)> =
+        GAME_INVITATIONS.request(query.cursor.as_deref(), query.limit)?;
     let sent = blocking(move || invitations::of_game(&db, &id, &user)).await?;
-    Ok(HttpResponse::Ok().json(invitation_list(sent)))
+    // The list's order: when they were invited, then by name (names are unique).
+    let sent = page.page_of(&GAME_INVITATIONS, sent, |invitation| {
+        (invitation.invited_at, invitation.name.clone())
+    });
+    let body = invitation_list(sent.items, sent.next.clone());
+    Ok(page_response(&http, sent.next.as_deref(), &body))
 }
 
 /// Invite more accounts to your open unlisted or private game, say in the place of one who
@@ -245,7 +289,7 @@ pub async fn invite_to_game(
     take_invitation_allowances(&limits, &db, &user.account_id, &names).await?;
     let now = clock.now_millis();
     let sent = blocking(move || invitations::invite_more(&db, &id, &user, &names, now)).await?;
-    Ok(HttpResponse::Ok().json(invitation_list(sent)))
+    Ok(HttpResponse::Ok().json(invitation_list(sent, None)))
 }
 
 /// Play a finished or abandoned game again: a new private game of the same kind, seat

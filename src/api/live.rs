@@ -22,6 +22,7 @@ use utoipa::IntoParams;
 use super::blocking;
 use super::games::game_id;
 use super::models::EventOut;
+use super::paging::{PageRequest, Pager};
 use super::rate_limit::client_networks_of;
 use super::request_slots::Slot;
 use crate::auth::AuthUser;
@@ -56,6 +57,18 @@ pub fn cursor_after(after: Option<i64>) -> Result<i64, ApiError> {
         )),
         after => Ok(after.unwrap_or(0)),
     }
+}
+
+/// A page of a log (events, chat, notifications): from `cursor`, or after the id or seq
+/// `after` names (the one a stream's `Last-Event-ID` gives); not both.
+pub fn log_page(
+    pager: &Pager,
+    cursor: Option<&str>,
+    limit: Option<i64>,
+    after: Option<i64>,
+) -> Result<PageRequest<i64>, ApiError> {
+    let after = after.map(|after| cursor_after(Some(after))).transpose()?;
+    pager.request_or(cursor, limit, after.map(|after| ("after", after)))
 }
 
 /// A slot of the followers' caps for the caller, or 429 `too_many_streams`. It takes the

@@ -18,6 +18,7 @@ pub mod live;
 pub mod metrics;
 pub mod models;
 pub mod moderation;
+pub mod paging;
 pub mod personal_tokens;
 pub mod play;
 pub mod rate_limit;

@@ -1,13 +1,14 @@
 //! Blocks, reports, and what moderators do (`/v1/moderation`, for accounts an operator
 //! made moderators with `turnpost grant-moderator`).
 
-use actix_web::{delete, post, route, web, HttpResponse};
+use actix_web::{delete, post, route, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
 use super::games::checked_game_id;
 use super::models::AccountRef;
+use super::paging::{page_response, PageQuery, PageRequest, Pager};
 use super::rate_limit::RateLimits;
 use crate::auth::AuthUser;
 use crate::clock::Clock;
@@ -45,22 +46,41 @@ impl BlockOut {
 pub struct BlockList {
     /// By name.
     pub blocked: Vec<BlockOut>,
+    /// The next page's `cursor`; `null` on the last page.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
+
+pub const BLOCKS: Pager = Pager::new("blocks", 50, 200);
+pub const REPORTS: Pager = Pager::new("reports", 50, 200);
+pub const AUDIT_LOG: Pager = Pager::new("audit_log", 50, 200);
 
 const NAME_PARAM: &str = "Account name (any case)";
 
-/// The accounts you block.
+/// The accounts you block, by name.
 #[utoipa::path(get, path = "/v1/me/blocks", tag = "accounts",
+    params(PageQuery),
     responses(
         (status = 200, body = BlockList),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/me/blocks", method = "GET", method = "HEAD")]
-pub async fn list_blocks(db: web::Data<Db>, user: AuthUser) -> Result<HttpResponse, ApiError> {
-    let blocked = blocking(move || blocks::list(&db, &user)).await?;
-    Ok(HttpResponse::Ok().json(BlockList {
-        blocked: blocked.into_iter().map(BlockOut::of).collect(),
-    }))
+pub async fn list_blocks(
+    db: web::Data<Db>,
+    user: AuthUser,
+    query: web::Query<PageQuery>,
+    http: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let page: PageRequest<String> = BLOCKS.request(query.cursor.as_deref(), query.limit)?;
+    let (after, rows) = (page.after.clone(), page.rows_to_read());
+    let blocked = blocking(move || blocks::list(&db, &user, after.as_deref(), rows)).await?;
+    let blocked = page.cut(&BLOCKS, blocked, |entry| entry.name_key.clone());
+    let body = BlockList {
+        blocked: blocked.items.into_iter().map(BlockOut::of).collect(),
+        next: blocked.next.clone(),
+    };
+    Ok(page_response(&http, blocked.next.as_deref(), &body))
 }
 
 /// Block an account: from now on no invitation, rematch offer, chat message or mention of
@@ -236,8 +256,11 @@ impl ReportOut {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportList {
-    /// Oldest first: ask again with `after` = the last id for more.
+    /// Oldest first.
     pub reports: Vec<ReportOut>,
+    /// The next page's `cursor`; `null` on the last page.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
 
 /// Which reports a moderator lists.
@@ -256,23 +279,29 @@ pub struct ReportQuery {
     pub state: Option<ReportStateQuery>,
     /// Only reports of this account (by name).
     pub account: Option<String>,
-    /// Only reports after this id.
-    #[param(minimum = 0)]
-    pub after: Option<i64>,
     /// At most this many (1 to 200, default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    /// Only reports after this id. Deprecated: page with `cursor`.
+    #[param(minimum = 0)]
+    pub after: Option<i64>,
 }
 
-fn paging(after: Option<i64>, limit: Option<i64>) -> Result<(i64, i64), ApiError> {
-    let (after, limit) = (after.unwrap_or(0), limit.unwrap_or(50));
-    if after < 0 || !(1..=200).contains(&limit) {
+/// A page of a list ordered by id, from `cursor` or the older `after`.
+fn id_page(
+    pager: &Pager,
+    cursor: Option<&str>,
+    limit: Option<i64>,
+    after: Option<i64>,
+) -> Result<PageRequest<i64>, ApiError> {
+    if after.is_some_and(|after| after < 0) {
         return Err(ApiError::bad_request(
             "invalid_query",
-            "`after` is at least 0 and `limit` 1 to 200",
+            "`after` is at least 0",
         ));
     }
-    Ok((after, limit))
+    pager.request_or(cursor, limit, after.map(|after| ("after", after)))
 }
 
 const MODERATORS_ONLY: &str = "`not_a_moderator`";
@@ -287,7 +316,7 @@ fn positive_id(text: &str) -> Option<i64> {
     params(ReportQuery),
     responses(
         (status = 200, body = ReportList),
-        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = MODERATORS_ONLY, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`account_not_found`", body = Problem, content_type = "application/problem+json"),
@@ -297,9 +326,11 @@ pub async fn list_reports(
     db: web::Data<Db>,
     user: AuthUser,
     query: web::Query<ReportQuery>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
-    let (after, limit) = paging(query.after, query.limit)?;
+    let page = id_page(&REPORTS, query.cursor.as_deref(), query.limit, query.after)?;
+    let (after, limit) = (page.after.unwrap_or(0), page.rows_to_read());
     let state = match query.state.unwrap_or(ReportStateQuery::Open) {
         ReportStateQuery::Open => ReportState::Open,
         ReportStateQuery::Resolved => ReportState::Resolved,
@@ -309,9 +340,12 @@ pub async fn list_reports(
         moderation::reports(&db, &user, state, query.account.as_deref(), after, limit)
     })
     .await?;
-    Ok(HttpResponse::Ok().json(ReportList {
-        reports: reports.into_iter().map(ReportOut::of).collect(),
-    }))
+    let reports = page.cut(&REPORTS, reports, |report| report.id);
+    let body = ReportList {
+        reports: reports.items.into_iter().map(ReportOut::of).collect(),
+        next: reports.next.clone(),
+    };
+    Ok(page_response(&http, reports.next.as_deref(), &body))
 }
 
 /// Why a moderator acts, for the audit log.
@@ -549,19 +583,23 @@ pub struct LogEntryOut {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AuditLog {
-    /// Oldest first: ask again with `after` = the last id for more.
+    /// Oldest first.
     pub entries: Vec<LogEntryOut>,
+    /// The next page's `cursor`; `null` on the last page.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct LogQuery {
-    /// Only entries after this id.
-    #[param(minimum = 0)]
-    pub after: Option<i64>,
     /// At most this many (1 to 200, default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    /// Only entries after this id. Deprecated: page with `cursor`.
+    #[param(minimum = 0)]
+    pub after: Option<i64>,
 }
 
 /// The audit log of every moderator's action and every grant, with who and why
@@ -570,7 +608,7 @@ pub struct LogQuery {
     params(LogQuery),
     responses(
         (status = 200, body = AuditLog),
-        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = MODERATORS_ONLY, body = Problem, content_type = "application/problem+json"),
     ))]
@@ -579,9 +617,17 @@ pub async fn audit_log(
     db: web::Data<Db>,
     user: AuthUser,
     query: web::Query<LogQuery>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let (after, limit) = paging(query.after, query.limit)?;
+    let page = id_page(
+        &AUDIT_LOG,
+        query.cursor.as_deref(),
+        query.limit,
+        query.after,
+    )?;
+    let (after, limit) = (page.after.unwrap_or(0), page.rows_to_read());
     let entries = blocking(move || moderation::audit_log(&db, &user, after, limit)).await?;
+    let entries = page.cut(&AUDIT_LOG, entries, |logged| logged.id);
     let entry = |logged: LoggedEntry| {
         let named = |id: Option<String>, name: Option<String>| {
             Some(AccountRef {
@@ -603,7 +649,9 @@ pub async fn audit_log(
             at: format_time(entry.created_at),
         }
     };
-    Ok(HttpResponse::Ok().json(AuditLog {
-        entries: entries.into_iter().map(entry).collect(),
-    }))
+    let body = AuditLog {
+        entries: entries.items.into_iter().map(entry).collect(),
+        next: entries.next.clone(),
+    };
+    Ok(page_response(&http, entries.next.as_deref(), &body))
 }

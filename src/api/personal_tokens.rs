@@ -1,11 +1,12 @@
 //! Personal tokens: named, scoped, expiring bearer tokens an account creates for its scripts
 //! and bots, listed without their secrets and revoked one by one.
 
-use actix_web::{delete, post, route, web, HttpResponse};
+use actix_web::{delete, post, route, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::blocking;
+use super::paging::{page_response, PageQuery, PageRequest, Pager};
 use crate::auth::{AuthUser, RecentChecks, Scope, Scopes};
 use crate::error::{ApiError, Problem};
 use crate::service::format_time;
@@ -70,7 +71,12 @@ pub struct PersonalTokenCreated {
 pub struct PersonalTokenList {
     /// Oldest first.
     pub personal_tokens: Vec<PersonalTokenOut>,
+    /// The next page's `cursor`; `null` on the last page.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
+
+pub const PERSONAL_TOKENS: Pager = Pager::new("personal_tokens", 50, 200);
 
 fn listed(token: &PersonalToken) -> PersonalTokenOut {
     PersonalTokenOut {
@@ -126,16 +132,29 @@ pub async fn create_personal_token(
 
 /// Your personal tokens, oldest first, without their secrets.
 #[utoipa::path(get, path = "/v1/me/personal-tokens", tag = "accounts",
-    responses((status = 200, body = PersonalTokenList)))]
+    params(PageQuery),
+    responses(
+        (status = 200, body = PersonalTokenList),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+    ))]
 #[route("/v1/me/personal-tokens", method = "GET", method = "HEAD")]
 pub async fn list_personal_tokens(
     db: web::Data<Db>,
     user: AuthUser,
+    query: web::Query<PageQuery>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    let page: PageRequest<(i64, String)> =
+        PERSONAL_TOKENS.request(query.cursor.as_deref(), query.limit)?;
     let tokens = blocking(move || personal_tokens::list(&db, &user)).await?;
-    Ok(HttpResponse::Ok().json(PersonalTokenList {
-        personal_tokens: tokens.iter().map(listed).collect(),
-    }))
+    let tokens = page.page_of(&PERSONAL_TOKENS, tokens, |token| {
+        (token.created_at, token.id.clone())
+    });
+    let body = PersonalTokenList {
+        personal_tokens: tokens.items.iter().map(listed).collect(),
+        next: tokens.next.clone(),
+    };
+    Ok(page_response(&http, tokens.next.as_deref(), &body))
 }
 
 /// Revoke a personal token.

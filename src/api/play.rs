@@ -14,6 +14,7 @@ use super::metrics::{Metrics, PlayPath};
 use super::models::{
     ActionAccepted, EventOut, GameOutcome, GameStatus, IdempotencyHeader, SeatInfo, ViewOut,
 };
+use super::paging::{page_response, Pager};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::games::engine::Viewer;
@@ -643,7 +644,11 @@ fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct EventsQuery {
-    /// Only events after this seq (default 0: the whole log).
+    /// At most this many events (1 to 1,000, default 1,000).
+    #[param(minimum = 1, maximum = 1000, example = 1000)]
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    /// Only events after this seq (default 0: from the first); not with `cursor`.
     #[param(minimum = 0, example = 12)]
     pub after: Option<i64>,
     /// Long poll: when nothing is past `after` yet, wait up to this many seconds (at most
@@ -659,13 +664,20 @@ pub struct EventLog {
     pub kind: String,
     pub current_seq: i64,
     pub events: Vec<EventOut>,
+    /// The next page's `cursor`; `null` on the last page (a long poll then continues with
+    /// `after` = `current_seq`).
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
 
-/// The turn log as the caller may see it.
+pub const EVENTS: Pager = Pager::new("events", 1000, 1000);
+
+/// The turn log as the caller may see it, a page at a time.
 #[utoipa::path(get, path = "/v1/games/{id}/events", tag = "play",
     params(("id" = String, Path, description = "Game id"), EventsQuery),
     responses(
         (status = 200, body = EventLog),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_streams` (a long poll, `wait` > 0, while the account, its address or the server holds as many streams and long polls as allowed; with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
@@ -682,7 +694,8 @@ pub async fn list_events(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let query = query.into_inner();
-    let after = super::live::cursor_after(query.after)?;
+    let page = super::live::log_page(&EVENTS, query.cursor.as_deref(), query.limit, query.after)?;
+    let after = page.after.unwrap_or(0);
     if let Some(wait) = query.wait.filter(|seconds| *seconds > 0) {
         if wait > super::live::MAX_WAIT_SECONDS {
             return Err(ApiError::bad_request(
@@ -704,14 +717,19 @@ pub async fn list_events(
             () = slot.ended() => {}
         }
     }
-    let game_id = id.clone();
-    let page = blocking(move || play::events(&db, &id, &user, after)).await?;
-    Ok(HttpResponse::Ok().json(EventLog {
+    let (game_id, limit) = (id.clone(), page.limit);
+    let log = blocking(move || play::events(&db, &id, &user, after, limit)).await?;
+    // The page ends before the log does: the next starts after its last seq.
+    let last_seq = after.saturating_add(limit);
+    let next = (last_seq < log.current_seq).then(|| EVENTS.cursor(&last_seq));
+    let body = EventLog {
         game_id,
-        kind: page.kind,
-        current_seq: page.current_seq,
-        events: page.events.into_iter().map(EventOut::from).collect(),
-    }))
+        kind: log.kind,
+        current_seq: log.current_seq,
+        events: log.events.into_iter().map(EventOut::from).collect(),
+        next: next.clone(),
+    };
+    Ok(page_response(&request, next.as_deref(), &body))
 }
 
 /// An exported game: enough to replay and verify it.

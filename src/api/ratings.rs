@@ -1,16 +1,17 @@
 //! Ratings per game kind: leaderboards and each account's ratings with their history.
 
-use actix_web::{route, web, HttpResponse};
+use actix_web::{route, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
 use super::models::AccountRef;
+use super::paging::{page_response, PageRequest, Pager};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::service::format_time;
 use crate::service::ratings;
-use crate::store::ratings::StoredRating;
+use crate::store::ratings::{LeaderboardPosition, StoredRating};
 use crate::store::Db;
 
 /// A rating in one kind (Weng-Lin: players start at 25 with an uncertainty of 25/3).
@@ -61,6 +62,9 @@ pub struct LeaderboardEntry {
 pub struct Leaderboard {
     pub kind: String,
     pub players: Vec<LeaderboardEntry>,
+    /// The next page's `cursor`; `null` on the last page.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -69,10 +73,13 @@ pub struct LeaderboardQuery {
     /// At most this many players (1 to 200, default 50).
     #[param(minimum = 1, maximum = 200, example = 20)]
     pub limit: Option<i64>,
-    /// Skip this many players.
+    pub cursor: Option<String>,
+    /// Skip this many players. Deprecated: page with `cursor`.
     #[param(minimum = 0, example = 0)]
     pub offset: Option<i64>,
 }
+
+pub const LEADERBOARD: Pager = Pager::new("leaderboard", 50, 200);
 
 /// The kind's rated players with at least 5 rated games, best first by their conservative
 /// rating (ties: more games, then name). Only persons are rated, and a rated game counts
@@ -83,6 +90,7 @@ pub struct LeaderboardQuery {
     params(("kind" = String, Path, description = "A kind from `GET /v1/game-kinds`", example = "tikal"), LeaderboardQuery),
     responses(
         (status = 200, body = Leaderboard),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_kind_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -92,6 +100,7 @@ pub async fn get_leaderboard(
     _user: AuthUser,
     path: web::Path<String>,
     query: web::Query<LeaderboardQuery>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let kind = path.into_inner();
     if crate::games::find_game_rules(&kind).is_none() {
@@ -100,29 +109,63 @@ pub async fn get_leaderboard(
             "no game kind has that name; see GET /v1/game-kinds",
         ));
     }
-    let limit = query.limit.unwrap_or(50);
-    let offset = query.offset.unwrap_or(0);
-    if !(1..=200).contains(&limit) || offset < 0 {
+    if query.offset.is_some_and(|offset| offset < 0) {
         return Err(ApiError::bad_request(
             "invalid_query",
-            "`limit` is 1 to 200 and `offset` at least 0",
+            "`offset` is at least 0",
         ));
     }
+    // The position after a page's last player, with that player's rank.
+    let page: PageRequest<(i64, LeaderboardPosition)> =
+        LEADERBOARD.request(query.cursor.as_deref(), query.limit)?;
+    if page.after.is_some() && query.offset.is_some() {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "give `cursor` or `offset`, not both",
+        ));
+    }
+    let offset = query.offset.unwrap_or(0);
+    let (ranked_before, after) = match page.after.clone() {
+        Some((rank, position)) => (rank, Some(position)),
+        None => (offset, None),
+    };
     let board_kind = kind.clone();
-    let players = blocking(move || ratings::leaderboard(&db, &board_kind, limit, offset)).await?;
-    let players = players
-        .iter()
-        .zip(0_i64..)
-        .map(|(stored, index)| LeaderboardEntry {
-            rank: u32::try_from(offset.saturating_add(index).saturating_add(1)).unwrap_or(u32::MAX),
-            account: AccountRef {
-                id: stored.account_id.clone(),
-                name: stored.name.clone(),
-            },
-            rating: RatingOut::of(stored),
-        })
+    let rows = page.rows_to_read();
+    let players = blocking(move || {
+        ratings::leaderboard(
+            &db,
+            &board_kind,
+            rows,
+            if after.is_some() { 0 } else { offset },
+            after.as_ref(),
+        )
+    })
+    .await?;
+    let ranked: Vec<(i64, StoredRating, LeaderboardPosition)> = players
+        .into_iter()
+        .zip(1_i64..)
+        .map(|((stored, position), index)| (ranked_before.saturating_add(index), stored, position))
         .collect();
-    Ok(HttpResponse::Ok().json(Leaderboard { kind, players }))
+    let players = page.cut(&LEADERBOARD, ranked, |(rank, _, position)| {
+        (*rank, position.clone())
+    });
+    let body = Leaderboard {
+        kind,
+        players: players
+            .items
+            .iter()
+            .map(|(rank, stored, _)| LeaderboardEntry {
+                rank: u32::try_from(*rank).unwrap_or(u32::MAX),
+                account: AccountRef {
+                    id: stored.account_id.clone(),
+                    name: stored.name.clone(),
+                },
+                rating: RatingOut::of(stored),
+            })
+            .collect(),
+        next: players.next.clone(),
+    };
+    Ok(page_response(&http, players.next.as_deref(), &body))
 }
 
 /// What one rated game did to one player's rating.
@@ -151,15 +194,30 @@ pub struct AccountRatings {
     pub name: String,
     /// One per kind the account played a rated game of.
     pub ratings: Vec<RatingOut>,
-    /// The latest rated games' changes, newest first (at most 100).
+    /// A page of the rated games' changes, newest first.
     pub history: Vec<RatingChangeOut>,
+    /// The `cursor` of the history's next page; `null` on its last page.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
 
-/// A player's ratings per kind and their history.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct RatingHistoryQuery {
+    /// At most this many changes in `history` (1 to 200, default 100).
+    #[param(minimum = 1, maximum = 200, example = 100)]
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+}
+
+pub const RATING_HISTORY: Pager = Pager::new("rating_history", 100, 200);
+
+/// A player's ratings per kind and their history, a page at a time.
 #[utoipa::path(get, path = "/v1/accounts/{name}/ratings", tag = "accounts",
-    params(("name" = String, Path, description = "Account name (any case)", example = "alice")),
+    params(("name" = String, Path, description = "Account name (any case)", example = "alice"), RatingHistoryQuery),
     responses(
         (status = 200, body = AccountRatings),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`account_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -168,14 +226,22 @@ pub async fn get_account_ratings(
     db: web::Data<Db>,
     user: AuthUser,
     path: web::Path<String>,
+    query: web::Query<RatingHistoryQuery>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let name = path.into_inner();
-    let found = blocking(move || ratings::of_account(&db, &name, &user.account_id)).await?;
-    Ok(HttpResponse::Ok().json(AccountRatings {
+    let page: PageRequest<i64> = RATING_HISTORY.request(query.cursor.as_deref(), query.limit)?;
+    let (rows, before) = (page.rows_to_read(), page.after);
+    let found =
+        blocking(move || ratings::of_account(&db, &name, &user.account_id, rows, before)).await?;
+    let history = page.cut(&RATING_HISTORY, found.changes, |shown| {
+        shown.change.rating_order
+    });
+    let body = AccountRatings {
         name: found.name,
         ratings: found.ratings.iter().map(RatingOut::of).collect(),
-        history: found
-            .changes
+        history: history
+            .items
             .into_iter()
             .map(|shown| (shown.named, shown.change))
             .map(|(named, change)| RatingChangeOut {
@@ -190,5 +256,7 @@ pub async fn get_account_ratings(
                 at: format_time(change.created_at),
             })
             .collect(),
-    }))
+        next: history.next.clone(),
+    };
+    Ok(page_response(&http, history.next.as_deref(), &body))
 }

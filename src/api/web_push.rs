@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::blocking;
+use super::paging::{page_response, PageQuery, PageRequest, Pager};
 use super::rate_limit::RateLimits;
 use crate::auth::AuthUser;
 use crate::clock::Clock;
@@ -142,7 +143,12 @@ impl PushSubscription {
 pub struct PushSubscriptionList {
     /// Oldest first.
     pub subscriptions: Vec<PushSubscription>,
+    /// The next page's `cursor`; `null` on the last page.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
+
+pub const PUSH_SUBSCRIPTIONS: Pager = Pager::new("push_subscriptions", 50, 200);
 
 /// What to push to a device.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -226,24 +232,36 @@ pub async fn create_push_subscription(
     })
 }
 
-/// Your devices that get pushes.
+/// Your devices that get pushes, oldest first.
 #[utoipa::path(get, path = "/v1/me/push-subscriptions", tag = "notifications",
+    params(PageQuery),
     responses(
         (status = 200, body = PushSubscriptionList),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/me/push-subscriptions", method = "GET", method = "HEAD")]
 pub async fn list_push_subscriptions(
     db: web::Data<Db>,
     user: AuthUser,
+    query: web::Query<PageQuery>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    let page: PageRequest<(i64, String)> =
+        PUSH_SUBSCRIPTIONS.request(query.cursor.as_deref(), query.limit)?;
     let subscriptions = blocking(move || push::list(&db, &user)).await?;
-    Ok(HttpResponse::Ok().json(PushSubscriptionList {
+    let subscriptions = page.page_of(&PUSH_SUBSCRIPTIONS, subscriptions, |subscription| {
+        (subscription.created_at, subscription.id.clone())
+    });
+    let body = PushSubscriptionList {
         subscriptions: subscriptions
+            .items
             .into_iter()
             .map(PushSubscription::of)
             .collect(),
-    }))
+        next: subscriptions.next.clone(),
+    };
+    Ok(page_response(&http, subscriptions.next.as_deref(), &body))
 }
 
 /// Choose what is pushed to one of your devices.

@@ -1,10 +1,11 @@
 //! The caller's notifications (a feed, a long poll and a live stream) and webhooks.
 
-use actix_web::{delete, post, route, web, HttpResponse};
+use actix_web::{delete, post, route, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
+use super::paging::{page_response, PageQuery, PageRequest, Pager};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::service::format_time;
@@ -128,12 +129,23 @@ impl NotificationOut {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct NotificationList {
     pub notifications: Vec<NotificationOut>,
+    /// The next page's `cursor`; `null` on the last page (a long poll then continues with
+    /// `after` = the last id).
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
+
+pub const NOTIFICATIONS: Pager = Pager::new("notifications", 100, 200);
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct NotificationsQuery {
-    /// Only notifications after this id (default 0: from the oldest).
+    /// At most this many (1 to 200, default 100).
+    #[param(minimum = 1, maximum = 200, example = 100)]
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    /// Only notifications after this id (default 0: from the oldest), the id a stream's
+    /// `Last-Event-ID` names; not with `cursor`.
     #[param(minimum = 0, example = 41)]
     pub after: Option<i64>,
     /// Long poll: when there is nothing after `after` yet, wait up to this many seconds (at
@@ -142,17 +154,18 @@ pub struct NotificationsQuery {
     pub wait: Option<u64>,
 }
 
-/// What concerns you across your games, oldest first (at most 100 per answer).
+/// What concerns you across your games, oldest first, a page at a time.
 ///
 /// `game_started` when a game you sit in starts, `your_turn` when your seat must act (newly,
 /// or after another seat acted), `game_finished` with the outcome, `game_cancelled` when an
 /// open game you sat down at is cancelled or expires, `invitation`, `invitation_accepted`,
 /// `invitation_declined`, `abandon_vote` and `game_abandoned` (see `NotificationKind`).
-/// Written with the events or acts that cause them, so none is lost or made up. Page with `after`; `wait` long-polls.
+/// Written with the events or acts that cause them, so none is lost or made up. Page with `cursor`; `wait` long-polls.
 #[utoipa::path(get, path = "/v1/me/notifications", tag = "notifications",
     params(NotificationsQuery),
     responses(
         (status = 200, body = NotificationList),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "`token_revoked` also when the account signs out everywhere or changes its password (or the personal token is revoked) during a long poll", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_streams` (a long poll, `wait` > 0, while the account, its address or the server holds as many streams and long polls as allowed; with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -162,10 +175,16 @@ pub async fn list_notifications(
     hub: web::Data<crate::push::Hub>,
     user: AuthUser,
     query: web::Query<NotificationsQuery>,
-    request: actix_web::HttpRequest,
+    request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
-    let after = super::live::cursor_after(query.after)?;
+    let page = super::live::log_page(
+        &NOTIFICATIONS,
+        query.cursor.as_deref(),
+        query.limit,
+        query.after,
+    )?;
+    let after = page.after.unwrap_or(0);
     if let Some(wait) = query.wait.filter(|seconds| *seconds > 0) {
         if wait > super::live::MAX_WAIT_SECONDS {
             return Err(ApiError::bad_request(
@@ -186,20 +205,31 @@ pub async fn list_notifications(
             () = slot.ended() => {}
         }
     }
-    let account = user.account_id.clone();
+    let (account, rows) = (user.account_id.clone(), page.rows_to_read());
     let notifications = blocking(move || {
         db.read(|conn| {
             Ok(crate::store::notifications::notifications_after(
-                conn, &account, after, 100,
+                conn, &account, after, rows,
             )?)
         })
     })
     .await?;
-    let notifications = notifications
-        .iter()
-        .map(NotificationOut::of)
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(HttpResponse::Ok().json(NotificationList { notifications }))
+    let notifications = page.cut(&NOTIFICATIONS, notifications, |notification| {
+        notification.id
+    });
+    let body = NotificationList {
+        notifications: notifications
+            .items
+            .iter()
+            .map(NotificationOut::of)
+            .collect::<Result<Vec<_>, _>>()?,
+        next: notifications.next.clone(),
+    };
+    Ok(page_response(
+        &request,
+        notifications.next.as_deref(),
+        &body,
+    ))
 }
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
@@ -237,8 +267,15 @@ pub struct WebhookCreated {
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct WebhookList {
+    /// Oldest first.
     pub webhooks: Vec<WebhookOut>,
+    /// The next page's `cursor`; `null` on the last page.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
+
+pub const WEBHOOKS: Pager = Pager::new("webhooks", 50, 200);
+pub const DELIVERIES: Pager = Pager::new("deliveries", 50, 200);
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -303,7 +340,11 @@ impl From<&Delivery> for DeliveryOut {
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct DeliveryList {
+    /// Newest first.
     pub deliveries: Vec<DeliveryOut>,
+    /// The next page's `cursor` (older deliveries); `null` on the last page.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
 
 fn listed(webhook: &Webhook) -> WebhookOut {
@@ -378,15 +419,29 @@ pub async fn create_webhook(
     }))
 }
 
-/// Your webhooks.
+/// Your webhooks, oldest first.
 #[utoipa::path(get, path = "/v1/me/webhooks", tag = "notifications",
-    responses((status = 200, body = WebhookList)))]
+    params(PageQuery),
+    responses(
+        (status = 200, body = WebhookList),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+    ))]
 #[route("/v1/me/webhooks", method = "GET", method = "HEAD")]
-pub async fn list_webhooks(db: web::Data<Db>, user: AuthUser) -> Result<HttpResponse, ApiError> {
+pub async fn list_webhooks(
+    db: web::Data<Db>,
+    user: AuthUser,
+    query: web::Query<PageQuery>,
+    http: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let page: PageRequest<(i64, String)> =
+        WEBHOOKS.request(query.cursor.as_deref(), query.limit)?;
     let hooks = blocking(move || webhooks::list(&db, &user)).await?;
-    Ok(HttpResponse::Ok().json(WebhookList {
-        webhooks: hooks.iter().map(listed).collect(),
-    }))
+    let hooks = page.page_of(&WEBHOOKS, hooks, |hook| (hook.created_at, hook.id.clone()));
+    let body = WebhookList {
+        webhooks: hooks.items.iter().map(listed).collect(),
+        next: hooks.next.clone(),
+    };
+    Ok(page_response(&http, hooks.next.as_deref(), &body))
 }
 
 /// Remove a webhook (its pending deliveries are dropped).
@@ -407,11 +462,12 @@ pub async fn delete_webhook(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// A webhook's 50 most recent deliveries, newest first, with their results.
+/// A webhook's deliveries, newest first, with their results.
 #[utoipa::path(get, path = "/v1/me/webhooks/{webhook_id}/deliveries", tag = "notifications",
-    params(("webhook_id" = String, Path, description = "Webhook id")),
+    params(("webhook_id" = String, Path, description = "Webhook id"), PageQuery),
     responses(
         (status = 200, body = DeliveryList),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route(
@@ -423,12 +479,24 @@ pub async fn list_deliveries(
     db: web::Data<Db>,
     user: AuthUser,
     path: web::Path<String>,
+    query: web::Query<PageQuery>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = path.into_inner();
-    let deliveries = blocking(move || webhooks::deliveries(&db, &user, &id)).await?;
-    Ok(HttpResponse::Ok().json(DeliveryList {
-        deliveries: deliveries.iter().map(DeliveryOut::from).collect(),
-    }))
+    // Newest first: a position is the last delivery's creation time and id.
+    let page: PageRequest<(i64, String)> =
+        DELIVERIES.request(query.cursor.as_deref(), query.limit)?;
+    let (rows, before) = (page.rows_to_read(), page.after.clone());
+    let deliveries =
+        blocking(move || webhooks::deliveries(&db, &user, &id, rows, before.as_ref())).await?;
+    let deliveries = page.cut(&DELIVERIES, deliveries, |delivery| {
+        (delivery.created_at, delivery.id.clone())
+    });
+    let body = DeliveryList {
+        deliveries: deliveries.items.iter().map(DeliveryOut::from).collect(),
+        next: deliveries.next.clone(),
+    };
+    Ok(page_response(&http, deliveries.next.as_deref(), &body))
 }
 
 /// Send a test delivery (`"type": "test"`) to a webhook.

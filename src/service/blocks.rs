@@ -20,7 +20,7 @@ pub fn block(db: &Db, user: &AuthUser, name: &str, now: i64) -> Result<(Blocked,
             ));
         }
         let new = moderation::block(conn, &user.account_id, &blocked.id, now)?;
-        let entry = moderation::blocked_by(conn, &user.account_id)?
+        let entry = moderation::blocked_by(conn, &user.account_id, None, i64::MAX)?
             .into_iter()
             .find(|entry| entry.account_id == blocked.id)
             .ok_or_else(|| ApiError::Internal("a block vanished".into()))?;
@@ -44,9 +44,15 @@ pub fn unblock(db: &Db, user: &AuthUser, name: &str) -> Result<(), ApiError> {
     })
 }
 
-/// The accounts the caller blocks.
-pub fn list(db: &Db, user: &AuthUser) -> Result<Vec<Blocked>, ApiError> {
-    Ok(db.read(|conn| moderation::blocked_by(conn, &user.account_id))?)
+/// A page of the accounts the caller blocks, by name: at most `limit` after the name key
+/// `after_name_key`.
+pub fn list(
+    db: &Db,
+    user: &AuthUser,
+    after_name_key: Option<&str>,
+    limit: i64,
+) -> Result<Vec<Blocked>, ApiError> {
+    Ok(db.read(|conn| moderation::blocked_by(conn, &user.account_id, after_name_key, limit))?)
 }
 
 /// Refuses an invitation between two accounts one of which blocks the other.

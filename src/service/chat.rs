@@ -15,8 +15,6 @@ use crate::store::Db;
 pub const MOST_CHARACTERS: usize = 1_000;
 /// The most messages one game's chat holds (tombstones count).
 pub const MOST_MESSAGES_PER_GAME: i64 = 5_000;
-/// The most messages one answer lists.
-pub const PAGE: i64 = 100;
 
 /// A page of a game's chat.
 pub struct ChatPage {
@@ -26,12 +24,18 @@ pub struct ChatPage {
     pub blocked_authors: Vec<String>,
 }
 
-/// The game's messages after `after`, oldest first (at most [`PAGE`]); anyone who may read
+/// The game's messages after `after`, oldest first (at most `limit`); anyone who may read
 /// the game may read its chat.
-pub fn messages(db: &Db, game_id: &str, user: &AuthUser, after: i64) -> Result<ChatPage, ApiError> {
+pub fn messages(
+    db: &Db,
+    game_id: &str,
+    user: &AuthUser,
+    after: i64,
+    limit: i64,
+) -> Result<ChatPage, ApiError> {
     db.read(|conn| {
         let game = LoadedGame::load_for(conn, game_id, user)?;
-        let messages = chat::messages_after(conn, game_id, after, PAGE)?;
+        let messages = chat::messages_after(conn, game_id, after, limit)?;
         let mut authors: Vec<String> = messages.iter().map(|m| m.account_id.clone()).collect();
         authors.sort();
         authors.dedup();

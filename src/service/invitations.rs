@@ -9,9 +9,6 @@ use crate::error::ApiError;
 use crate::games::engine::Seat;
 use crate::store::{self, Db, DbConnection, Game, PendingInvitation};
 
-/// The most pending invitations one answer lists.
-pub const MOST_LISTED: i64 = 100;
-
 /// Tells each newly invited account of its invitation.
 pub(super) fn notify_invited(
     conn: &mut DbConnection,
@@ -235,10 +232,16 @@ pub fn invite_more(
 }
 
 /// The caller's invitations still waiting for an answer: open games they are invited to,
-/// have not declined and do not sit in yet. Newest first, at most [`MOST_LISTED`].
-pub fn pending(db: &Db, user: &AuthUser) -> Result<Vec<Invitation>, ApiError> {
+/// have not declined and do not sit in yet. Newest first: at most `limit`, after `after`
+/// (an invitation's time and game id).
+pub fn pending(
+    db: &Db,
+    user: &AuthUser,
+    limit: i64,
+    after: Option<&(i64, String)>,
+) -> Result<Vec<Invitation>, ApiError> {
     db.read(|conn| {
-        let pending = store::pending_invitations(conn, &user.account_id, MOST_LISTED)?;
+        let pending = store::pending_invitations(conn, &user.account_id, limit, after)?;
         let ids: Vec<String> = pending.iter().map(|found| found.game.id.clone()).collect();
         let originals = store::rematched_games(conn, &ids)?;
         pending

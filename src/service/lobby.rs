@@ -316,10 +316,11 @@ pub struct GameQuery {
     pub status: Option<GameStatus>,
     pub kind: Option<String>,
     pub limit: i64,
-    pub offset: i64,
+    pub start: store::GameListStart,
 }
 
 /// One page of games, most recently active first; filtered and paged by the database.
+/// `query.limit` rows at most: ask for one more than a page to learn whether more follow.
 pub fn list_games(
     db: &Db,
     caller: &AuthUser,
@@ -337,7 +338,7 @@ pub fn list_games(
         },
         kind: query.kind.clone(),
         limit: query.limit,
-        offset: query.offset,
+        start: query.start.clone(),
     };
     db.read(|conn| {
         store::list_games(conn, &filter)?

@@ -1070,12 +1070,20 @@ pub struct EventPage {
     pub events: Vec<DescribedEvent>,
 }
 
-/// The log after `after`, as the caller may see it.
-pub fn events(db: &Db, game_id: &str, user: &AuthUser, after: i64) -> Result<EventPage, ApiError> {
+/// The log after `after`, as the caller may see it: at most `limit` events, those with
+/// `after < seq <= after + limit`.
+pub fn events(
+    db: &Db,
+    game_id: &str,
+    user: &AuthUser,
+    after: i64,
+    limit: i64,
+) -> Result<EventPage, ApiError> {
     db.read(|conn| {
         let game = LoadedGame::load_for(conn, game_id, user)?;
         let current_seq = game.game.current_seq;
-        let events = described_between(conn, &game, game.viewer_for(user), after, current_seq)?;
+        let up_to = current_seq.min(after.saturating_add(limit));
+        let events = described_between(conn, &game, game.viewer_for(user), after, up_to)?;
         Ok(EventPage {
             kind: game.game.kind.clone(),
             current_seq,

@@ -100,10 +100,16 @@ pub fn delete(db: &Db, user: &AuthUser, id: &str) -> Result<(), ApiError> {
     })
 }
 
-pub fn deliveries(db: &Db, user: &AuthUser, id: &str) -> Result<Vec<Delivery>, ApiError> {
+pub fn deliveries(
+    db: &Db,
+    user: &AuthUser,
+    id: &str,
+    limit: i64,
+    before: Option<&(i64, String)>,
+) -> Result<Vec<Delivery>, ApiError> {
     db.read(|conn| {
         own(conn, user, id)?;
-        Ok(notifications::recent_deliveries(conn, id, 50)?)
+        Ok(notifications::recent_deliveries(conn, id, limit, before)?)
     })
 }
 

@@ -423,7 +423,28 @@ pub struct GameFilter {
     pub status: Option<GameStatus>,
     pub kind: Option<String>,
     pub limit: i64,
-    pub offset: i64,
+    pub start: GameListStart,
+}
+
+/// Where a page of games starts.
+#[derive(Debug, Clone, Default)]
+pub enum GameListStart {
+    #[default]
+    First,
+    /// After this many games (the older `offset`).
+    Offset(i64),
+    /// After the game at this position of the list's order.
+    After(GameListPosition),
+}
+
+/// A game's place in the list's order: its last activity and id, and for the games where
+/// an account must act, first that seat's deadline (`i64::MAX` when it has none).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GameListPosition {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<i64>,
+    pub updated_at: i64,
+    pub id: String,
 }
 
 /// How many games `account_id` created that are still open (waiting for players).
@@ -536,10 +557,34 @@ pub fn list_games(
     if let Some(kind) = &filter.kind {
         query = query.filter(games::kind.eq(kind.clone()));
     }
+    let mut offset = 0;
+    match &filter.start {
+        GameListStart::First => {}
+        GameListStart::Offset(skipped) => offset = *skipped,
+        GameListStart::After(position) => {
+            let later = games::updated_at
+                .lt(position.updated_at)
+                .or(games::updated_at
+                    .eq(position.updated_at)
+                    .and(games::id.gt(position.id.clone())));
+            query = match (filter.to_act.is_some(), position.deadline) {
+                (true, Some(deadline)) => {
+                    let acting_deadline =
+                        || sql::<BigInt>("COALESCE(acting_seat.deadline, 9223372036854775807)");
+                    query.filter(
+                        acting_deadline()
+                            .gt(deadline)
+                            .or(acting_deadline().eq(deadline).and(later)),
+                    )
+                }
+                _ => query.filter(later),
+            };
+        }
+    }
     let rows: Vec<GameWithSettings> = query
         .then_order_by((games::updated_at.desc(), games::id.asc()))
         .limit(filter.limit)
-        .offset(filter.offset)
+        .offset(offset)
         .load(conn)?;
     let games = rows
         .into_iter()
@@ -1010,21 +1055,34 @@ pub struct PendingInvitation {
     pub invited_at: i64,
 }
 
-/// `account_id`'s pending invitations, newest first (at most `limit`).
+/// `account_id`'s pending invitations, newest first (at most `limit`, after the invitation
+/// at `after`: its time and game id).
 pub fn pending_invitations(
     conn: &mut DbConnection,
     account_id: &str,
     limit: i64,
+    after: Option<&(i64, String)>,
 ) -> Result<Vec<PendingInvitation>, StoreError> {
     let seated = seats::table
         .filter(seats::account_id.eq(account_id.to_owned()))
         .select(seats::game_id);
-    let rows: Vec<(GameRow, SettingsColumns, i64)> = game_invitations::table
+    let mut query = game_invitations::table
         .inner_join(games::table.left_join(game_settings::table))
         .filter(game_invitations::account_id.eq(account_id))
         .filter(game_invitations::declined_at.is_null())
         .filter(games::status.eq(GameStatus::Open.as_str()))
         .filter(games::id.ne_all(seated))
+        .into_boxed();
+    if let Some((invited_at, game_id)) = after {
+        query = query.filter(
+            game_invitations::invited_at
+                .lt(*invited_at)
+                .or(game_invitations::invited_at
+                    .eq(*invited_at)
+                    .and(games::id.gt(game_id.clone()))),
+        );
+    }
+    let rows: Vec<(GameRow, SettingsColumns, i64)> = query
         .order((game_invitations::invited_at.desc(), games::id.asc()))
         .limit(limit)
         .select((

@@ -49,9 +49,9 @@ pub use games::{
     insert_game, invitations, invite, leave_seat, link_rematch, list_games, load_actions,
     load_events, load_events_between, load_server_events, lock_game, lock_open_game,
     pending_invitations, rematch_of, rematched_games, sent_invitations, set_abandon_vote,
-    take_seat, ActionRow, Append, CancelReason, Game, GameFilter, GameStatus, Listener, NewEvent,
-    PendingInvitation, PlayedGame, SeatRow, SeatUpdate, SeatWithName, StoredEvent, Visibility,
-    ENGINE_SOURCE, SERVER_SOURCE,
+    take_seat, ActionRow, Append, CancelReason, Game, GameFilter, GameListPosition, GameListStart,
+    GameStatus, Listener, NewEvent, PendingInvitation, PlayedGame, SeatRow, SeatUpdate,
+    SeatWithName, StoredEvent, Visibility, ENGINE_SOURCE, SERVER_SOURCE,
 };
 pub use worker_connections::Unanswered;
 

@@ -122,22 +122,42 @@ pub fn unblock(
 pub struct Blocked {
     pub account_id: String,
     pub name: String,
+    /// The name as the list is ordered by.
+    pub name_key: String,
     pub since: i64,
 }
 
-/// The accounts `account_id` blocks, by name.
-pub fn blocked_by(conn: &mut DbConnection, account_id: &str) -> Result<Vec<Blocked>, StoreError> {
-    let rows: Vec<(String, String, i64)> = blocks::table
+/// The accounts `account_id` blocks, by name: at most `limit`, after the name key
+/// `after_name_key`.
+pub fn blocked_by(
+    conn: &mut DbConnection,
+    account_id: &str,
+    after_name_key: Option<&str>,
+    limit: i64,
+) -> Result<Vec<Blocked>, StoreError> {
+    let mut query = blocks::table
         .inner_join(accounts::table.on(accounts::id.eq(blocks::blocked_id)))
         .filter(blocks::account_id.eq(account_id))
+        .into_boxed();
+    if let Some(after) = after_name_key {
+        query = query.filter(accounts::name_key.gt(after.to_owned()));
+    }
+    let rows: Vec<(String, String, String, i64)> = query
         .order(accounts::name_key.asc())
-        .select((blocks::blocked_id, accounts::name, blocks::created_at))
+        .limit(limit)
+        .select((
+            blocks::blocked_id,
+            accounts::name,
+            accounts::name_key,
+            blocks::created_at,
+        ))
         .load(conn)?;
     Ok(rows
         .into_iter()
-        .map(|(account_id, name, since)| Blocked {
+        .map(|(account_id, name, name_key, since)| Blocked {
             account_id,
             name,
+            name_key,
             since,
         })
         .collect())

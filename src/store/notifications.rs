@@ -207,7 +207,7 @@ fn count_webhooks(conn: &mut DbConnection, account_id: &str, by: i32) -> Result<
 pub fn webhooks_of(conn: &mut DbConnection, account_id: &str) -> Result<Vec<Webhook>, StoreError> {
     Ok(webhooks::table
         .filter(webhooks::account_id.eq(account_id))
-        .order(webhooks::created_at.asc())
+        .order((webhooks::created_at.asc(), webhooks::id.asc()))
         .select(Webhook::as_select())
         .load(conn)?)
 }
@@ -241,14 +241,27 @@ pub fn insert_delivery(conn: &mut DbConnection, delivery: &Delivery) -> Result<(
     Ok(())
 }
 
-/// A webhook's most recent deliveries, newest first.
+/// A webhook's most recent deliveries, newest first: at most `limit`, older than `before`
+/// (a delivery's creation time and id).
 pub fn recent_deliveries(
     conn: &mut DbConnection,
     webhook_id: &str,
     limit: i64,
+    before: Option<&(i64, String)>,
 ) -> Result<Vec<Delivery>, StoreError> {
-    Ok(webhook_deliveries::table
+    let mut query = webhook_deliveries::table
         .filter(webhook_deliveries::webhook_id.eq(webhook_id))
+        .into_boxed();
+    if let Some((created_at, id)) = before {
+        query = query.filter(
+            webhook_deliveries::created_at
+                .lt(*created_at)
+                .or(webhook_deliveries::created_at
+                    .eq(*created_at)
+                    .and(webhook_deliveries::id.lt(id.clone()))),
+        );
+    }
+    Ok(query
         .order((
             webhook_deliveries::created_at.desc(),
             webhook_deliveries::id.desc(),

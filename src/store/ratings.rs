@@ -39,6 +39,8 @@ pub struct RatingChange {
     pub created_at: i64,
     /// The game is not public: the change names it to the account itself only.
     pub private: bool,
+    /// Where the game stands in the order rated games were counted in.
+    pub rating_order: i64,
 }
 
 /// The persons who sat down at a game (bots seated at creation have no account and are
@@ -329,18 +331,47 @@ pub fn rebuild(conn: &mut DbConnection) -> Result<usize, StoreError> {
     Ok(counted)
 }
 
+/// A place on a leaderboard: after the player with this conservative rating (as its bits,
+/// which survive a cursor's JSON exactly), this many games and this name key.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LeaderboardPosition {
+    pub conservative_bits: u64,
+    pub games: i32,
+    pub name_key: String,
+}
+
+/// A leaderboard row: account id and name, rating, uncertainty, games, updated at,
+/// conservative rating and name key.
+type LeaderboardRow = (String, String, f64, f64, i32, i64, f64, String);
+
 /// The kind's players with [`LEADERBOARD_MIN_GAMES`] rated games or more, best first by
-/// their conservative rating (ties: more games first, then name); a page of them.
+/// their conservative rating (ties: more games first, then name); at most `limit` of them
+/// after `after` (or skipping `offset`), each with its position.
 pub fn leaderboard(
     conn: &mut DbConnection,
     kind: &str,
     limit: i64,
     offset: i64,
-) -> Result<Vec<StoredRating>, StoreError> {
-    let rows: Vec<(String, String, f64, f64, i32, i64)> = ratings::table
+    after: Option<&LeaderboardPosition>,
+) -> Result<Vec<(StoredRating, LeaderboardPosition)>, StoreError> {
+    let mut query = ratings::table
         .inner_join(accounts::table)
         .filter(ratings::kind.eq(kind))
         .filter(ratings::games.ge(LEADERBOARD_MIN_GAMES))
+        .into_boxed();
+    if let Some(after) = after {
+        let conservative = f64::from_bits(after.conservative_bits);
+        query = query.filter(
+            ratings::conservative
+                .lt(conservative)
+                .or(ratings::conservative.eq(conservative).and(
+                    ratings::games.lt(after.games).or(ratings::games
+                        .eq(after.games)
+                        .and(accounts::name_key.gt(after.name_key.clone()))),
+                )),
+        );
+    }
+    let rows: Vec<LeaderboardRow> = query
         .order((
             ratings::conservative.desc(),
             ratings::games.desc(),
@@ -355,21 +386,32 @@ pub fn leaderboard(
             ratings::uncertainty,
             ratings::games,
             ratings::updated_at,
+            ratings::conservative,
+            accounts::name_key,
         ))
         .load(conn)?;
     Ok(rows
         .into_iter()
         .map(
-            |(account_id, name, rating, uncertainty, games, updated_at)| StoredRating {
-                account_id,
-                name,
-                kind: kind.to_owned(),
-                rating: Rating {
-                    rating,
-                    uncertainty,
-                },
-                games,
-                updated_at,
+            |(account_id, name, rating, uncertainty, games, updated_at, conservative, name_key)| {
+                (
+                    StoredRating {
+                        account_id,
+                        name,
+                        kind: kind.to_owned(),
+                        rating: Rating {
+                            rating,
+                            uncertainty,
+                        },
+                        games,
+                        updated_at,
+                    },
+                    LeaderboardPosition {
+                        conservative_bits: conservative.to_bits(),
+                        games,
+                        name_key,
+                    },
+                )
             },
         )
         .collect())
@@ -411,15 +453,22 @@ pub fn ratings_of(
         .collect())
 }
 
-/// What the account's rated games did to its ratings, newest first, at most `limit`.
+/// What the account's rated games did to its ratings, newest first, at most `limit`, from
+/// before the game counted `before_order`.
 pub fn changes_of(
     conn: &mut DbConnection,
     account_id: &str,
     limit: i64,
+    before_order: Option<i64>,
 ) -> Result<Vec<RatingChange>, StoreError> {
-    Ok(rating_changes::table
+    let mut query = rating_changes::table
         .inner_join(games::table)
         .filter(rating_changes::account_id.eq(account_id))
+        .into_boxed();
+    if let Some(before) = before_order {
+        query = query.filter(rating_changes::rating_order.lt(before));
+    }
+    Ok(query
         .order(rating_changes::rating_order.desc())
         .limit(limit)
         .select((
@@ -433,6 +482,7 @@ pub fn changes_of(
             rating_changes::uncertainty_after,
             rating_changes::created_at,
             games::private,
+            rating_changes::rating_order,
         ))
         .load(conn)?)
 }

@@ -164,7 +164,7 @@ fn everything_seen(db: &Db, games: &[(String, Vec<Posted>)], viewers: &[AuthUser
         for viewer in viewers {
             let view = play::view(db, &from_scratch, id, viewer, None).unwrap();
             seen.push(format!("{view:?}"));
-            for event in play::events(db, id, viewer, 0).unwrap().events {
+            for event in play::events(db, id, viewer, 0, i64::MAX).unwrap().events {
                 assert_eq!(
                     event.payload["type"],
                     event.event_type.as_str(),

@@ -317,6 +317,34 @@ async fn my_turn_follows_the_turn_and_pages(app: &TestApp) {
         .json());
     assert_eq!(alices.len(), 4);
     assert_eq!(alices[0], bob_first);
+
+    // Games with a deadline come first, nearest first; a cursor carries the deadline, so
+    // pages go on through games with and without one, in the same order.
+    let mut timed = Vec::new();
+    for days in [3, 1] {
+        let settings =
+            json!({"kind": "tikal", "time_control": {"type": "days_per_move", "days": days}});
+        timed.push(
+            app.new_game_with(settings, &[alice.clone(), bob.clone()])
+                .await,
+        );
+    }
+    let whole = ids(app
+        .get(&alice, "/v1/games?my_turn=true&limit=200")
+        .await
+        .expect_status(200)
+        .json());
+    assert_eq!(whole.len(), 6);
+    assert_eq!(whole[..2], [timed[1].clone(), timed[0].clone()]);
+    for limit in [1, 2, 4] {
+        let walked: Vec<String> = app
+            .walk(&alice, "/v1/games?my_turn=true", "games", limit)
+            .await
+            .iter()
+            .map(|game| game["id"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(walked, whole, "limit {limit}");
+    }
 }
 
 /// A stored column the server cannot read is an internal error, logged and answered 500,

@@ -29,6 +29,7 @@ mod live;
 mod lobby;
 mod moderation;
 mod openapi;
+mod paging;
 mod personal_tokens;
 mod play_errors;
 mod ratings;

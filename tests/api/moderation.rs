@@ -383,6 +383,17 @@ async fn reports_keep_what_was_reported(app: &TestApp) {
         .clone();
     assert_eq!(resolved.as_array().unwrap().len(), 1);
     assert_eq!(resolved[0]["id"], first);
+    let all = app
+        .get(&carol, "/v1/moderation/reports?state=all&limit=200")
+        .await
+        .expect_status(200)
+        .json()["reports"]
+        .clone();
+    assert!(all.as_array().unwrap().len() >= 2, "{all}");
+    let walked = app
+        .walk(&carol, "/v1/moderation/reports?state=all", "reports", 1)
+        .await;
+    assert_eq!(&walked, all.as_array().unwrap());
 }
 
 async fn moderators_hide_mute_and_suspend_and_the_log_says_why(app: &TestApp) {
@@ -640,4 +651,10 @@ async fn moderators_hide_mute_and_suspend_and_the_log_says_why(app: &TestApp) {
         .json()["entries"]
         .clone();
     assert_eq!(paged.as_array().unwrap().len(), 1);
+    for limit in [1, 3] {
+        let walked = app
+            .walk(&dave, "/v1/moderation/log", "entries", limit)
+            .await;
+        assert_eq!(&walked, log.as_array().unwrap(), "limit {limit}");
+    }
 }

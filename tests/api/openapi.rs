@@ -677,3 +677,114 @@ fn every_request_body_has_examples_that_match_its_schema() {
     }
     assert!(checked >= 28, "{checked} examples");
 }
+
+/// The body schemas an answer may have: the schema itself, or each branch of a union, with
+/// references followed.
+fn body_variants(spec: &serde_json::Value, schema: &serde_json::Value) -> Vec<serde_json::Value> {
+    if let Some(reference) = schema["$ref"].as_str() {
+        let target = spec.pointer(reference.trim_start_matches('#')).unwrap();
+        return body_variants(spec, target);
+    }
+    for union in ["anyOf", "oneOf"] {
+        if let Some(branches) = schema[union].as_array() {
+            return branches
+                .iter()
+                .flat_map(|branch| body_variants(spec, branch))
+                .collect();
+        }
+    }
+    vec![schema.clone()]
+}
+
+/// One way to page: exactly the lists below answer with `next`, and each takes `limit` (with
+/// its maximum) and `cursor`, requires `next` (a string or null) in every variant of its
+/// body, and declares the `Link` header of the next page. A new list that forgets one of
+/// them, or a list answer that stops paging, fails here.
+#[test]
+fn every_list_pages_with_limit_cursor_next_and_link() {
+    let spec = committed();
+    let lists = [
+        "/v1/games",
+        "/v1/me/invitations",
+        "/v1/games/{id}/invitations",
+        "/v1/games/{id}/chat",
+        "/v1/games/{id}/events",
+        "/v1/me/notifications",
+        "/v1/me/personal-tokens",
+        "/v1/me/webhooks",
+        "/v1/me/webhooks/{webhook_id}/deliveries",
+        "/v1/me/push-subscriptions",
+        "/v1/me/blocks",
+        "/v1/accounts/{name}/ratings",
+        "/v1/leaderboards/{kind}",
+        "/v1/moderation/reports",
+        "/v1/moderation/log",
+    ];
+    let mut paged = Vec::new();
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        let Some(get) = item.get("get") else { continue };
+        let Some(schema) = get.pointer("/responses/200/content/application~1json/schema") else {
+            continue;
+        };
+        let variants = body_variants(&spec, schema);
+        let with_next = variants
+            .iter()
+            .filter(|variant| variant["properties"].get("next").is_some())
+            .count();
+        if with_next == 0 {
+            continue;
+        }
+        assert_eq!(
+            with_next,
+            variants.len(),
+            "{path}: every variant has `next`"
+        );
+        paged.push(path.as_str());
+        for variant in &variants {
+            assert!(
+                variant["required"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("next")),
+                "{path}: `next` is required"
+            );
+            let next = &variant["properties"]["next"];
+            assert_eq!(next["type"], json!(["string", "null"]), "{path}: {next}");
+        }
+        let parameters = get["parameters"].as_array().unwrap();
+        let query = |name: &str| {
+            parameters
+                .iter()
+                .find(|parameter| parameter["in"] == "query" && parameter["name"] == name)
+                .unwrap_or_else(|| panic!("{path} takes `{name}`"))
+        };
+        let limit = &query("limit")["schema"];
+        assert_eq!(limit["minimum"], 1, "{path}");
+        let maximum = limit["maximum"].as_i64().unwrap();
+        assert!((200..=1000).contains(&maximum), "{path}: at most {maximum}");
+        let cursor = query("cursor");
+        assert!(cursor["schema"]["pattern"].is_string(), "{path}");
+        assert!(cursor["description"].as_str().unwrap().contains("`next`"));
+        assert!(
+            get.pointer("/responses/200/headers/Link").is_some(),
+            "{path} declares its Link header"
+        );
+        for older in ["offset", "after"] {
+            if let Some(parameter) = parameters.iter().find(|p| p["name"] == older) {
+                let deprecated = parameter["description"]
+                    .as_str()
+                    .unwrap()
+                    .contains("Deprecated");
+                assert_eq!(
+                    parameter["deprecated"] == true,
+                    deprecated,
+                    "{path} {older}"
+                );
+            }
+        }
+    }
+    paged.sort_unstable();
+    let mut expected = lists.to_vec();
+    expected.sort_unstable();
+    assert_eq!(paged, expected);
+}

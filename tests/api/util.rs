@@ -296,6 +296,50 @@ impl TestApp {
             .map_or(0, |last| last["id"].as_i64().expect("an id"))
     }
 
+    /// Every item (the array `items`) of the list at `path` (which may carry a query), read
+    /// `limit` at a time by following each page's `Link: <…>; rel="next"` header, which must
+    /// carry the same cursor as the page's `next`; the last page has neither.
+    pub async fn walk(&self, player: &Player, path: &str, items: &str, limit: usize) -> Vec<Value> {
+        let separator = if path.contains('?') { '&' } else { '?' };
+        let mut address = format!("{path}{separator}limit={limit}");
+        let mut all = Vec::new();
+        loop {
+            let page = self.get(player, &address).await.expect_status(200);
+            let link = page.header("link").map(str::to_owned);
+            let body = page.json();
+            let listed = body[items].as_array().expect("a list of items");
+            assert!(listed.len() <= limit, "{address}: more than `limit` items");
+            all.extend(listed.iter().cloned());
+            let Some(next) = body["next"].as_str() else {
+                assert!(
+                    body["next"].is_null(),
+                    "{address}: `next` is there, null at the end"
+                );
+                assert_eq!(link, None, "{address}: the last page links to no next one");
+                return all;
+            };
+            assert!(
+                !listed.is_empty(),
+                "{address}: an empty page that is not the last"
+            );
+            let link = link.expect("a page with `next` has a Link header");
+            let target = link
+                .strip_prefix('<')
+                .and_then(|link| link.strip_suffix(">; rel=\"next\""))
+                .unwrap_or_else(|| panic!("Link `{link}` is <address>; rel=\"next\""));
+            assert!(
+                target.ends_with(&format!("cursor={next}")),
+                "{target} continues at `next`"
+            );
+            assert!(
+                target.contains(&format!("limit={limit}")),
+                "{target} keeps the limit"
+            );
+            address = target.to_owned();
+            assert!(all.len() < 10_000, "a list that never ends");
+        }
+    }
+
     /// Creates an account (password `s3cret-pass`) and signs it in.
     pub async fn register(&self, name: &str) -> Player {
         let credentials = json!({"name": name, "password": "s3cret-pass"});

@@ -276,6 +276,15 @@ async fn one_signed_delivery_per_notification(app: &TestApp) {
         .collect();
     assert_eq!(states.len(), notifications.len());
     assert!(states.iter().all(|state| *state == "delivered"), "{listed}");
+    let walked = app
+        .walk(
+            &players[0],
+            &format!("/v1/me/webhooks/{hook_id}/deliveries"),
+            "deliveries",
+            2,
+        )
+        .await;
+    assert_eq!(&walked, listed["deliveries"].as_array().unwrap());
     app.post(
         &players[0],
         &format!("/v1/me/webhooks/{hook_id}/test"),
@@ -304,6 +313,18 @@ async fn one_signed_delivery_per_notification(app: &TestApp) {
         app.get(&players[0], "/v1/me/webhooks").await.json()["webhooks"],
         json!([])
     );
+    // Several webhooks are listed oldest first, a page at a time.
+    let mut registered = Vec::new();
+    for _ in 0..3 {
+        registered.push(register_webhook(app, &players[0], &receiver.url).await["id"].clone());
+    }
+    let walked: Vec<Value> = app
+        .walk(&players[0], "/v1/me/webhooks", "webhooks", 1)
+        .await
+        .iter()
+        .map(|hook| hook["id"].clone())
+        .collect();
+    assert_eq!(walked, registered);
 }
 
 /// Deliveries written while no instance delivers are made after a restart: the outbox is in

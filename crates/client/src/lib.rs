@@ -17,6 +17,7 @@
 //! Every error the server sends arrives as [`Error::Problem`] with its stable code.
 
 pub mod models;
+pub mod pages;
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -26,6 +27,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 pub use models::*;
+pub use pages::{Paged, Pages};
 
 /// What went wrong with a call.
 #[derive(Debug, thiserror::Error)]
@@ -233,10 +235,9 @@ impl Client {
 
     /// The account's personal tokens, oldest first, without their secrets.
     pub async fn personal_tokens(&self) -> Result<Vec<PersonalToken>, Error> {
-        let list: PersonalTokenList = self
-            .call(Method::GET, "/v1/me/personal-tokens", &[], None::<&()>, &[])
-            .await?;
-        Ok(list.personal_tokens)
+        Pages::<PersonalTokenList>::new(self, "/v1/me/personal-tokens".into(), Vec::new())
+            .all()
+            .await
     }
 
     /// Revokes the personal token `id` at once.
@@ -251,34 +252,19 @@ impl Client {
         .await
     }
 
-    /// A page of kind `kind`'s leaderboard, best first.
-    pub async fn leaderboard(
-        &self,
-        kind: &str,
-        limit: u32,
-        offset: u32,
-    ) -> Result<Leaderboard, Error> {
-        let query = [("limit", limit.to_string()), ("offset", offset.to_string())];
-        self.call(
-            Method::GET,
-            &format!("/v1/leaderboards/{kind}"),
-            &query,
-            None::<&()>,
-            &[],
+    /// Kind `kind`'s leaderboard, best first, `page_size` players a page (1 to 200).
+    pub fn leaderboard(&self, kind: &str, page_size: u32) -> Pages<Leaderboard> {
+        Pages::new(
+            self,
+            format!("/v1/leaderboards/{kind}"),
+            vec![("limit", page_size.to_string())],
         )
-        .await
     }
 
-    /// The ratings of the account called `name` and their latest changes.
-    pub async fn ratings(&self, name: &str) -> Result<AccountRatings, Error> {
-        self.call(
-            Method::GET,
-            &format!("/v1/accounts/{name}/ratings"),
-            &[],
-            None::<&()>,
-            &[],
-        )
-        .await
+    /// The ratings of the account called `name`, each page with the next changes of its
+    /// history, newest first.
+    pub fn ratings(&self, name: &str) -> Pages<AccountRatings> {
+        Pages::new(self, format!("/v1/accounts/{name}/ratings"), Vec::new())
     }
 
     /// Minutes before each of the caller's deadlines at which it is reminded, longest first.
@@ -426,16 +412,9 @@ impl Client {
 
     /// The caller's devices that get pushes, oldest first.
     pub async fn push_subscriptions(&self) -> Result<Vec<PushSubscription>, Error> {
-        let list: PushSubscriptionList = self
-            .call(
-                Method::GET,
-                "/v1/me/push-subscriptions",
-                &[],
-                None::<&()>,
-                &[],
-            )
-            .await?;
-        Ok(list.subscriptions)
+        Pages::<PushSubscriptionList>::new(self, "/v1/me/push-subscriptions".into(), Vec::new())
+            .all()
+            .await
     }
 
     /// Chooses what is pushed to one of the caller's devices.
@@ -481,23 +460,26 @@ impl Client {
     /// The caller's invitations waiting for an answer, newest first. Accept one by joining
     /// its game ([`GameHandle::join`]), or decline it ([`GameHandle::decline`]).
     pub async fn invitations(&self) -> Result<Vec<Invitation>, Error> {
-        let list: InvitationList = self
-            .call(Method::GET, "/v1/me/invitations", &[], None::<&()>, &[])
-            .await?;
-        Ok(list.invitations)
+        Pages::<InvitationList>::new(self, "/v1/me/invitations".into(), Vec::new())
+            .all()
+            .await
     }
 
-    /// Games the caller sits in, most recently active first (`my_turn`: only those where
-    /// the caller must act).
+    /// All the games the caller sits in, most recently active first (`my_turn`: only those
+    /// where the caller must act, nearest deadline first).
     pub async fn my_games(&self, my_turn: bool) -> Result<Vec<AnyGameSummary>, Error> {
-        let query = [
-            ("mine", "true".to_owned()),
-            ("my_turn", my_turn.to_string()),
-        ];
-        let list: GameList = self
-            .call(Method::GET, "/v1/games", &query, None::<&()>, &[])
-            .await?;
-        Ok(list.games)
+        self.games(&[("mine", "true"), ("my_turn", &my_turn.to_string())])
+            .all()
+            .await
+    }
+
+    /// The games `filters` (`GET /v1/games`'s parameters, as pairs) select, a page at a time.
+    pub fn games(&self, filters: &[(&'static str, &str)]) -> Pages<GameList> {
+        let query = filters
+            .iter()
+            .map(|(name, value)| (*name, (*value).to_owned()))
+            .collect();
+        Pages::new(self, "/v1/games".into(), query)
     }
 }
 
@@ -532,8 +514,9 @@ impl<G: Game> GameHandle<G> {
             .await
     }
 
-    /// The game's chat after message `after` (0: from the first), at most 100 messages;
-    /// `wait` long-polls up to that many seconds (at most 60) for the next one.
+    /// The game's chat after message `after` (0: from the first), at most 100 messages
+    /// (its `next` is set when more follow: [`Self::chat_pages`] reads them all); `wait`
+    /// long-polls up to that many seconds (at most 60) for the next one.
     pub async fn chat(&self, after: i64, wait: Option<u64>) -> Result<ChatLog, Error> {
         let mut query = vec![("after", after.to_string())];
         if let Some(wait) = wait {
@@ -743,12 +726,19 @@ impl<G: Game> GameHandle<G> {
             .await
     }
 
-    /// The log after seq `after`, as the caller may see it.
-    pub async fn events(&self, after: i64) -> Result<EventLog<G>, Error> {
-        let query = [("after", after.to_string())];
-        self.client
-            .call(Method::GET, &self.path("/events"), &query, None::<&()>, &[])
-            .await
+    /// The game's chat from the first message, a page at a time.
+    pub fn chat_pages(&self) -> Pages<ChatLog> {
+        Pages::new(&self.client, self.path("/chat"), Vec::new())
+    }
+
+    /// The log after seq `after`, as the caller may see it, a page at a time (up to 1,000
+    /// events a page).
+    pub fn events(&self, after: i64) -> Pages<EventLog<G>> {
+        Pages::new(
+            &self.client,
+            self.path("/events"),
+            vec![("after", after.to_string())],
+        )
     }
 
     /// The whole history (complete once the game is finished).

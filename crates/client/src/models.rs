@@ -114,6 +114,9 @@ pub struct PersonalToken {
 #[serde(deny_unknown_fields)]
 pub struct PersonalTokenList {
     pub personal_tokens: Vec<PersonalToken>,
+    /// The next page's cursor; `None` on the last page.
+    #[serde(default)]
+    pub next: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -333,6 +336,9 @@ pub struct EventLog<G: Game> {
     pub kind: String,
     pub current_seq: i64,
     pub events: Vec<EventOut<G>>,
+    /// The next page's cursor; `None` on the last page.
+    #[serde(default)]
+    pub next: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -417,6 +423,9 @@ pub struct ChatLog {
     pub game_id: String,
     pub spectators_may_write: bool,
     pub messages: Vec<ChatMessage>,
+    /// The next page's cursor; `None` on the last page.
+    #[serde(default)]
+    pub next: Option<String>,
 }
 
 /// The body of `POST /v1/games`.
@@ -575,6 +584,9 @@ pub struct PushSubscription {
 #[serde(deny_unknown_fields)]
 pub(crate) struct PushSubscriptionList {
     pub subscriptions: Vec<PushSubscription>,
+    /// The next page's cursor; `None` on the last page.
+    #[serde(default)]
+    pub next: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -619,6 +631,9 @@ pub struct LeaderboardEntry {
 pub struct Leaderboard {
     pub kind: String,
     pub players: Vec<LeaderboardEntry>,
+    /// The next page's cursor; `None` on the last page.
+    #[serde(default)]
+    pub next: Option<String>,
 }
 
 /// What one rated game did to one player's rating.
@@ -645,6 +660,9 @@ pub struct AccountRatings {
     pub name: String,
     pub ratings: Vec<Rating>,
     pub history: Vec<RatingChange>,
+    /// The next page's cursor; `None` on the last page.
+    #[serde(default)]
+    pub next: Option<String>,
 }
 
 /// An invitation to an unlisted or private game waiting for the caller's answer.
@@ -663,6 +681,9 @@ pub struct Invitation {
 #[serde(deny_unknown_fields)]
 pub(crate) struct InvitationList {
     pub invitations: Vec<Invitation>,
+    /// The next page's cursor; `None` on the last page.
+    #[serde(default)]
+    pub next: Option<String>,
 }
 
 /// A summary of a game of any kind, as lists return them.
@@ -705,4 +726,7 @@ impl<'de> Deserialize<'de> for AnyGameSummary {
 #[serde(deny_unknown_fields)]
 pub struct GameList {
     pub games: Vec<AnyGameSummary>,
+    /// The next page's cursor; `None` on the last page.
+    #[serde(default)]
+    pub next: Option<String>,
 }

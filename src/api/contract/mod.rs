@@ -101,6 +101,7 @@ pub fn shape(doc: &mut Value, kinds: &[KindContract]) {
     // `Problem` and narrow it; closed, they would refuse its other fields.
     responses::problem_codes(doc);
     responses::declare_headers(doc);
+    responses::declare_paging(doc);
     responses::add_links(doc);
     add_request_examples(doc, kinds);
     compose_request_examples(doc);

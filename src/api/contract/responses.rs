@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use super::{for_each_response, schema_ref, schemas, KindContract, PROBLEM_REF};
+use crate::api::paging;
 use crate::error::PROBLEM_CODES;
 
 /// The codes named (in backticks) in a response's description that the server answers with
@@ -91,6 +92,40 @@ pub(super) fn declare_headers(doc: &mut Value) {
             _ => return,
         };
         response["headers"][name] = value;
+    });
+}
+
+/// Every paged list the same way: its `cursor` parameter described once (see
+/// [`crate::api::paging`]) and its 200 answer's `Link` header to the next page.
+pub(super) fn declare_paging(doc: &mut Value) {
+    super::for_each_operation(doc, |_, _, operation| {
+        let mut paged = false;
+        for parameter in operation
+            .get_mut("parameters")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            // An older way to start a list, kept for old clients: its text says so.
+            if parameter["description"]
+                .as_str()
+                .is_some_and(|text| text.contains("Deprecated: page with `cursor`"))
+            {
+                parameter["deprecated"] = json!(true);
+            }
+            if parameter["in"] == "query" && parameter["name"] == "cursor" {
+                parameter["description"] = json!(paging::CURSOR_DESCRIPTION);
+                parameter["schema"] = json!({"type": "string", "pattern": paging::CURSOR_PATTERN});
+                paged = true;
+            }
+        }
+        if let Some(ok) = operation.pointer_mut("/responses/200").filter(|_| paged) {
+            ok["headers"]["Link"] = header(
+                "The next page's address (RFC 8288), with `rel=\"next\"`: this request's with \
+             `cursor` set to the body's `next`; absent on the last page",
+                json!({"type": "string", "pattern": "^<[^>]+>; rel=\"next\"$"}),
+            );
+        }
     });
 }
 

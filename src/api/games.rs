@@ -255,8 +255,9 @@ pub const GAMES: Pager = Pager::new("games", 50, 200);
 #[utoipa::path(get, path = "/v1/games", tag = "games", params(GameListQuery),
     responses(
         (status = 200, body = GameList),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`cursor_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/games", method = "GET", method = "HEAD")]
@@ -275,14 +276,9 @@ pub async fn list_games(
     }
     let page: PageRequest<GameListPosition> =
         GAMES.request(query.cursor.as_deref(), query.limit)?;
+    // A cursor says where the previous page ended: it wins over `offset`.
     let start = match (page.after.clone(), query.offset) {
-        (Some(_), Some(_)) => {
-            return Err(ApiError::bad_request(
-                "invalid_query",
-                "give `cursor` or `offset`, not both",
-            ))
-        }
-        (Some(position), None) => GameListStart::After(position),
+        (Some(position), _) => GameListStart::After(position),
         (None, Some(offset)) => GameListStart::Offset(offset),
         (None, None) => GameListStart::First,
     };

@@ -52,8 +52,9 @@ pub const GAME_INVITATIONS: Pager = Pager::new("game_invitations", 50, 200);
     params(PageQuery),
     responses(
         (status = 200, body = InvitationList),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`cursor_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/me/invitations", method = "GET", method = "HEAD")]
 pub async fn list_invitations(
@@ -227,10 +228,10 @@ fn invitation_list(
     params(("id" = String, Path, description = "Game id"), PageQuery),
     responses(
         (status = 200, body = GameInvitationList),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_a_player`: only the game's players see its invitations", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`, `cursor_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/games/{id}/invitations", method = "GET", method = "HEAD")]
 pub async fn game_invitations(

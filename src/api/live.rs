@@ -60,7 +60,7 @@ pub fn cursor_after(after: Option<i64>) -> Result<i64, ApiError> {
 }
 
 /// A page of a log (events, chat, notifications): from `cursor`, or after the id or seq
-/// `after` names (the one a stream's `Last-Event-ID` gives); not both.
+/// `after` names (the one a stream's `Last-Event-ID` gives); a cursor wins over `after`.
 pub fn log_page(
     pager: &Pager,
     cursor: Option<&str>,
@@ -68,7 +68,7 @@ pub fn log_page(
     after: Option<i64>,
 ) -> Result<PageRequest<i64>, ApiError> {
     let after = after.map(|after| cursor_after(Some(after))).transpose()?;
-    pager.request_or(cursor, limit, after.map(|after| ("after", after)))
+    pager.request_or(cursor, limit, after)
 }
 
 /// A slot of the followers' caps for the caller, or 429 `too_many_streams`. It takes the

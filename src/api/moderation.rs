@@ -62,8 +62,9 @@ const NAME_PARAM: &str = "Account name (any case)";
     params(PageQuery),
     responses(
         (status = 200, body = BlockList),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`cursor_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/me/blocks", method = "GET", method = "HEAD")]
 pub async fn list_blocks(
@@ -301,7 +302,7 @@ fn id_page(
             "`after` is at least 0",
         ));
     }
-    pager.request_or(cursor, limit, after.map(|after| ("after", after)))
+    pager.request_or(cursor, limit, after)
 }
 
 const MODERATORS_ONLY: &str = "`not_a_moderator`";
@@ -316,10 +317,10 @@ fn positive_id(text: &str) -> Option<i64> {
     params(ReportQuery),
     responses(
         (status = 200, body = ReportList),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = MODERATORS_ONLY, body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`account_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`account_not_found`, `cursor_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/moderation/reports", method = "GET", method = "HEAD")]
 pub async fn list_reports(
@@ -608,9 +609,10 @@ pub struct LogQuery {
     params(LogQuery),
     responses(
         (status = 200, body = AuditLog),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = MODERATORS_ONLY, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`cursor_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/moderation/log", method = "GET", method = "HEAD")]
 pub async fn audit_log(

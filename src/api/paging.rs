@@ -3,7 +3,7 @@
 //! header. `next` is `null` on the last page. A cursor holds the list's name and the
 //! position after the page's last item (keyset paging: a page never skips or repeats an
 //! item because others were added before it), base64url-encoded JSON; a cursor of another
-//! list is refused with 400 `invalid_cursor`.
+//! list, or one it never made, names no page: 404 `cursor_not_found`.
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
@@ -120,7 +120,7 @@ impl Pager {
     }
 
     /// Reads a request's `cursor` and `limit`: 400 `invalid_query` for a limit out of range,
-    /// 400 `invalid_cursor` for a cursor this list did not make.
+    /// 404 `cursor_not_found` for a cursor this list did not make.
     pub fn request<P: DeserializeOwned>(
         &self,
         cursor: Option<&str>,
@@ -138,22 +138,17 @@ impl Pager {
     }
 
     /// Reads a request that may also name its start the older way (`offset` or `after`):
-    /// both together are refused.
+    /// a cursor, which says where the previous page ended, wins over it (a client may add
+    /// `cursor` to the query it started with).
     pub fn request_or<P: DeserializeOwned>(
         &self,
         cursor: Option<&str>,
         limit: Option<i64>,
-        older: Option<(&str, P)>,
+        older: Option<P>,
     ) -> Result<PageRequest<P>, ApiError> {
         let mut request = self.request(cursor, limit)?;
-        if let Some((name, start)) = older {
-            if request.after.is_some() {
-                return Err(ApiError::bad_request(
-                    "invalid_query",
-                    format!("give `cursor` or `{name}`, not both"),
-                ));
-            }
-            request.after = Some(start);
+        if request.after.is_none() {
+            request.after = older;
         }
         Ok(request)
     }
@@ -169,20 +164,37 @@ impl Pager {
         URL_SAFE_NO_PAD.encode(json)
     }
 
+    /// The position a cursor holds: 400 `invalid_query` for text no cursor has (the
+    /// document's pattern), 404 `cursor_not_found` for one this list did not make.
     fn position<P: DeserializeOwned>(&self, cursor: &str) -> Result<P, ApiError> {
-        let invalid = |detail: &str| ApiError::bad_request("invalid_cursor", detail.to_owned());
-        let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| {
-            invalid("`cursor` is not one the server made: pass `next` back as given")
-        })?;
-        let body: CursorBody<serde_json::Value> = serde_json::from_slice(&bytes).map_err(|_| {
-            invalid("`cursor` is not one the server made: pass `next` back as given")
-        })?;
-        if body.list != self.list {
-            return Err(invalid("`cursor` belongs to another list"));
+        if !is_cursor_text(cursor) {
+            return Err(ApiError::bad_request(
+                "invalid_query",
+                "`cursor` is 1 to 512 of `A-Za-z0-9_-`: pass a page's `next` back as given",
+            ));
         }
-        serde_json::from_value(body.after)
-            .map_err(|_| invalid("`cursor` is not one the server made: pass `next` back as given"))
+        let not_found = || {
+            ApiError::not_found(
+                "cursor_not_found",
+                "no page of this list has that `cursor`: pass a page's `next` back as given",
+            )
+        };
+        let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| not_found())?;
+        let body: CursorBody<serde_json::Value> =
+            serde_json::from_slice(&bytes).map_err(|_| not_found())?;
+        if body.list != self.list {
+            return Err(not_found());
+        }
+        serde_json::from_value(body.after).map_err(|_| not_found())
     }
+}
+
+/// Whether `text` matches [`CURSOR_PATTERN`].
+fn is_cursor_text(text: &str) -> bool {
+    (1..=512).contains(&text.len())
+        && text
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
 }
 
 /// A 200 answer with a page: the body, and the next page's address as a `Link` header
@@ -220,18 +232,22 @@ mod tests {
     #[test]
     fn a_cursor_gives_back_its_position() {
         let cursor = GAMES.cursor(&(17_i64, "k3m9q2x7wa"));
-        assert!(regex_free_pattern_match(&cursor));
+        assert!(is_cursor_text(&cursor));
         let request: PageRequest<(i64, String)> = GAMES.request(Some(&cursor), None).unwrap();
         assert_eq!(request.after, Some((17, "k3m9q2x7wa".to_owned())));
         assert_eq!(request.limit, 50);
     }
 
     #[test]
-    fn a_cursor_of_another_list_or_made_up_is_refused() {
+    fn a_cursor_of_another_list_or_made_up_names_no_page() {
         let cursor = BLOCKS.cursor(&"bob");
-        for bad in [cursor.as_str(), "%%%", "bm9wZQ", ""] {
-            let error = GAMES.request::<String>(Some(bad), None).unwrap_err();
-            assert_eq!(error.problem().code, "invalid_cursor", "{bad}");
+        for unknown in [cursor.as_str(), "bm9wZQ", "e30", "AAAA", "x"] {
+            let error = GAMES.request::<String>(Some(unknown), None).unwrap_err();
+            assert_eq!(error.problem().code, "cursor_not_found", "{unknown}");
+        }
+        for malformed in ["%%%", "", "a b", &"a".repeat(513)] {
+            let error = GAMES.request::<String>(Some(malformed), None).unwrap_err();
+            assert_eq!(error.problem().code, "invalid_query", "{malformed}");
         }
     }
 
@@ -245,15 +261,13 @@ mod tests {
     }
 
     #[test]
-    fn a_cursor_and_an_older_start_together_are_refused() {
+    fn a_cursor_wins_over_an_older_start() {
         let cursor = GAMES.cursor(&3_i64);
-        let error = GAMES
-            .request_or::<i64>(Some(&cursor), None, Some(("after", 2)))
-            .unwrap_err();
-        assert_eq!(error.problem().code, "invalid_query");
-        let older = GAMES
-            .request_or::<i64>(None, None, Some(("after", 2)))
+        let both = GAMES
+            .request_or::<i64>(Some(&cursor), None, Some(2))
             .unwrap();
+        assert_eq!(both.after, Some(3));
+        let older = GAMES.request_or::<i64>(None, None, Some(2)).unwrap();
         assert_eq!(older.after, Some(2));
     }
 
@@ -279,12 +293,5 @@ mod tests {
         let request: PageRequest<i64> = BLOCKS.request(second.next.as_deref(), Some(2)).unwrap();
         let last = request.page_of(&BLOCKS, vec![1_i64, 2, 3, 4, 5], |item| *item);
         assert_eq!((last.items, last.next), (vec![5], None));
-    }
-
-    fn regex_free_pattern_match(cursor: &str) -> bool {
-        (1..=512).contains(&cursor.len())
-            && cursor
-                .bytes()
-                .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
     }
 }

@@ -135,7 +135,8 @@ pub async fn create_personal_token(
     params(PageQuery),
     responses(
         (status = 200, body = PersonalTokenList),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`cursor_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/me/personal-tokens", method = "GET", method = "HEAD")]
 pub async fn list_personal_tokens(

@@ -677,9 +677,9 @@ pub const EVENTS: Pager = Pager::new("events", 1000, 1000);
     params(("id" = String, Path, description = "Game id"), EventsQuery),
     responses(
         (status = 200, body = EventLog),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`, `cursor_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_streams` (a long poll, `wait` > 0, while the account, its address or the server holds as many streams and long polls as allowed; with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`: the game was started under a rules version this server cannot play (a newer server started it); another instance may serve it", body = Problem, content_type = "application/problem+json"),
     ))]

@@ -90,9 +90,9 @@ pub const LEADERBOARD: Pager = Pager::new("leaderboard", 50, 200);
     params(("kind" = String, Path, description = "A kind from `GET /v1/game-kinds`", example = "tikal"), LeaderboardQuery),
     responses(
         (status = 200, body = Leaderboard),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`game_kind_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_kind_not_found`, `cursor_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/leaderboards/{kind}", method = "GET", method = "HEAD")]
 pub async fn get_leaderboard(
@@ -115,15 +115,10 @@ pub async fn get_leaderboard(
             "`offset` is at least 0",
         ));
     }
-    // The position after a page's last player, with that player's rank.
+    // The position after a page's last player, with that player's rank; a cursor wins
+    // over `offset`.
     let page: PageRequest<(i64, LeaderboardPosition)> =
         LEADERBOARD.request(query.cursor.as_deref(), query.limit)?;
-    if page.after.is_some() && query.offset.is_some() {
-        return Err(ApiError::bad_request(
-            "invalid_query",
-            "give `cursor` or `offset`, not both",
-        ));
-    }
     let offset = query.offset.unwrap_or(0);
     let (ranked_before, after) = match page.after.clone() {
         Some((rank, position)) => (rank, Some(position)),
@@ -217,9 +212,9 @@ pub const RATING_HISTORY: Pager = Pager::new("rating_history", 100, 200);
     params(("name" = String, Path, description = "Account name (any case)", example = "alice"), RatingHistoryQuery),
     responses(
         (status = 200, body = AccountRatings),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`account_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`account_not_found`, `cursor_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/accounts/{name}/ratings", method = "GET", method = "HEAD")]
 pub async fn get_account_ratings(

@@ -237,8 +237,9 @@ pub async fn create_push_subscription(
     params(PageQuery),
     responses(
         (status = 200, body = PushSubscriptionList),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`cursor_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/me/push-subscriptions", method = "GET", method = "HEAD")]
 pub async fn list_push_subscriptions(

@@ -165,8 +165,9 @@ pub struct NotificationsQuery {
     params(NotificationsQuery),
     responses(
         (status = 200, body = NotificationList),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "`token_revoked` also when the account signs out everywhere or changes its password (or the personal token is revoked) during a long poll", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`cursor_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_streams` (a long poll, `wait` > 0, while the account, its address or the server holds as many streams and long polls as allowed; with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/me/notifications", method = "GET", method = "HEAD")]
@@ -424,7 +425,8 @@ pub async fn create_webhook(
     params(PageQuery),
     responses(
         (status = 200, body = WebhookList),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`cursor_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/me/webhooks", method = "GET", method = "HEAD")]
 pub async fn list_webhooks(
@@ -467,8 +469,8 @@ pub async fn delete_webhook(
     params(("webhook_id" = String, Path, description = "Webhook id"), PageQuery),
     responses(
         (status = 200, body = DeliveryList),
-        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`webhook_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`webhook_not_found`, `cursor_not_found`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route(
     "/v1/me/webhooks/{webhook_id}/deliveries",

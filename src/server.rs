@@ -335,7 +335,7 @@ fn is_origin(text: &str) -> bool {
 /// The response headers a page of another origin may read, in one order: the CORS layer
 /// keeps them in a set whose order differs between workers, so the same answer would read
 /// differently from one request to the next.
-const EXPOSED_HEADERS: &str = "allow, etag, location, retry-after";
+const EXPOSED_HEADERS: &str = "allow, etag, link, location, retry-after, www-authenticate";
 
 async fn steady_expose_headers(
     request: actix_web::dev::ServiceRequest,
@@ -372,7 +372,9 @@ fn cors(origins: &str) -> Cors {
             header::RETRY_AFTER,
             header::ETAG,
             header::ALLOW,
+            header::LINK,
             header::LOCATION,
+            header::WWW_AUTHENTICATE,
         ])
         .max_age(3600);
     for origin in origins

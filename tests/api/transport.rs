@@ -113,6 +113,22 @@ async fn a_page_on_another_origin_may_call_the_api_with_a_token() {
     .await;
     assert_eq!(read.status, 200);
     assert!(read.header("access-control-allow-origin").is_some());
+    // The page may read the headers the API's answers carry: the next page's address, a
+    // wait, a version, a created thing's address, why a token was refused.
+    let exposed = read.header("access-control-expose-headers").unwrap();
+    for name in [
+        "allow",
+        "etag",
+        "link",
+        "location",
+        "retry-after",
+        "www-authenticate",
+    ] {
+        assert!(
+            exposed.split(", ").any(|exposed| exposed == name),
+            "{exposed}"
+        );
+    }
     // Refusals carry the headers too, so a page can read the problem.
     let refused = raw(&app, Method::GET, "/v1/games", &[origin]).await;
     assert_eq!(refused.status, 401);

@@ -111,10 +111,10 @@ def play(base, kind, seed):
         players.append(AuthenticatedClient(base_url=base, token=token.token))
     kinds = list_game_kinds.sync_detailed(client=players[0]).parsed
     assert any(type(entry).__name__ == f"{prefix}GameKind" for entry in kinds)
-    body = getattr(models, f"{prefix}CreateGame").from_dict({"kind": kind, "seats": seats})
+    body = getattr(models, f"{prefix}NewGame").from_dict({"kind": kind, "seats": seats})
     game = parsed(create_game.sync_detailed(client=players[0], body=body), 201, f"{prefix}GameSummary")
     for player in players[1:]:
-        parsed(join_game.sync_detailed(id=game.id, client=player, body=models.JoinGame()), 200, f"{prefix}GameSummary")
+        parsed(join_game.sync_detailed(id=game.id, client=player, body=models.NewSeat()), 200, f"{prefix}GameSummary")
     actions = 0
     action_types = set()
     while True:
@@ -131,7 +131,7 @@ def play(base, kind, seed):
         assert type(view.view).__name__ == f"{prefix}View"
         action = rng.choice(legal.actions)
         action_types.add(type(action).__name__)
-        request = models.PostAction(expected_seq=legal.seq, action=action)
+        request = models.NewAction(expected_seq=legal.seq, action=action)
         accepted = parsed(post_action.sync_detailed(id=game.id, client=player, body=request), 200, f"{prefix}ActionAccepted")
         for event in accepted.events:
             check_event(event, prefix)

@@ -14,7 +14,7 @@
 
 import { createClient } from './client/client';
 import * as sdk from './client/sdk.gen';
-import type { ActionAccepted, CreateGame, LegalActions, ProblemCode } from './client/types.gen';
+import type { ActionAccepted, NewGame, LegalActions, ProblemCode } from './client/types.gen';
 import {
   zEternalPalaceEventOut,
   zJavaEventOut,
@@ -106,7 +106,7 @@ async function play(base: string, kind: Kind, seats: number, seed: number): Prom
     players.push(createClient({ baseUrl: base, auth: () => issued.token }));
   }
   // `kind` and `seats` vary at run time here; the spec ties each kind to its seat counts.
-  const body = { kind, seats } as CreateGame;
+  const body = { kind, seats } as NewGame;
   const created = must(await sdk.createGame({ client: players[0], body }), 'create');
   if (created.kind !== kind) throw new Error(`created a ${created.kind} game`);
   for (const player of players.slice(1)) {

@@ -115,7 +115,7 @@ pub struct ChatQuery {
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NewChatMessageIn {
+pub struct NewChatMessage {
     /// At most 1,000 characters, showing something (not only spaces or invisible
     /// characters such as zero-width spaces); no control characters but line ends and tabs,
     /// no direction controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069),
@@ -186,7 +186,7 @@ pub async fn read_chat(
 /// server's setting), a game's chat holds at most 5,000.
 #[utoipa::path(post, path = "/v1/games/{id}/chat", tag = "play",
     params(("id" = String, Path, description = "Game id")),
-    request_body = NewChatMessageIn,
+    request_body = NewChatMessage,
     responses(
         (status = 201, description = "The message as stored", body = ChatMessageOut),
         (status = 401, body = Problem, content_type = "application/problem+json"),
@@ -203,7 +203,7 @@ pub async fn write_chat(
     clock: web::Data<Clock>,
     user: AuthUser,
     path: web::Path<String>,
-    body: super::transport::Json<NewChatMessageIn>,
+    body: super::transport::Json<NewChatMessage>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     limits.chat_per_account.take(&db, &user.account_id).await?;

@@ -38,7 +38,7 @@ pub struct EmailSettings {
 /// changes the choices.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct EmailSettingsUpdate {
+pub struct EmailSettingsChange {
     /// `null` removes the address and everything waiting to be mailed to it. Up to three
     /// dot-separated words of letters, digits and `_%+-` before the `@` (64 characters at
     /// most), a domain of two or more labels after it.
@@ -133,7 +133,7 @@ pub async fn get_email(
 /// that came) or in a daily digest. A new address is mailed a confirmation link first;
 /// every other mail has a one-click unsubscribe link (`List-Unsubscribe`).
 #[utoipa::path(put, path = "/v1/me/email", tag = "notifications",
-    request_body = EmailSettingsUpdate,
+    request_body = EmailSettingsChange,
     responses(
         (status = 200, description = "What is now set", body = EmailSettings),
         (status = 401, body = Problem, content_type = "application/problem+json"),
@@ -147,7 +147,7 @@ pub async fn set_email(
     links: web::Data<MailLinks>,
     clock: web::Data<Clock>,
     user: AuthUser,
-    body: super::transport::Json<EmailSettingsUpdate>,
+    body: super::transport::Json<EmailSettingsChange>,
 ) -> Result<HttpResponse, ApiError> {
     let update = body.into_inner();
     if update.digest_hour > 23 {
@@ -261,7 +261,7 @@ mod tests {
     #[test]
     fn the_spec_states_the_address_pattern_the_server_checks() {
         let schema =
-            serde_json::to_value(<super::EmailSettingsUpdate as utoipa::PartialSchema>::schema())
+            serde_json::to_value(<super::EmailSettingsChange as utoipa::PartialSchema>::schema())
                 .unwrap();
         assert_eq!(
             schema["properties"]["address"]["pattern"],

@@ -172,7 +172,7 @@ pub struct GameInvitationList {
 /// More accounts to invite to an open game.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct InviteRequest {
+pub struct NewInvitations {
     /// Account names.
     #[schema(min_items = 1, max_items = 4, example = json!(["bob"]))]
     pub invite: Vec<String>,
@@ -260,7 +260,7 @@ pub async fn game_invitations(
 /// invitee at the same rates as at creation.
 #[utoipa::path(post, path = "/v1/games/{id}/invitations", tag = "games",
     params(("id" = String, Path, description = "Game id")),
-    request_body = InviteRequest,
+    request_body = NewInvitations,
     responses(
         (status = 200, description = "The game's invitations now", body = GameInvitationList),
         (status = 401, body = Problem, content_type = "application/problem+json"),
@@ -277,7 +277,7 @@ pub async fn invite_to_game(
     clock: web::Data<Clock>,
     user: AuthUser,
     path: web::Path<String>,
-    body: super::transport::Json<InviteRequest>,
+    body: super::transport::Json<NewInvitations>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let names = body.into_inner().invite;

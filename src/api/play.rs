@@ -396,7 +396,7 @@ pub struct ActionPreview {
 /// `Idempotency-Key`: nothing is written, so a preview can be sent any number of times.
 #[utoipa::path(post, path = "/v1/games/{id}/actions/preview", tag = "play",
     params(("id" = String, Path, description = "Game id"), PreviewQuery),
-    request_body = PostAction,
+    request_body = NewAction,
     responses(
         (status = 200, body = ActionPreview),
         (status = 401, body = Problem, content_type = "application/problem+json"),
@@ -414,7 +414,7 @@ pub async fn preview_action(
     path: web::Path<String>,
     query: web::Query<PreviewQuery>,
     request: HttpRequest,
-    body: super::transport::Json<PostAction>,
+    body: super::transport::Json<NewAction>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let PreviewQuery {
@@ -458,7 +458,7 @@ pub async fn preview_action(
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PostAction {
+pub struct NewAction {
     /// The game's `current_seq` the action was chosen at. If the game has moved on, the
     /// action is refused with 409 `stale_seq` and nothing is written.
     pub expected_seq: i64,
@@ -477,7 +477,7 @@ pub struct PostAction {
 /// same `Idempotency-Key` and body returns the first result and appends nothing.
 #[utoipa::path(post, path = "/v1/games/{id}/actions", tag = "play",
     params(("id" = String, Path, description = "Game id"), IdempotencyHeader),
-    request_body = PostAction,
+    request_body = NewAction,
     responses(
         (status = 200, description = "Accepted", body = ActionAccepted),
         (status = 401, body = Problem, content_type = "application/problem+json"),
@@ -495,7 +495,7 @@ pub async fn post_action(
     user: AuthUser,
     path: web::Path<String>,
     request: HttpRequest,
-    body: super::transport::Json<PostAction>,
+    body: super::transport::Json<NewAction>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let idempotency_key = idempotency_key(&request)?;
@@ -524,7 +524,7 @@ pub async fn post_action(
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"expected_seq": 43}))]
-pub struct PostTakeBack {
+pub struct NewTakeBack {
     /// The game's `current_seq` as the caller saw it. If the game has moved on, nothing is
     /// taken back: 409 `stale_seq`. A second take-back sent with the same seq is thus
     /// refused rather than taking back one more action.
@@ -544,7 +544,7 @@ pub struct PostTakeBack {
 /// and your view after them, as for an action.
 #[utoipa::path(post, path = "/v1/games/{id}/take-back", tag = "play",
     params(("id" = String, Path, description = "Game id")),
-    request_body = PostTakeBack,
+    request_body = NewTakeBack,
     responses(
         (status = 200, description = "Taken back", body = ActionAccepted),
         (status = 401, body = Problem, content_type = "application/problem+json"),
@@ -560,7 +560,7 @@ pub async fn take_back(
     clock: web::Data<crate::clock::Clock>,
     user: AuthUser,
     path: web::Path<String>,
-    body: super::transport::Json<PostTakeBack>,
+    body: super::transport::Json<NewTakeBack>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let expected_seq = body.into_inner().expected_seq;

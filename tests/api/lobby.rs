@@ -347,6 +347,47 @@ async fn my_turn_follows_the_turn_and_pages(app: &TestApp) {
     }
 }
 
+/// Taking a seat and voting to abandon may come with no body at all (the defaults: the
+/// lowest open seat, a vote to abandon); a body that is there must be JSON, and whitespace
+/// alone is not.
+async fn optional_bodies_are_absent_or_json(app: &TestApp) {
+    let alice = app.register("alice").await;
+    let bob = app.register("bob").await;
+    let created = app
+        .post(&alice, "/v1/games", &json!({"kind": "tikal", "seats": 2}))
+        .await
+        .expect_status(201)
+        .json();
+    let id = created["id"].as_str().unwrap();
+    for (path, player) in [("seats", &bob), ("abandon", &alice)] {
+        for body in ["\n", " ", "\r\n\t"] {
+            app.post_raw(
+                player,
+                &format!("/v1/games/{id}/{path}"),
+                "application/json",
+                body,
+            )
+            .await
+            .expect_problem(400, "invalid_json");
+        }
+        let answer = app
+            .post_raw(
+                player,
+                &format!("/v1/games/{id}/{path}"),
+                "application/json",
+                "",
+            )
+            .await
+            .expect_status(200)
+            .json();
+        if path == "seats" {
+            assert_eq!(answer["status"], "running");
+        } else {
+            assert_eq!(answer["seats"][0]["abandon_vote"], true, "{answer}");
+        }
+    }
+}
+
 /// A stored column the server cannot read is an internal error, logged and answered 500,
 /// never a silent default (an empty turn, seat 0, no outcome).
 async fn corrupt_stored_data_is_an_internal_error(app: &TestApp) {
@@ -413,6 +454,7 @@ async fn a_rules_version_this_server_cannot_play_is_refused(app: &TestApp) {
 }
 
 on_both_backends!(
+    optional_bodies_are_absent_or_json,
     a_rules_version_this_server_cannot_play_is_refused,
     corrupt_stored_data_is_an_internal_error,
     game_kinds_describe_every_game,

@@ -788,3 +788,52 @@ fn every_list_pages_with_limit_cursor_next_and_link() {
     expected.sort_unstable();
     assert_eq!(paged, expected);
 }
+
+/// Request bodies are named one way: `New<Thing>` for what a request creates (a game, a
+/// seat, an action, ...), `<Thing>Change` for what it changes, or the plain noun it
+/// carries (`Credentials`, `Reminders`); never after a verb or with a suffix such as
+/// `Request` or `In`. A per-kind envelope is its kind's prefix on such a name.
+#[test]
+fn request_bodies_are_named_one_way() {
+    let spec = committed();
+    let nouns = [
+        "Credentials",
+        "AbandonVote",
+        "Reminders",
+        "AutomaticVacation",
+        "MailToken",
+        "PushTopics",
+        "ModerationReason",
+    ];
+    let mut names = std::collections::BTreeSet::new();
+    for item in spec["paths"].as_object().unwrap().values() {
+        for operation in item.as_object().unwrap().values() {
+            let Some(content) = operation.pointer("/requestBody/content") else {
+                continue;
+            };
+            for media in content.as_object().unwrap().values() {
+                let schema = &media["schema"];
+                let mut references = Vec::new();
+                collect_references(schema, &mut references);
+                for reference in references {
+                    let name = reference.rsplit('/').next().unwrap().to_owned();
+                    names.insert(name);
+                }
+            }
+        }
+    }
+    assert!(names.len() >= 20, "{names:?}");
+    for name in &names {
+        let plain = ["Tikal", "Java", "EternalPalace"]
+            .iter()
+            .find_map(|prefix| {
+                name.strip_prefix(prefix)
+                    .filter(|rest| rest.starts_with("New"))
+            })
+            .unwrap_or(name.as_str());
+        assert!(
+            plain.starts_with("New") || plain.ends_with("Change") || nouns.contains(&plain),
+            "request body `{name}`: name it New<Thing>, <Thing>Change or a plain noun"
+        );
+    }
+}

@@ -51,7 +51,7 @@ pub struct KindContract {
 /// kinds; the others (only ever inside a kinded envelope) get per-kind copies.
 const KINDED_ENVELOPES: &[&str] = &[
     "GameKind",
-    "CreateGame",
+    "NewGame",
     "GameSummary",
     "ViewOut",
     "LegalActions",
@@ -356,7 +356,7 @@ fn specialise_envelopes(doc: &mut Value, kinds: &[KindContract]) {
                         json!({"type": "string", "enum": [kind.kind], "description": description}),
                     );
                 }
-                if name == "CreateGame" {
+                if name == "NewGame" {
                     let seats = &mut properties["seats"];
                     seats["minimum"] = json!(kind.min_players);
                     seats["maximum"] = json!(kind.max_players);
@@ -778,7 +778,7 @@ fn add_request_examples(doc: &mut Value, kinds: &[KindContract]) {
             );
         }
         let schemas = schemas(doc);
-        if let Some(create_schema) = schemas.get_mut(&format!("{}CreateGame", kind.prefix)) {
+        if let Some(create_schema) = schemas.get_mut(&format!("{}NewGame", kind.prefix)) {
             create_schema["examples"] =
                 json!([{"kind": kind.kind, "seats": kind.min_players, "options": options}]);
         }

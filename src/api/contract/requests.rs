@@ -6,11 +6,11 @@ use serde_json::{json, Value};
 
 use super::{for_each_operation, schema_ref, schemas, walk, KindContract};
 
-/// `PostAction.action`: one of the kinds' actions. The game in the path decides the kind,
+/// `NewAction.action`: one of the kinds' actions. The game in the path decides the kind,
 /// and some action types (`pass`, `end_turn`) exist in several kinds, so this is an `anyOf`
 /// over the kinds' unions rather than a `oneOf`.
 pub(super) fn type_action_requests(doc: &mut Value, kinds: &[KindContract]) {
-    let Some(action) = schemas(doc).get_mut("PostAction").and_then(|post| {
+    let Some(action) = schemas(doc).get_mut("NewAction").and_then(|post| {
         post.get_mut("properties")
             .and_then(|properties| properties.get_mut("action"))
     }) else {
@@ -72,7 +72,7 @@ pub(super) fn constrain_creations(doc: &mut Value, kinds: &[KindContract]) {
             bot["title"] = json!(bot_name);
             schemas.insert(bot_name.clone(), bot);
         }
-        let Some(create) = schemas.get_mut(&format!("{}CreateGame", kind.prefix)) else {
+        let Some(create) = schemas.get_mut(&format!("{}NewGame", kind.prefix)) else {
             continue;
         };
         walk(&mut create["properties"]["bots"], &mut |node| {
@@ -226,7 +226,7 @@ pub(super) fn clean_texts(doc: &mut Value) {
 /// The request fields that are free texts, and whether they may span lines.
 const FREE_TEXTS: &[(&str, &str, crate::service::free_text::Lines)] = &[
     (
-        "NewChatMessageIn",
+        "NewChatMessage",
         "text",
         crate::service::free_text::Lines::Many,
     ),

@@ -319,7 +319,7 @@ pub(super) fn add_links(doc: &mut Value) {
         (
             "create_game",
             "201",
-            "JoinGame",
+            "NewSeat",
             "join_game",
             &[("id", body_id)],
         ),

@@ -13,6 +13,7 @@ import sys
 
 import turnpost_client.models as models
 from turnpost_client import AuthenticatedClient, Client
+from turnpost_client.types import UNSET
 from turnpost_client.api.accounts import create_account, create_token
 from turnpost_client.api.games import create_game, get_game, join_game, list_game_kinds
 from turnpost_client.api.notifications import stream_notifications
@@ -137,18 +138,29 @@ def play(base, kind, seed):
             check_event(event, prefix)
         actions += 1
         assert actions < 20_000, "the game ends"
-    log = parsed(list_events.sync_detailed(id=game.id, client=players[0]), 200, f"{prefix}EventLog")
-    for event in log.events:
+    # The log a page of 200 at a time, each page continuing at the last one's `next`.
+    events, cursor, pages = [], UNSET, 0
+    while True:
+        log = parsed(list_events.sync_detailed(id=game.id, client=players[0], limit=200, cursor=cursor),
+                     200, f"{prefix}EventLog")
+        events.extend(log.events)
+        pages += 1
+        if log.next_ is None:
+            break
+        cursor = log.next_
+    assert [event.seq for event in events] == list(range(1, log.current_seq + 1))
+    assert pages == -(-log.current_seq // 200), (pages, log.current_seq)
+    for event in events:
         check_event(event, prefix)
     assert isinstance(summary.created_at, datetime.datetime), type(summary.created_at)
-    streamed, notified = follow_streams(players, game.id, prefix, log.events)
+    streamed, notified = follow_streams(players, game.id, prefix, events)
     check_problem(players[0])
     export = parsed(export_game.sync_detailed(id=game.id, client=players[0]), 200, f"{prefix}GameExport")
     assert export.complete and len(export.actions) == actions
     for recorded in export.actions:
         assert type(recorded.action).__name__.startswith(f"{prefix}Action")
     print(f"python client: a whole {kind} game, {actions} actions ({len(action_types)} action types), "
-          f"{len(log.events)} events, every answer parsed into its named type; the game's stream "
+          f"{len(events)} events ({pages} pages), every answer parsed into its named type; the game's stream "
           f"({streamed} events) and the account stream ({notified} notifications) followed; dates "
           f"read as dates, problem codes as enums")
 

@@ -139,19 +139,32 @@ async function play(base: string, kind: Kind, seats: number, seed: number): Prom
     actions++;
     if (actions > 20000) throw new Error('the game does not end');
   }
-  const log = must(await sdk.listEvents({ client: players[0], path: { id: created.id } }), 'events');
-  const [streamed, notified] = await followStreams(
-    players[0],
-    created.id,
-    kind,
-    log.events.map((event) => Number(event.seq)),
-  );
+  // The log a page of 200 at a time, each page continuing at the last one's `next`.
+  const seqs: number[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  for (;;) {
+    const log = must(
+      await sdk.listEvents({ client: players[0], path: { id: created.id }, query: { limit: 200, cursor } }),
+      'events',
+    );
+    seqs.push(...log.events.map((event) => Number(event.seq)));
+    pages++;
+    if (log.next === null) {
+      if (seqs.length !== Number(log.current_seq) || seqs.some((seq, index) => seq !== index + 1)) {
+        throw new Error(`the pages miss or repeat events: ${seqs.length} of ${log.current_seq}`);
+      }
+      break;
+    }
+    cursor = log.next;
+  }
+  const [streamed, notified] = await followStreams(players[0], created.id, kind, seqs);
   await checkProblem(players[0]);
   const exported = must(await sdk.exportGame({ client: players[0], path: { id: created.id } }), 'export');
   if (!exported.complete || exported.actions?.length !== actions) throw new Error('export incomplete');
   console.log(
     `typescript client: a whole ${kind} game, ${actions} actions (${types.size} action types), ` +
-      `${log.events.length} events, every answer validated by the generated zod schemas; the game's ` +
+      `${seqs.length} events (${pages} pages), every answer validated by the generated zod schemas; the game's ` +
       `stream (${streamed} events) and the account stream (${notified} notifications) followed`,
   );
 }

@@ -933,8 +933,21 @@ async function showLog() {
     Object.assign(log, { after: 0, gameId: game.id, items: new Map(), turnSeat: null });
     $('log').replaceChildren();
   }
-  const page = await api('GET', `/v1/games/${game.id}/events?after=${log.after}`);
-  for (const event of page.events) {
+  // A long game's log comes a page at a time: read on until the last page.
+  let added = 0;
+  for (let more = true; more;) {
+    const page = await api('GET', `/v1/games/${game.id}/events?after=${log.after}`);
+    more = page.next !== null && page.events.length > 0;
+    added += page.events.length;
+    appendToLog(page.events);
+  }
+  markSinceLastMove();
+  // The newest entries are what a returning player looks for.
+  if (added) $('log').scrollTop = $('log').scrollHeight;
+}
+
+function appendToLog(events) {
+  for (const event of events) {
     log.after = Math.max(log.after, event.seq);
     const item = document.createElement('li');
     item.dataset.seq = String(event.seq);
@@ -961,9 +974,6 @@ async function showLog() {
       }
     }
   }
-  markSinceLastMove();
-  // The newest entries are what a returning player looks for.
-  if (page.events.length) $('log').scrollTop = $('log').scrollHeight;
 }
 
 function markSinceLastMove() {

@@ -236,7 +236,7 @@ pub struct GameListQuery {
     pub limit: Option<i64>,
     pub cursor: Option<String>,
     /// Skip this many games. Deprecated: page with `cursor`, which neither skips nor repeats
-    /// a game when others start or move meanwhile.
+    /// a game because new ones were created meanwhile (one that moves takes its new place).
     #[param(minimum = 0, example = 0)]
     pub offset: Option<i64>,
 }

@@ -1360,7 +1360,12 @@ function markChoosable(step) {
     space.classList.add('choosable');
     space.setAttribute('tabindex', '0');
     space.setAttribute('role', 'button');
-    space.setAttribute('aria-label', `${words(step.field)} ${option.choice}`);
+    // The name holds what the space shows, so a voice command naming the visible text
+    // reaches it (WCAG 2.5.3; axe-core's label-content-name-mismatch).
+    const name = `${words(step.field)} ${option.choice}`;
+    const shown = [...space.querySelectorAll('text')].map((text) => text.textContent.trim())
+      .filter((text) => text && !name.includes(text)).join(' ');
+    space.setAttribute('aria-label', shown ? `${name}: ${shown}` : name);
   }
   // On a phone the board is larger than the screen: bring the places offered into view,
   // a wide part panned to have them in its middle.

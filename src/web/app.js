@@ -1360,11 +1360,12 @@ function markChoosable(step) {
     space.classList.add('choosable');
     space.setAttribute('tabindex', '0');
     space.setAttribute('role', 'button');
-    // The name holds what the space shows, so a voice command naming the visible text
-    // reaches it (WCAG 2.5.3; axe-core's label-content-name-mismatch).
+    // The name holds all the space shows, in order, so a voice command naming the visible
+    // text reaches it (WCAG 2.5.3; axe-core's label-content-name-mismatch). Every text, even
+    // one the choice's own words hold already: a track's "4" left out broke the sequence.
     const name = `${words(step.field)} ${option.choice}`;
     const shown = [...space.querySelectorAll('text')].map((text) => text.textContent.trim())
-      .filter((text) => text && !name.includes(text)).join(' ');
+      .filter((text) => text).join(' ');
     space.setAttribute('aria-label', shown ? `${name}: ${shown}` : name);
   }
   // On a phone the board is larger than the screen: bring the places offered into view,

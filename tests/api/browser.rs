@@ -326,7 +326,7 @@ impl Browser {
                    .then((result) => done(result.violations \
                      .filter((v) => v.impact === 'serious' || v.impact === 'critical') \
                      .map((v) => ({id: v.id, impact: v.impact, help: v.help, \
-                                   nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' '))})))) \
+                                   nodes: v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')}: ${n.html.slice(0, 300)}`)})))) \
                    .catch((error) => done(String(error)));",
                 json!([]),
             )

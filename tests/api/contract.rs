@@ -192,11 +192,178 @@ pub fn check(method: &Method, path: &str, status: u16, content_type: &str, body:
         } else {
             schema_pointer
         };
+        let mut lines = Vec::new();
         for line in body.lines().filter(|line| !line.is_empty()) {
-            validate(&line_pointer, &parse(line, &what), &what);
+            let line = parse(line, &what);
+            validate(&line_pointer, &line, &what);
+            lines.push(line);
         }
+        recorder::offer_lines(documented, template, status, &line_pointer, &lines);
     } else if media_type.ends_with("json") {
-        validate(&schema_pointer, &parse(body, &what), &what);
+        let body = parse(body, &what);
+        validate(&schema_pointer, &body, &what);
+        recorder::offer(
+            documented,
+            template,
+            status,
+            media_type,
+            &schema_pointer,
+            &body,
+        );
+    }
+}
+
+/// With `TURNPOST_RECORD_EXAMPLES` naming a folder, the richest body met for each documented
+/// JSON response (per game kind where the body has one) and for each problem code is written
+/// there, one file each; `scripts/record-response-examples` merges them into
+/// `openapi/response-examples.json`, the examples the document shows.
+mod recorder {
+    use std::collections::{BTreeSet, HashMap};
+    use std::path::PathBuf;
+    use std::sync::{Mutex, OnceLock};
+
+    use serde_json::{json, Value};
+
+    /// Arrays in an example keep this many items: enough to show their shape.
+    const ITEMS_KEPT: usize = 3;
+
+    fn folder() -> Option<&'static PathBuf> {
+        static FOLDER: OnceLock<Option<PathBuf>> = OnceLock::new();
+        FOLDER
+            .get_or_init(|| std::env::var_os("TURNPOST_RECORD_EXAMPLES").map(PathBuf::from))
+            .as_ref()
+    }
+
+    pub fn offer(
+        method: &str,
+        template: &str,
+        status: u16,
+        media_type: &str,
+        schema_pointer: &str,
+        body: &Value,
+    ) {
+        let Some(folder) = folder() else {
+            return;
+        };
+        let (section, key, variant) = if media_type == "application/problem+json" {
+            let code = body["code"].as_str().unwrap_or_default();
+            ("problems", format!("{code} {status}"), String::new())
+        } else {
+            let variant = body["kind"].as_str().unwrap_or_default().to_owned();
+            ("responses", operation(method, template, status), variant)
+        };
+        let example = shortened_if_valid(schema_pointer, body);
+        let score = leaves(&example, String::new(), &mut BTreeSet::new());
+        keep_if_richer(folder, section, key, variant, score, example);
+    }
+
+    /// A stream or list of JSON lines: its first few lines.
+    pub fn offer_lines(
+        method: &str,
+        template: &str,
+        status: u16,
+        line_pointer: &str,
+        lines: &[Value],
+    ) {
+        let Some(folder) = folder() else {
+            return;
+        };
+        let kept: Vec<Value> = lines
+            .iter()
+            .take(ITEMS_KEPT)
+            .map(|line| shortened_if_valid(line_pointer, line))
+            .collect();
+        let score = leaves(
+            &Value::Array(kept.clone()),
+            String::new(),
+            &mut BTreeSet::new(),
+        );
+        let text: String = kept.iter().map(|line| format!("{line}\n")).collect();
+        let key = operation(method, template, status);
+        keep_if_richer(
+            folder,
+            "lines",
+            key,
+            String::new(),
+            score,
+            Value::String(text),
+        );
+    }
+
+    fn operation(method: &str, template: &str, status: u16) -> String {
+        format!("{} {template} {status}", method.to_ascii_uppercase())
+    }
+
+    /// `body` with its arrays cut short, unless its schema wants more of them.
+    fn shortened_if_valid(schema_pointer: &str, body: &Value) -> Value {
+        let example = shortened(body);
+        if super::schema_errors(schema_pointer, &example).is_empty() {
+            example
+        } else {
+            body.clone()
+        }
+    }
+
+    fn keep_if_richer(
+        folder: &PathBuf,
+        section: &str,
+        key: String,
+        variant: String,
+        score: usize,
+        example: Value,
+    ) {
+        // Richer first, then shorter.
+        let rank = (score, std::cmp::Reverse(example.to_string().len()));
+        static BEST: OnceLock<Mutex<HashMap<String, (usize, std::cmp::Reverse<usize>)>>> =
+            OnceLock::new();
+        let mut best = BEST.get_or_init(Default::default).lock().unwrap();
+        let name = format!("{section} {key} {variant}");
+        if best.get(&name).is_some_and(|&known| known >= rank) {
+            return;
+        }
+        best.insert(name.clone(), rank);
+        let file: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let record = json!({"section": section, "key": key, "variant": variant, "body": example});
+        std::fs::create_dir_all(folder).expect("the examples folder can be made");
+        std::fs::write(folder.join(format!("{file}.json")), record.to_string())
+            .expect("an example can be written");
+    }
+
+    /// `value` with every array cut to its first few items.
+    fn shortened(value: &Value) -> Value {
+        match value {
+            Value::Array(items) => items.iter().take(ITEMS_KEPT).map(shortened).collect(),
+            Value::Object(fields) => fields
+                .iter()
+                .map(|(name, field)| (name.clone(), shortened(field)))
+                .collect(),
+            other => other.clone(),
+        }
+    }
+
+    /// How many distinct fields `value` shows with a value (array positions taken as one):
+    /// the richer body makes the better example.
+    fn leaves(value: &Value, path: String, seen: &mut BTreeSet<String>) -> usize {
+        match value {
+            Value::Null => {}
+            Value::Array(items) => {
+                for item in items {
+                    leaves(item, format!("{path}[]"), seen);
+                }
+            }
+            Value::Object(fields) => {
+                for (name, field) in fields {
+                    leaves(field, format!("{path}/{name}"), seen);
+                }
+            }
+            _ => {
+                seen.insert(path);
+            }
+        }
+        seen.len()
     }
 }
 
@@ -348,5 +515,121 @@ mod the_check_itself {
             }
         }
         assert!(checked > 100, "only {checked} examples");
+    }
+
+    /// Every JSON response shows an example that the tests received (see
+    /// `scripts/record-response-examples`), every problem response one per code it lists, and
+    /// each is a valid instance of the response's schema.
+    #[test]
+    fn every_json_response_has_an_example_that_matches_its_schema() {
+        let mut missing = Vec::new();
+        let mut checked = 0;
+        for (path, item) in spec()["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                for (status, response) in operation["responses"].as_object().unwrap() {
+                    let what = format!("{method} {path} {status}");
+                    for (media_type, content) in
+                        response["content"].as_object().into_iter().flatten()
+                    {
+                        if !media_type.ends_with("json") {
+                            continue;
+                        }
+                        let schema = format!(
+                            "/paths/{}/{method}/responses/{status}/content/{}/schema",
+                            escape(path),
+                            escape(media_type)
+                        );
+                        let mut examples: Vec<(String, Value)> = content["examples"]
+                            .as_object()
+                            .into_iter()
+                            .flatten()
+                            .map(|(name, example)| {
+                                (name.clone(), resolved(example)["value"].clone())
+                            })
+                            .collect();
+                        if let Some(example) = content.get("example") {
+                            examples.push((String::new(), example.clone()));
+                        }
+                        if examples.is_empty() {
+                            missing.push(what.clone());
+                        }
+                        for (name, example) in &examples {
+                            let what = format!("the example {name} of {what}");
+                            if media_type == "application/x-ndjson" {
+                                let line_schema = if content.get("x-item-schema").is_some() {
+                                    schema.replace("/schema", "/x-item-schema")
+                                } else {
+                                    schema.clone()
+                                };
+                                let text = example.as_str().expect("lines are text");
+                                assert!(text.ends_with('\n'), "{what}: lines end in a newline");
+                                for line in text.lines() {
+                                    validate(&line_schema, &parse(line, &what), &what);
+                                }
+                                checked += 1;
+                                continue;
+                            }
+                            validate(&schema, example, &what);
+                            checked += 1;
+                            if media_type == "application/problem+json" {
+                                assert_eq!(example["code"], name.as_str(), "{what}");
+                                assert_eq!(example["status"].to_string(), *status, "{what}");
+                            }
+                        }
+                        if let Some(codes) = content
+                            .pointer("/schema/properties/code/enum")
+                            .and_then(Value::as_array)
+                        {
+                            assert_eq!(codes.len(), examples.len(), "{what}: one example per code");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "responses without an example: {missing:#?}"
+        );
+        assert!(checked > 800, "only {checked} examples");
+    }
+
+    /// An `$ref` to `components/examples`, followed.
+    fn resolved(example: &Value) -> &Value {
+        match example["$ref"].as_str() {
+            Some(reference) => spec()
+                .pointer(reference.trim_start_matches('#'))
+                .unwrap_or_else(|| panic!("{reference} leads nowhere")),
+            None => example,
+        }
+    }
+
+    /// What was recorded for a response or a problem the document no longer has is stale.
+    #[test]
+    fn every_recorded_example_is_shown() {
+        let recorded: Value =
+            serde_json::from_str(include_str!("../../openapi/response-examples.json")).unwrap();
+        for key in recorded["responses"].as_object().unwrap().keys() {
+            let mut parts = key.split(' ');
+            let (method, path, status) = (
+                parts.next().unwrap().to_ascii_lowercase(),
+                parts.next().unwrap(),
+                parts.next().unwrap(),
+            );
+            let pointer = format!(
+                "/paths/{}/{method}/responses/{status}/content/application~1json",
+                escape(path)
+            );
+            assert!(
+                spec().pointer(&pointer).is_some(),
+                "{key} is not in the document"
+            );
+        }
+        for key in recorded["problems"].as_object().unwrap().keys() {
+            let name = key.replace(' ', "_");
+            assert!(
+                spec()["components"]["examples"].get(&name).is_some(),
+                "no response shows the problem {key}"
+            );
+        }
     }
 }

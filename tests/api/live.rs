@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::on_both_backends;
@@ -334,6 +335,14 @@ async fn ndjson_streams_carry_the_same_documents(app: &TestApp) {
     });
     play_to_the_end(app, &players, &id, 5).await;
     let text = reader.await.unwrap();
+    let stream_path = format!("/v1/games/{id}/stream");
+    crate::contract::check(
+        &Method::GET,
+        &stream_path,
+        200,
+        "application/x-ndjson",
+        &text,
+    );
     let lines: Vec<Value> = text
         .lines()
         .filter(|line| !line.is_empty())
@@ -448,6 +457,7 @@ async fn a_stream_ends_when_asked(app: &TestApp) {
             assert_eq!(ids.first(), Some(&(last + 1)), "{next}");
             assert_eq!(ids.last(), Some(&seq), "{next}");
         } else {
+            crate::contract::check(&Method::GET, "/v1/me/stream", 200, framing, &body);
             let lines: Vec<Value> = body
                 .lines()
                 .filter(|line| !line.is_empty())

@@ -349,7 +349,7 @@ fn descriptions_name_only_schemas_that_exist() {
     let spec: serde_json::Value = serde_json::from_str(COMMITTED).unwrap();
     let schemas = spec["components"]["schemas"].as_object().unwrap();
     // Backticked words that are headers or values, not schemas.
-    let not_schemas = ["ETag", "Location", "Bearer", "E1"];
+    let not_schemas = ["ETag", "Location", "Host", "Bearer", "E1"];
     let text = spec.to_string();
     let mut missing = std::collections::BTreeSet::new();
     for piece in text.split('`').skip(1).step_by(2) {

@@ -21,12 +21,14 @@
 //! - every operation gets a one-line summary and a description naming the scope it needs
 //!   (see [`descriptions`]); responses that create something link to the operations on it;
 //! - `Problem.code` is the named enum `ProblemCode`, each problem response narrows it to
-//!   its codes; the streams' bodies name no type, their frames' schemas are `x-item-schema`.
+//!   its codes; the streams' bodies name no type, their frames' schemas are `x-item-schema`;
+//! - every JSON response shows a body the HTTP tests received (see [`recorded`]).
 
 use std::collections::BTreeMap;
 
 mod descriptions;
 mod examples;
+mod recorded;
 mod requests;
 mod responses;
 
@@ -105,6 +107,7 @@ pub fn shape(doc: &mut Value, kinds: &[KindContract]) {
     responses::add_links(doc);
     add_request_examples(doc, kinds);
     compose_request_examples(doc);
+    recorded::add_response_examples(doc);
     responses::drop_unreferenced(doc);
 }
 

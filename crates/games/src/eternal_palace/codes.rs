@@ -68,6 +68,9 @@ rule_codes! {
         WrongItemCount = "wrong_item_count",
         /// Take the fish and wisdom, a resource, or both.
         NothingChosen = "nothing_chosen",
+        /// At the Academy an affordable advisor must be hired (option
+        /// `academy_hire_compulsory`).
+        HiringRequired = "hiring_required",
         /// A group artist rewards a group of two or more dice only.
         NotAnArtistGroup = "not_an_artist_group",
         /// Labyrinth: the seat's marker is on the exit; no arrow leads on.

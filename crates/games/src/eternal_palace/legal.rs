@@ -155,7 +155,11 @@ fn choice_answers(state: &State, seat: Seat, choice: &Choice) -> Vec<Action> {
                     });
                 }
             }
-            out.push(Action::HireAdvisor { card: None });
+            // The Academy offers the choice only when an advisor is affordable.
+            let compulsory = *source == HireSource::Academy && state.academy_hire_compulsory;
+            if !compulsory {
+                out.push(Action::HireAdvisor { card: None });
+            }
         }
         Choice::Resource => {
             out.extend(Resource::ALL.map(|resource| Action::TakeResource { resource }));

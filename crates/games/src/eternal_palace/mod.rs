@@ -171,6 +171,26 @@ pub struct EternalPalaceOptions {
     #[serde(skip_serializing_if = "is_default")]
     #[schema(example = true)]
     pub any_group_at_module_locations: bool,
+    /// Rules version 5: the first player to take a location's painting layer gets two
+    /// decorations (2 VP at the end), reading "entfernt das Dekorationstoken und erhält
+    /// zusätzlich 1 Dekoration" as the token being one decoration and one more besides
+    /// (off: the token is removed and one decoration taken).
+    #[serde(skip_serializing_if = "is_default")]
+    #[schema(example = true)]
+    pub two_decorations: bool,
+    /// Rules version 5, with `river_market`: a full demand card rewards only the player who
+    /// filled its last field, for each of their markers, reading "erhalte für jeden Deiner
+    /// Marker" as addressed to that player (off: every marker on the card is rewarded). The
+    /// penalty for players without a marker is the same.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schema(example = true)]
+    pub demand_reward_only_to_filler: bool,
+    /// Rules version 5: at the Academy a player who can pay for an open advisor must hire
+    /// one, reading "Nimm 1 offenliegenden Berater" as an order (off: hiring there is
+    /// optional, `hire_advisor` with no card declines).
+    #[serde(skip_serializing_if = "is_default")]
+    #[schema(example = true)]
+    pub academy_hire_compulsory: bool,
 }
 
 impl EternalPalaceOptions {
@@ -231,6 +251,13 @@ impl Engine for EternalPalace {
             changes: "The option any_group_at_module_locations: the labyrinth and the river \
                       market take a group of any size. Games without it play as in version 3.",
         },
+        RulesVersion {
+            version: 5,
+            date: "2026-12-03",
+            changes: "Three options that play the second reading of a sentence: \
+                      two_decorations, demand_reward_only_to_filler (with river_market) and \
+                      academy_hire_compulsory. Games without them play as in version 4.",
+        },
     ];
     /// Version 2 added `game_set_up`'s optional `seed_commitment`.
     const EVENT_SCHEMA_VERSION: u32 = 2;
@@ -247,8 +274,9 @@ impl Engine for EternalPalace {
     }
 
     /// At most one of the three modules with a location of their own (see
-    /// `rules::check_options`), each location tile at most once, and any group at the module
-    /// locations only with a module location.
+    /// `rules::check_options`), each location tile at most once, any group at the module
+    /// locations only with a module location, the demand reward to the filler only with the
+    /// river market.
     fn options_constraints() -> Option<serde_json::Value> {
         let modules = ["labyrinth", "river_market", "compositions"];
         let pairs: Vec<serde_json::Value> = modules
@@ -270,11 +298,17 @@ impl Engine for EternalPalace {
             "not": {"anyOf": pairs},
             "properties": {"location_tiles": {"uniqueItems": true}},
             // Under `dependentSchemas`, which validators apply and generators leave alone.
-            "dependentSchemas": {"any_group_at_module_locations": {"anyOf": [
-                {"properties": {"any_group_at_module_locations": {"const": false}}},
-                {"properties": {"labyrinth": {"const": true}}, "required": ["labyrinth"]},
-                {"properties": {"river_market": {"const": true}}, "required": ["river_market"]},
-            ]}},
+            "dependentSchemas": {
+                "any_group_at_module_locations": {"anyOf": [
+                    {"properties": {"any_group_at_module_locations": {"const": false}}},
+                    {"properties": {"labyrinth": {"const": true}}, "required": ["labyrinth"]},
+                    {"properties": {"river_market": {"const": true}}, "required": ["river_market"]},
+                ]},
+                "demand_reward_only_to_filler": {"anyOf": [
+                    {"properties": {"demand_reward_only_to_filler": {"const": false}}},
+                    {"properties": {"river_market": {"const": true}}, "required": ["river_market"]},
+                ]},
+            },
         }))
     }
 

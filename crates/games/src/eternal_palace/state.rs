@@ -146,6 +146,15 @@ pub struct State {
     /// Option: the labyrinth and the river market take a group of any size.
     #[serde(default, skip_serializing_if = "crate::kit::is_default")]
     pub any_group_at_module_locations: bool,
+    /// Option: the first to take a location's layer gets two decorations.
+    #[serde(default, skip_serializing_if = "crate::kit::is_default")]
+    pub two_decorations: bool,
+    /// Option: a full demand card rewards only the player who filled it.
+    #[serde(default, skip_serializing_if = "crate::kit::is_default")]
+    pub demand_reward_only_to_filler: bool,
+    /// Option: at the Academy an affordable advisor must be hired.
+    #[serde(default, skip_serializing_if = "crate::kit::is_default")]
+    pub academy_hire_compulsory: bool,
     /// Keys of the locations whose tile is in play.
     pub tiles: Vec<String>,
     /// Academy tile: wisdom in the academy's reserve.
@@ -308,6 +317,9 @@ impl State {
             river_market: options.river_market,
             compositions: options.compositions,
             any_group_at_module_locations: options.any_group_at_module_locations,
+            two_decorations: options.two_decorations,
+            demand_reward_only_to_filler: options.demand_reward_only_to_filler,
+            academy_hire_compulsory: options.academy_hire_compulsory,
             academy_reserve: if options.tile("2") {
                 d.academy_tile.reserve_start
             } else {
@@ -516,8 +528,11 @@ impl State {
 
     fn decoration_taken(&mut self, seat: Seat, location: &str) {
         self.decorations.retain(|l| l != location);
+        // Option `two_decorations` (EP-R10): the token counts as one decoration besides the
+        // one taken with it.
+        let decorations = if self.two_decorations { 2 } else { 1 };
         if let Some(p) = self.player_mut(seat) {
-            p.decorations += 1;
+            p.decorations += decorations;
         }
     }
 

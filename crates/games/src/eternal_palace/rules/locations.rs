@@ -226,6 +226,13 @@ pub(super) fn decide_hire(
             ))
         }
     };
+    if card.is_none() && source == HireSource::Academy && state.academy_hire_compulsory {
+        return Err(err(
+            EternalPalaceRule::HiringRequired,
+            "at the Academy you must hire one of the open advisors you can pay for (this game \
+             plays academy_hire_compulsory)",
+        ));
+    }
     if let Some(card) = card {
         if !state.display.iter().any(|c| c == card) {
             return Err(err(

@@ -127,7 +127,7 @@ pub(super) fn decide_fulfil_demand(
     );
     cx.emit(Event::DemandFulfilled { seat, field });
     if cx.state().demand_fields.iter().all(Option::is_some) {
-        settle_demand(&mut cx, rng);
+        settle_demand(&mut cx, seat, rng);
     }
     finish_turn(&mut cx, rng);
     Ok(cx.into_events())
@@ -137,7 +137,10 @@ pub(super) fn decide_fulfil_demand(
 /// gezeigte Belohnung. Jeder Spieler ohne Marker auf der Karte muss die gezeigte Strafe
 /// hinnehmen, also soweit möglich Dinge abgeben oder gar im Palast rückwärts ziehen. Danach
 /// gehen die Marker an die Spieler zurück und eine neue Karte wird aufgedeckt."
-fn settle_demand(cx: &mut Ctx, rng: &mut dyn RngCore) {
+///
+/// `filler` filled the last field; with the option `demand_reward_only_to_filler` (EP-R11)
+/// only their markers are rewarded.
+fn settle_demand(cx: &mut Ctx, filler: Seat, rng: &mut dyn RngCore) {
     let Some(card) = cx.state().demand_card.clone() else {
         return;
     };
@@ -145,7 +148,11 @@ fn settle_demand(cx: &mut Ctx, rng: &mut dyn RngCore) {
         return;
     };
     let owners: Vec<Seat> = cx.state().demand_fields.iter().flatten().copied().collect();
-    for seat in &owners {
+    let only_filler = cx.state().demand_reward_only_to_filler;
+    for seat in owners
+        .iter()
+        .filter(|seat| !only_filler || **seat == filler)
+    {
         gain_goods(cx, *seat, info.reward, Reason::DemandReward);
     }
     for seat in (0..cx.state().seats).filter(|s| !owners.contains(s)) {

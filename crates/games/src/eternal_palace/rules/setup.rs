@@ -70,6 +70,10 @@ pub const MODULES_FROM_VERSION: u32 = 3;
 /// The first rules version with `any_group_at_module_locations`.
 pub const ANY_GROUP_FROM_VERSION: u32 = 4;
 
+/// The first rules version with the options that play a second reading: `two_decorations`,
+/// `demand_reward_only_to_filler` and `academy_hire_compulsory`.
+pub const SECOND_READINGS_FROM_VERSION: u32 = 5;
+
 /// Options the short rules allow together, under a rules version that has them.
 pub fn check_options(options: &EternalPalaceOptions, rules_version: u32) -> Result<(), RuleError> {
     if options.uses_version_3() && rules_version < MODULES_FROM_VERSION {
@@ -118,6 +122,35 @@ pub fn check_options(options: &EternalPalaceOptions, rules_version: u32) -> Resu
                  choose one of them with it",
             ));
         }
+    }
+    let second_readings: Vec<&str> = [
+        (options.two_decorations, "two_decorations"),
+        (
+            options.demand_reward_only_to_filler,
+            "demand_reward_only_to_filler",
+        ),
+        (options.academy_hire_compulsory, "academy_hire_compulsory"),
+    ]
+    .into_iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, name)| name)
+    .collect();
+    if !second_readings.is_empty() && rules_version < SECOND_READINGS_FROM_VERSION {
+        return Err(err(
+            SharedRule::InvalidOptions,
+            format!(
+                "{} need rules version {SECOND_READINGS_FROM_VERSION}; this game is on version \
+                 {rules_version}",
+                second_readings.join(" and ")
+            ),
+        ));
+    }
+    if options.demand_reward_only_to_filler && !options.river_market {
+        return Err(err(
+            SharedRule::InvalidOptions,
+            "demand_reward_only_to_filler changes the river market's reward only; choose \
+             river_market with it",
+        ));
     }
     for (i, tile) in options.location_tiles.iter().enumerate() {
         if options.location_tiles[..i].contains(tile) {

@@ -332,7 +332,7 @@ fn any_group_option_needs_version_4_and_a_module_location() {
     for options in [labyrinth(), river_market()] {
         assert!(EternalPalace::setup(&any_group(options), 4, 4, None, &mut rng()).is_ok());
     }
-    assert_eq!(EternalPalace::newest_rules_version(), 4);
+    assert!(EternalPalace::newest_rules_version() >= 4);
     let plain = serde_json::to_value(labyrinth()).unwrap();
     assert_eq!(
         plain,
@@ -1247,4 +1247,156 @@ fn tiles_keep_tracks_spaces_layers_and_decorations() {
     assert!(events
         .iter()
         .any(|e| matches!(e, Event::DecorationTaken { location, .. } if location == "7")));
+}
+
+// ------------------------------------------- rules version 5: the second readings
+
+/// EP-R10, the option `two_decorations`: "entfernt das Dekorationstoken und erhält
+/// zusätzlich 1 Dekoration nach Wahl" with the token as one decoration, and one more besides.
+/// Without the option the token is removed and one decoration taken.
+#[test]
+fn two_decorations_option_gives_the_token_and_one_more() {
+    for (two, expected) in [(false, 1), (true, 2)] {
+        let options = EternalPalaceOptions {
+            two_decorations: two,
+            ..Default::default()
+        };
+        let mut state = placing_with(&options, 2, 0, vec![vec![6, 3], vec![1]]);
+        let i = index("9");
+        state.players[0].tracks[i] = data().locations[i].track_length().expect("track") - 1;
+        state.players[0].stock.fish = 5;
+        let events = act(&mut state, 0, place(0, "9"), &mut rng());
+        assert!(state.players[0].layers.contains(&"9".to_string()));
+        let taken = events
+            .iter()
+            .filter(|e| matches!(e, Event::DecorationTaken { seat: 0, .. }))
+            .count();
+        assert_eq!(taken, 1, "one token, one event");
+        assert_eq!(state.players[0].decorations, expected, "option {two}");
+        let decoration_points = |state: &State| {
+            final_scores(state)
+                .0
+                .into_iter()
+                .find(|sheet| sheet.seat == 0)
+                .expect("seat 0")
+                .decorations
+        };
+        assert_eq!(decoration_points(&state), expected, "1 VP a decoration");
+    }
+}
+
+/// EP-R11, the option `demand_reward_only_to_filler`: "erhalte für jeden Deiner Marker die
+/// gezeigte Belohnung" addressed to the player who fills the card: only their markers are
+/// rewarded; a marker of another player is not, and spares its owner the penalty as before.
+#[test]
+fn demand_reward_only_to_filler_option_rewards_the_filler_alone() {
+    for only_filler in [false, true] {
+        let options = EternalPalaceOptions {
+            demand_reward_only_to_filler: only_filler,
+            ..river_market()
+        };
+        // 3 players, two fields; d11: reward 2 palace steps, penalty 1 palace step and 1 fish
+        let mut state = placing_with(&options, 3, 0, vec![vec![4]]);
+        state.demand_card = Some("d11".into());
+        state.demand_deck.retain(|t| t != "demand:d11");
+        state.demand_discard.clear();
+        state.demand_fields = vec![Some(1), None];
+        state.players[1].palace = 3;
+        state.players[2].palace = 3;
+        state.players[2].stock.fish = 5;
+        state.players[0].stock.fish = 10;
+        state.players[0].stock.bronze = 1;
+        act(&mut state, 0, place(0, "river_market"), &mut rng());
+        let events = act(
+            &mut state,
+            0,
+            Action::FulfilDemand {
+                field: 1,
+                resource: Resource::Bronze,
+            },
+            &mut rng(),
+        );
+        assert_eq!(goods_for(&events, 0, Reason::DemandReward).palace, 2);
+        let other = goods_for(&events, 1, Reason::DemandReward).palace;
+        assert_eq!(
+            other,
+            if only_filler { 0 } else { 2 },
+            "option {only_filler}"
+        );
+        assert_eq!(
+            goods_for(&events, 1, Reason::DemandPenalty),
+            Goods::default()
+        );
+        assert_eq!(goods_for(&events, 2, Reason::DemandPenalty).palace, -1);
+        assert_eq!(state.demand_discard, vec!["d11".to_string()]);
+    }
+}
+
+/// EP-R12, the option `academy_hire_compulsory`: "Nimm 1 offenliegenden Berater" as an
+/// order: a player who can pay for an open advisor must hire one; declining is not listed
+/// and is refused. Without the option it is listed and accepted.
+#[test]
+fn academy_hire_compulsory_option_refuses_to_decline() {
+    for compulsory in [false, true] {
+        let options = EternalPalaceOptions {
+            academy_hire_compulsory: compulsory,
+            ..Default::default()
+        };
+        let mut state = placing_with(&options, 2, 0, vec![vec![2], vec![1]]);
+        state.players[0].stock = Goods {
+            fish: 9,
+            wisdom: 9,
+            wood: 9,
+            stone: 9,
+            kaolin: 9,
+            bronze: 9,
+            ..Goods::default()
+        };
+        act(&mut state, 0, place(0, "2"), &mut rng());
+        assert_eq!(
+            pending_choice(&state),
+            Some(Choice::Hire {
+                source: HireSource::Academy
+            })
+        );
+        let decline = Action::HireAdvisor { card: None };
+        let legal = EternalPalace::legal_actions(&state, 0);
+        assert!(legal
+            .iter()
+            .any(|a| matches!(a, Action::HireAdvisor { card: Some(_) })));
+        assert_eq!(legal.contains(&decline), !compulsory);
+        if compulsory {
+            assert_eq!(refused(&state, 0, decline), "hiring_required");
+        } else {
+            act(&mut state, 0, decline, &mut rng());
+            assert_eq!(pending_choice(&state), None);
+        }
+    }
+}
+
+/// The three options need rules version 5; the demand reward's only with the river market.
+#[test]
+fn second_reading_options_need_version_5() {
+    let all = EternalPalaceOptions {
+        two_decorations: true,
+        demand_reward_only_to_filler: true,
+        academy_hire_compulsory: true,
+        ..river_market()
+    };
+    assert!(setup_error(&all, 4).contains("rules version 5"));
+    assert!(EternalPalace::setup(&all, 4, 5, None, &mut rng()).is_ok());
+    let without_market = EternalPalaceOptions {
+        demand_reward_only_to_filler: true,
+        ..labyrinth()
+    };
+    assert!(setup_error(&without_market, 5).contains("river_market"));
+    assert_eq!(EternalPalace::newest_rules_version(), 5);
+    let read: EternalPalaceOptions =
+        serde_json::from_str(r#"{"two_decorations":true,"academy_hire_compulsory":true}"#).unwrap();
+    assert!(read.two_decorations && read.academy_hire_compulsory);
+    assert_eq!(
+        serde_json::to_value(EternalPalaceOptions::default()).unwrap(),
+        serde_json::json!({"privileges": false}),
+        "options at their default are left out"
+    );
 }

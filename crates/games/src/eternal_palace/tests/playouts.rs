@@ -93,8 +93,14 @@ pub fn check_invariants(state: &State) {
         .enumerate()
         .filter(|(i, l)| l.decoration.is_some() && state.in_play(*i))
         .count() as i32;
+    // Option `two_decorations`: each token taken is two decorations.
+    let per_token = if state.two_decorations { 2 } else { 1 };
     let taken: i32 = state.players.iter().map(|p| p.decorations).sum();
-    assert_eq!(state.decorations.len() as i32 + taken, decorations);
+    assert_eq!(taken % per_token, 0);
+    assert_eq!(
+        state.decorations.len() as i32 + taken / per_token,
+        decorations
+    );
     let held: i32 = state.players.iter().map(|p| p.stock.privilege).sum();
     let total = if state.privileges {
         d.privileges.tokens
@@ -372,6 +378,10 @@ impl Module {
         if self != Module::Tiles {
             options.location_tiles = subset;
         }
+        // The second readings of rules version 5, each in some of the games.
+        options.two_decorations = seed % 5 == 1;
+        options.academy_hire_compulsory = seed % 4 == 3;
+        options.demand_reward_only_to_filler = options.river_market && seed % 3 == 1;
         options
     }
 }
@@ -484,12 +494,22 @@ fn v3_without_modules_plays_like_v2() {
     }
 }
 
+/// Whether `options` use none of rules version 5's options.
+fn without_version_5_options(options: &EternalPalaceOptions) -> bool {
+    !options.two_decorations
+        && !options.demand_reward_only_to_filler
+        && !options.academy_hire_compulsory
+}
+
 /// Rules version 4 without its new option plays exactly as version 3: the same seeds give
 /// the same event logs, modules included.
 #[test]
 fn v4_without_the_new_option_plays_like_v3() {
     for module in Module::ALL {
-        let without_the_option = |seed: &u64| !module.options(*seed).any_group_at_module_locations;
+        let without_the_option = |seed: &u64| {
+            let options = module.options(*seed);
+            !options.any_group_at_module_locations && without_version_5_options(&options)
+        };
         for seed in (0..12u64).filter(without_the_option) {
             let logs: Vec<Vec<Event>> = [3, 4]
                 .into_iter()
@@ -509,6 +529,36 @@ fn v4_without_the_new_option_plays_like_v3() {
             assert_eq!(logs[0], logs[1], "{module:?}, seed {seed}");
         }
     }
+}
+
+/// Rules version 5 without its three options plays exactly as version 4: the same seeds give
+/// the same event logs, modules and the option of version 4 included.
+#[test]
+fn v5_without_its_options_plays_like_v4() {
+    let mut compared = 0;
+    for module in Module::ALL {
+        let without_the_options = |seed: &u64| without_version_5_options(&module.options(*seed));
+        for seed in (0..16u64).filter(without_the_options) {
+            let logs: Vec<Vec<Event>> = [4, 5]
+                .into_iter()
+                .map(|version| {
+                    let mut log = Vec::new();
+                    playout_with(
+                        version,
+                        module.options(seed),
+                        3,
+                        seed,
+                        1000,
+                        &mut |_, events| log.extend_from_slice(events),
+                    );
+                    log
+                })
+                .collect();
+            assert_eq!(logs[0], logs[1], "{module:?}, seed {seed}");
+            compared += 1;
+        }
+    }
+    assert!(compared > 10, "only {compared} games compared");
 }
 
 /// The heavy check: 10,000 games for every seat count of one module. Run with

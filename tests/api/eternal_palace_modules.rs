@@ -1,6 +1,7 @@
 //! Eternal Palace's modules over HTTP (rules version 3 on): one whole game per expansion
 //! module (labyrinth, river market, compositions), one with all five location tiles and one
-//! where any group visits the labyrinth (rules version 4), each replayed from its seed and
+//! where any group visits the labyrinth (rules version 4), one with the three options of
+//! rules version 5 that play a second reading, each replayed from its seed and
 //! checked for leaked secrets (the advisor deck, groupings and the river market's demand
 //! deck); and the refusal of options that do not combine.
 
@@ -32,7 +33,7 @@ async fn players(app: &TestApp, count: usize) -> (Vec<Player>, Player) {
 }
 
 /// Plays a whole game with `options` and checks what every module game must show: it
-/// finished under the newest rules version (4) with those options, replays from its seed, leaked nothing,
+/// finished under the newest rules version (5) with those options, replays from its seed, leaked nothing,
 /// and its log holds each of `event_types`.
 async fn play_module_game(
     app: &TestApp,
@@ -57,7 +58,7 @@ async fn play_module_game(
     );
     let export = finished.export.clone();
     assert_eq!(export["options"], options);
-    assert_eq!(export["rules_version"], 4);
+    assert_eq!(export["rules_version"], 5);
     let types: Vec<&str> = export["events"]
         .as_array()
         .unwrap()
@@ -160,6 +161,71 @@ async fn a_labyrinth_game_where_any_group_visits(app: &TestApp) {
         }
     }
     panic!("four games with any_group_at_module_locations and no group in the labyrinth");
+}
+
+/// The three options of rules version 5 together (EP-R10 to EP-R12), in a whole river market
+/// game: every decoration token taken counts two decorations in the final view, and a demand
+/// card's reward goes to the seat that filled it alone. Without the river market the
+/// reward's option is refused at creation.
+async fn a_river_market_game_with_the_second_readings(app: &TestApp) {
+    let options = json!({"privileges": false, "river_market": true, "two_decorations": true,
+                         "demand_reward_only_to_filler": true, "academy_hire_compulsory": true});
+    let export = play_module_game(app, 3, options, 36, &["decoration_taken"]).await;
+    let events: Vec<&Value> = export["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|event| &event["payload"])
+        .collect();
+    let mut tokens = [0i64; 3];
+    let mut filler = None;
+    let mut settled = 0;
+    for payload in &events {
+        match payload["type"].as_str().unwrap_or_default() {
+            "decoration_taken" => tokens[payload["seat"].as_u64().unwrap() as usize] += 1,
+            "demand_fulfilled" => filler = payload["seat"].as_u64(),
+            "demand_settled" => {
+                filler = None;
+                settled += 1;
+            }
+            "goods_changed" if payload["reason"] == "demand_reward" => {
+                assert_eq!(payload["seat"].as_u64(), filler, "{payload}");
+            }
+            _ => {}
+        }
+    }
+    assert!(settled > 0, "no demand card was filled");
+    let onlooker = app.register("onlooker").await;
+    let view = app
+        .get(
+            &onlooker,
+            &format!("/v1/games/{}/view", export["game_id"].as_str().unwrap()),
+        )
+        .await
+        .expect_status(200)
+        .json();
+    for (seat, player) in view["view"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        assert_eq!(
+            player["decorations"].as_i64(),
+            Some(2 * tokens[seat]),
+            "seat {seat}"
+        );
+    }
+    let problem = refused_options(
+        app,
+        &onlooker,
+        json!({"labyrinth": true, "demand_reward_only_to_filler": true}),
+    )
+    .await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("river_market"),
+        "{problem}"
+    );
 }
 
 /// `any_group_at_module_locations` changes only the labyrinth and the river market: without
@@ -305,6 +371,7 @@ on_both_backends!(
     a_compositions_game_with_privileges,
     a_game_with_all_five_location_tiles,
     a_labyrinth_game_where_any_group_visits,
+    a_river_market_game_with_the_second_readings,
     any_group_needs_a_module_location,
     modules_that_do_not_combine_are_refused
 );

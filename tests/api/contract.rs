@@ -217,7 +217,7 @@ pub fn check(method: &Method, path: &str, status: u16, content_type: &str, body:
 /// JSON response (per game kind where the body has one) and for each problem code is written
 /// there, one file each; `scripts/record-response-examples` merges them into
 /// `openapi/response-examples.json`, the examples the document shows.
-mod recorder {
+pub(crate) mod recorder {
     use std::collections::{BTreeSet, HashMap};
     use std::path::PathBuf;
     use std::sync::{Mutex, OnceLock};
@@ -252,7 +252,7 @@ mod recorder {
             let variant = body["kind"].as_str().unwrap_or_default().to_owned();
             ("responses", operation(method, template, status), variant)
         };
-        let example = shortened_if_valid(schema_pointer, body);
+        let example = without_secrets(shortened_if_valid(schema_pointer, body));
         let score = leaves(&example, String::new(), &mut BTreeSet::new());
         keep_if_richer(folder, section, key, variant, score, example);
     }
@@ -304,6 +304,13 @@ mod recorder {
         }
     }
 
+    /// How good an example is: richer first, then shorter.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    struct Rank {
+        score: usize,
+        shortness: std::cmp::Reverse<usize>,
+    }
+
     fn keep_if_richer(
         folder: &PathBuf,
         section: &str,
@@ -312,10 +319,11 @@ mod recorder {
         score: usize,
         example: Value,
     ) {
-        // Richer first, then shorter.
-        let rank = (score, std::cmp::Reverse(example.to_string().len()));
-        static BEST: OnceLock<Mutex<HashMap<String, (usize, std::cmp::Reverse<usize>)>>> =
-            OnceLock::new();
+        let rank = Rank {
+            score,
+            shortness: std::cmp::Reverse(example.to_string().len()),
+        };
+        static BEST: OnceLock<Mutex<HashMap<String, Rank>>> = OnceLock::new();
         let mut best = BEST.get_or_init(Default::default).lock().unwrap();
         let name = format!("{section} {key} {variant}");
         if best.get(&name).is_some_and(|&known| known >= rank) {
@@ -330,6 +338,45 @@ mod recorder {
         std::fs::create_dir_all(folder).expect("the examples folder can be made");
         std::fs::write(folder.join(format!("{file}.json")), record.to_string())
             .expect("an example can be written");
+    }
+
+    /// `value` with the secret part of every token and signing secret blanked, in the same
+    /// shape: a test server's throwaway credentials still look like credentials to a
+    /// secret scanner reading the document.
+    pub fn without_secrets(value: Value) -> Value {
+        match value {
+            Value::Array(items) => items.into_iter().map(without_secrets).collect(),
+            Value::Object(fields) => fields
+                .into_iter()
+                .map(|(name, field)| match (name.as_str(), field) {
+                    ("token" | "secret", Value::String(secret)) => {
+                        let blanked = blanked(&secret);
+                        (name, Value::String(blanked))
+                    }
+                    (_, field) => (name, without_secrets(field)),
+                })
+                .collect(),
+            other => other,
+        }
+    }
+
+    /// A JSON Web Token keeps its header and claims, a personal token its id, a webhook
+    /// secret its prefix; the rest is one repeated character.
+    pub fn blanked(secret: &str) -> String {
+        let (kept, hidden, filler) = if let Some(rest) = secret.strip_prefix("whsec_") {
+            ("whsec_", rest, 'A')
+        } else if let (true, Some(cut)) = (secret.starts_with("tpat_"), secret.rfind('_')) {
+            (&secret[..=cut], &secret[cut + 1..], '0')
+        } else if let Some(cut) = secret.rfind('.').filter(|_| secret.starts_with("eyJ")) {
+            (&secret[..=cut], &secret[cut + 1..], 'x')
+        } else {
+            return secret.to_owned();
+        };
+        let hidden: String = hidden
+            .chars()
+            .map(|c| if c == '=' { c } else { filler })
+            .collect();
+        format!("{kept}{hidden}")
     }
 
     /// `value` with every array cut to its first few items.
@@ -421,6 +468,20 @@ mod the_check_itself {
     }
 
     const PROBLEM: &str = r#"{"type":"urn:turnpost:problem:game_not_found","title":"Not Found","status":404,"detail":"there is no game","code":"game_not_found"}"#;
+
+    #[test]
+    fn recorded_credentials_are_blanked_in_their_shape() {
+        assert_eq!(
+            recorder::blanked("whsec_MfKQ9r8G+w=="),
+            "whsec_AAAAAAAAAA=="
+        );
+        assert_eq!(
+            recorder::blanked("tpat_abc123_9f86d0"),
+            "tpat_abc123_000000"
+        );
+        assert_eq!(recorder::blanked("eyJh.eyJz.t7ag_Tt"), "eyJh.eyJz.xxxxxxx");
+        assert_eq!(recorder::blanked("k3v9x2m4"), "k3v9x2m4");
+    }
 
     #[test]
     fn documented_problems_pass_and_drift_fails() {
@@ -603,11 +664,13 @@ mod the_check_itself {
         }
     }
 
-    /// What was recorded for a response or a problem the document no longer has is stale.
+    /// What was recorded for a response or a problem the document no longer has is stale;
+    /// no credential of the recording run is shown.
     #[test]
     fn every_recorded_example_is_shown() {
         let recorded: Value =
             serde_json::from_str(include_str!("../../openapi/response-examples.json")).unwrap();
+        assert_eq!(recorder::without_secrets(recorded.clone()), recorded);
         for key in recorded["responses"].as_object().unwrap().keys() {
             let mut parts = key.split(' ');
             let (method, path, status) = (

@@ -214,8 +214,8 @@ pub fn check(method: &Method, path: &str, status: u16, content_type: &str, body:
 }
 
 /// With `TURNPOST_RECORD_EXAMPLES` naming a folder, the richest body met for each documented
-/// JSON response (per game kind where the body has one) and for each problem code is written
-/// there, one file each; `scripts/record-response-examples` merges them into
+/// JSON response (per game kind where the body has one), the first lines of each stream of
+/// JSON lines and a problem for each code are written there, one file each; `scripts/record-response-examples` merges them into
 /// `openapi/response-examples.json`, the examples the document shows.
 pub(crate) mod recorder {
     use std::collections::{BTreeSet, HashMap};
@@ -271,7 +271,7 @@ pub(crate) mod recorder {
         let kept: Vec<Value> = lines
             .iter()
             .take(ITEMS_KEPT)
-            .map(|line| shortened_if_valid(line_pointer, line))
+            .map(|line| without_secrets(shortened_if_valid(line_pointer, line)))
             .collect();
         let score = leaves(
             &Value::Array(kept.clone()),

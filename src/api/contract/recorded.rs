@@ -18,16 +18,17 @@ fn problem_example_name(code: &str, status: &str) -> String {
 }
 
 /// Every JSON response gets the body the tests received for it (one example per game kind
-/// where the body names its kind), every stream of JSON lines its first lines, and every problem response one example per code it
-/// lists, shared in `components/examples`: the problem a test met with that code, or, for
-/// the few no test provokes (an unreachable database, an internal error), one composed
-/// from the code's documented meaning.
+/// where the body names its kind), every stream of JSON lines its first lines, and every
+/// problem response one example per code it lists, shared in `components/examples`: the
+/// problem a test met with that code, or, for the few no test provokes (an unreachable
+/// database, a request line cut short), one composed from the code's documented meaning.
 pub(super) fn add_response_examples(doc: &mut Value) {
     let recorded = recorded();
     let mut problems = Map::new();
     for_each_response(doc, |path, method, status, response| {
+        // As `tests/api/contract.rs` names what it records.
+        let key = format!("{} {path} {status}", method.to_ascii_uppercase());
         if let Some(content) = response.pointer_mut("/content/application~1json") {
-            let key = format!("{} {path} {status}", method.to_ascii_uppercase());
             match recorded["responses"][&key].as_object() {
                 Some(variants) if variants.len() == 1 => {
                     content["example"] = variants.values().next().cloned().unwrap_or_default();
@@ -45,7 +46,6 @@ pub(super) fn add_response_examples(doc: &mut Value) {
             }
         }
         if let Some(content) = response.pointer_mut("/content/application~1x-ndjson") {
-            let key = format!("{} {path} {status}", method.to_ascii_uppercase());
             if let Some(lines) = recorded["lines"].get(&key) {
                 content["example"] = lines.clone();
             }

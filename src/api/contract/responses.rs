@@ -245,19 +245,30 @@ pub(super) fn typed_streams(doc: &mut Value, kinds: &[KindContract]) {
 
 /// `Problem.code` is a `ProblemCode`, a named enum of every code (generators drop the
 /// per-response enums beside a `$ref`, see [`problem_codes`], but turn a named one into
-/// an enum type); `Problem.rule` is one of the kinds' rule codes; the optional fields are
-/// absent rather than `null`.
+/// an enum type) with each code's statuses and meaning in `x-enum-descriptions` (the
+/// extension openapi-generator and others put on the enum's members); `Problem.rule` is one
+/// of the kinds' rule codes; the optional fields are absent rather than `null`.
 pub(super) fn type_problem_fields(doc: &mut Value, kinds: &[KindContract]) {
     let codes: Vec<&str> = PROBLEM_CODES.iter().map(|(code, _, _)| *code).collect();
+    let meanings: Vec<String> = PROBLEM_CODES
+        .iter()
+        .map(|(_, statuses, meaning)| {
+            let statuses: Vec<String> = statuses.iter().map(u16::to_string).collect();
+            format!("{}: {meaning}", statuses.join(", "))
+        })
+        .collect();
     schemas(doc).insert(
         "ProblemCode".into(),
         json!({
             "type": "string",
-            "description": "A problem's stable machine-readable code (the README's table says \
-                            what each means; each response lists the codes it can carry). A \
-                            later version may add codes, each listed in the README's changes: \
-                            a client treats a code it does not know like its HTTP status.",
+            "description": "A problem's stable machine-readable code. `x-enum-descriptions` \
+                            gives each code's HTTP statuses and meaning, in the enum's order \
+                            (as does the README's table); each response lists the codes it \
+                            can carry, with an example of each. A later version may add \
+                            codes, each listed in the README's changes: a client treats a \
+                            code it does not know like its HTTP status.",
             "enum": codes,
+            "x-enum-descriptions": meanings,
         }),
     );
     let Some(properties) = schemas(doc)

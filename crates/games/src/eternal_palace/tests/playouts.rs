@@ -501,45 +501,18 @@ fn without_version_5_options(options: &EternalPalaceOptions) -> bool {
         && !options.academy_hire_compulsory
 }
 
-/// Rules version 4 without its new option plays exactly as version 3: the same seeds give
-/// the same event logs, modules included.
-#[test]
-fn v4_without_the_new_option_plays_like_v3() {
-    for module in Module::ALL {
-        let without_the_option = |seed: &u64| {
-            let options = module.options(*seed);
-            !options.any_group_at_module_locations && without_version_5_options(&options)
-        };
-        for seed in (0..12u64).filter(without_the_option) {
-            let logs: Vec<Vec<Event>> = [3, 4]
-                .into_iter()
-                .map(|version| {
-                    let mut log = Vec::new();
-                    playout_with(
-                        version,
-                        module.options(seed),
-                        3,
-                        seed,
-                        1000,
-                        &mut |_, events| log.extend_from_slice(events),
-                    );
-                    log
-                })
-                .collect();
-            assert_eq!(logs[0], logs[1], "{module:?}, seed {seed}");
-        }
-    }
-}
-
-/// Rules version 5 without its three options plays exactly as version 4: the same seeds give
-/// the same event logs, modules and the option of version 4 included.
-#[test]
-fn v5_without_its_options_plays_like_v4() {
+/// Asserts that the games of every module over `seeds` (those `compare` keeps) give the same
+/// event logs under rules versions `older` and `newer`; returns how many were compared.
+fn same_logs_under(
+    older: u32,
+    newer: u32,
+    seeds: std::ops::Range<u64>,
+    compare: impl Fn(&EternalPalaceOptions) -> bool,
+) -> usize {
     let mut compared = 0;
     for module in Module::ALL {
-        let without_the_options = |seed: &u64| without_version_5_options(&module.options(*seed));
-        for seed in (0..16u64).filter(without_the_options) {
-            let logs: Vec<Vec<Event>> = [4, 5]
+        for seed in seeds.clone().filter(|seed| compare(&module.options(*seed))) {
+            let logs: Vec<Vec<Event>> = [older, newer]
                 .into_iter()
                 .map(|version| {
                     let mut log = Vec::new();
@@ -558,6 +531,24 @@ fn v5_without_its_options_plays_like_v4() {
             compared += 1;
         }
     }
+    compared
+}
+
+/// Rules version 4 without its new option plays exactly as version 3: the same seeds give
+/// the same event logs, modules included.
+#[test]
+fn v4_without_the_new_option_plays_like_v3() {
+    let compared = same_logs_under(3, 4, 0..12, |options| {
+        !options.any_group_at_module_locations && without_version_5_options(options)
+    });
+    assert!(compared > 10, "only {compared} games compared");
+}
+
+/// Rules version 5 without its three options plays exactly as version 4: the same seeds give
+/// the same event logs, modules and the option of version 4 included.
+#[test]
+fn v5_without_its_options_plays_like_v4() {
+    let compared = same_logs_under(4, 5, 0..16, without_version_5_options);
     assert!(compared > 10, "only {compared} games compared");
 }
 

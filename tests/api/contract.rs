@@ -253,7 +253,7 @@ pub(crate) mod recorder {
             ("responses", operation(method, template, status), variant)
         };
         let example = without_secrets(shortened_if_valid(schema_pointer, body));
-        let score = leaves(&example, String::new(), &mut BTreeSet::new());
+        let score = richness(&example);
         keep_if_richer(folder, section, key, variant, score, example);
     }
 
@@ -273,11 +273,7 @@ pub(crate) mod recorder {
             .take(ITEMS_KEPT)
             .map(|line| without_secrets(shortened_if_valid(line_pointer, line)))
             .collect();
-        let score = leaves(
-            &Value::Array(kept.clone()),
-            String::new(),
-            &mut BTreeSet::new(),
-        );
+        let score = richness(&Value::Array(kept.clone()));
         let text: String = kept.iter().map(|line| format!("{line}\n")).collect();
         let key = operation(method, template, status);
         keep_if_richer(
@@ -393,23 +389,27 @@ pub(crate) mod recorder {
 
     /// How many distinct fields `value` shows with a value (array positions taken as one):
     /// the richer body makes the better example.
-    fn leaves(value: &Value, path: String, seen: &mut BTreeSet<String>) -> usize {
-        match value {
-            Value::Null => {}
-            Value::Array(items) => {
-                for item in items {
-                    leaves(item, format!("{path}[]"), seen);
+    fn richness(value: &Value) -> usize {
+        fn collect(value: &Value, path: String, seen: &mut BTreeSet<String>) {
+            match value {
+                Value::Null => {}
+                Value::Array(items) => {
+                    for item in items {
+                        collect(item, format!("{path}[]"), seen);
+                    }
                 }
-            }
-            Value::Object(fields) => {
-                for (name, field) in fields {
-                    leaves(field, format!("{path}/{name}"), seen);
+                Value::Object(fields) => {
+                    for (name, field) in fields {
+                        collect(field, format!("{path}/{name}"), seen);
+                    }
                 }
-            }
-            _ => {
-                seen.insert(path);
+                _ => {
+                    seen.insert(path);
+                }
             }
         }
+        let mut seen = BTreeSet::new();
+        collect(value, String::new(), &mut seen);
         seen.len()
     }
 }
@@ -585,66 +585,40 @@ mod the_check_itself {
     fn every_json_response_has_an_example_that_matches_its_schema() {
         let mut missing = Vec::new();
         let mut checked = 0;
-        for (path, item) in spec()["paths"].as_object().unwrap() {
-            for (method, operation) in item.as_object().unwrap() {
-                for (status, response) in operation["responses"].as_object().unwrap() {
-                    let what = format!("{method} {path} {status}");
-                    for (media_type, content) in
-                        response["content"].as_object().into_iter().flatten()
-                    {
-                        if !media_type.ends_with("json") {
-                            continue;
-                        }
-                        let schema = format!(
-                            "/paths/{}/{method}/responses/{status}/content/{}/schema",
-                            escape(path),
-                            escape(media_type)
-                        );
-                        let mut examples: Vec<(String, Value)> = content["examples"]
-                            .as_object()
-                            .into_iter()
-                            .flatten()
-                            .map(|(name, example)| {
-                                (name.clone(), resolved(example)["value"].clone())
-                            })
-                            .collect();
-                        if let Some(example) = content.get("example") {
-                            examples.push((String::new(), example.clone()));
-                        }
-                        if examples.is_empty() {
-                            missing.push(what.clone());
-                        }
-                        for (name, example) in &examples {
-                            let what = format!("the example {name} of {what}");
-                            if media_type == "application/x-ndjson" {
-                                let line_schema = if content.get("x-item-schema").is_some() {
-                                    schema.replace("/schema", "/x-item-schema")
-                                } else {
-                                    schema.clone()
-                                };
-                                let text = example.as_str().expect("lines are text");
-                                assert!(text.ends_with('\n'), "{what}: lines end in a newline");
-                                for line in text.lines() {
-                                    validate(&line_schema, &parse(line, &what), &what);
-                                }
-                                checked += 1;
-                                continue;
-                            }
-                            validate(&schema, example, &what);
-                            checked += 1;
-                            if media_type == "application/problem+json" {
-                                assert_eq!(example["code"], name.as_str(), "{what}");
-                                assert_eq!(example["status"].to_string(), *status, "{what}");
-                            }
-                        }
-                        if let Some(codes) = content
-                            .pointer("/schema/properties/code/enum")
-                            .and_then(Value::as_array)
-                        {
-                            assert_eq!(codes.len(), examples.len(), "{what}: one example per code");
-                        }
+        for (pointer, status, media_type, content) in json_contents() {
+            let what = pointer.clone();
+            let schema = format!("{pointer}/schema");
+            let examples = examples_of(content);
+            if examples.is_empty() {
+                missing.push(what.clone());
+            }
+            for (name, example) in &examples {
+                let what = format!("the example {name} of {what}");
+                checked += 1;
+                if media_type == "application/x-ndjson" {
+                    let line_schema = if content.get("x-item-schema").is_some() {
+                        format!("{pointer}/x-item-schema")
+                    } else {
+                        schema.clone()
+                    };
+                    let text = example.as_str().expect("lines are text");
+                    assert!(text.ends_with('\n'), "{what}: lines end in a newline");
+                    for line in text.lines() {
+                        validate(&line_schema, &parse(line, &what), &what);
                     }
+                    continue;
                 }
+                validate(&schema, example, &what);
+                if media_type == "application/problem+json" {
+                    assert_eq!(example["code"], name.as_str(), "{what}");
+                    assert_eq!(example["status"].to_string(), status, "{what}");
+                }
+            }
+            if let Some(codes) = content
+                .pointer("/schema/properties/code/enum")
+                .and_then(Value::as_array)
+            {
+                assert_eq!(codes.len(), examples.len(), "{what}: one example per code");
             }
         }
         assert!(
@@ -652,6 +626,46 @@ mod the_check_itself {
             "responses without an example: {missing:#?}"
         );
         assert!(checked > 800, "only {checked} examples");
+    }
+
+    /// Every JSON content of a response in the document (plain, problem or lines), with its
+    /// pointer (`/paths/<path>/<method>/responses/<status>/content/<media type>`), status and
+    /// media type.
+    fn json_contents() -> Vec<(String, &'static str, &'static str, &'static Value)> {
+        let mut contents = Vec::new();
+        for (path, item) in spec()["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                for (status, response) in operation["responses"].as_object().unwrap() {
+                    for (media_type, content) in
+                        response["content"].as_object().into_iter().flatten()
+                    {
+                        if media_type.ends_with("json") {
+                            let pointer = format!(
+                                "/paths/{}/{method}/responses/{status}/content/{}",
+                                escape(path),
+                                escape(media_type)
+                            );
+                            contents.push((pointer, status.as_str(), media_type.as_str(), content));
+                        }
+                    }
+                }
+            }
+        }
+        contents
+    }
+
+    /// A content's examples by name (`""` for a lone `example`), references followed.
+    fn examples_of(content: &Value) -> Vec<(String, Value)> {
+        let mut examples: Vec<(String, Value)> = content["examples"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(name, example)| (name.clone(), resolved(example)["value"].clone()))
+            .collect();
+        if let Some(example) = content.get("example") {
+            examples.push((String::new(), example.clone()));
+        }
+        examples
     }
 
     /// An `$ref` to `components/examples`, followed.

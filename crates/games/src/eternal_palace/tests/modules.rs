@@ -122,6 +122,20 @@ fn setup_error(options: &EternalPalaceOptions, rules_version: u32) -> String {
     e.message
 }
 
+/// A three-player river market game where seat 0 places `groups` next, under the open
+/// demand card d11 (two fields; reward 2 palace steps, penalty 1 palace step and 1 fish).
+fn placing_at_demand_d11(options: &EternalPalaceOptions, groups: Vec<Vec<u8>>) -> State {
+    let mut state = placing_with(options, 3, 0, groups);
+    state.demand_card = Some("d11".into());
+    state.demand_deck.retain(|t| t != "demand:d11");
+    state.demand_discard.clear();
+    state
+}
+
+fn fulfil(field: u8, resource: Resource) -> Action {
+    Action::FulfilDemand { field, resource }
+}
+
 // ------------------------------------------------------------------ options
 
 /// "Labyrinth, Fluss-Markt und Kompositionen können nicht miteinander kombiniert werden.
@@ -652,11 +666,7 @@ fn fm_fulfil_a_free_field_one_marker_per_field() {
 /// gehen die Marker an die Spieler zurück und eine neue Karte wird aufgedeckt."
 #[test]
 fn fm_full_card_rewards_markers_penalises_the_others_and_turns_over() {
-    // 3 players, two fields; d11: reward 2 palace steps, penalty 1 palace step and 1 fish
-    let mut state = placing_with(&river_market(), 3, 0, vec![vec![4], vec![3], vec![1]]);
-    state.demand_card = Some("d11".into());
-    state.demand_deck.retain(|t| t != "demand:d11");
-    state.demand_discard.clear();
+    let mut state = placing_at_demand_d11(&river_market(), vec![vec![4], vec![3], vec![1]]);
     state.players[0].stock.fish = 10;
     state.players[1].palace = 3;
     state.players[1].stock.fish = 0;
@@ -666,25 +676,9 @@ fn fm_full_card_rewards_markers_penalises_the_others_and_turns_over() {
         .trim_start_matches("demand:")
         .to_string();
     act(&mut state, 0, place(0, "river_market"), &mut rng());
-    act(
-        &mut state,
-        0,
-        Action::FulfilDemand {
-            field: 0,
-            resource: Resource::Wood,
-        },
-        &mut rng(),
-    );
+    act(&mut state, 0, fulfil(0, Resource::Wood), &mut rng());
     act(&mut state, 0, place(1, "river_market"), &mut rng());
-    let events = act(
-        &mut state,
-        0,
-        Action::FulfilDemand {
-            field: 1,
-            resource: Resource::Bronze,
-        },
-        &mut rng(),
-    );
+    let events = act(&mut state, 0, fulfil(1, Resource::Bronze), &mut rng());
     // two markers: the reward twice
     assert_eq!(goods_for(&events, 0, Reason::DemandReward).palace, 4);
     assert_eq!(state.players[0].palace, 4);
@@ -1295,11 +1289,7 @@ fn demand_reward_only_to_filler_option_rewards_the_filler_alone() {
             demand_reward_only_to_filler: only_filler,
             ..river_market()
         };
-        // 3 players, two fields; d11: reward 2 palace steps, penalty 1 palace step and 1 fish
-        let mut state = placing_with(&options, 3, 0, vec![vec![4]]);
-        state.demand_card = Some("d11".into());
-        state.demand_deck.retain(|t| t != "demand:d11");
-        state.demand_discard.clear();
+        let mut state = placing_at_demand_d11(&options, vec![vec![4]]);
         state.demand_fields = vec![Some(1), None];
         state.players[1].palace = 3;
         state.players[2].palace = 3;
@@ -1307,15 +1297,7 @@ fn demand_reward_only_to_filler_option_rewards_the_filler_alone() {
         state.players[0].stock.fish = 10;
         state.players[0].stock.bronze = 1;
         act(&mut state, 0, place(0, "river_market"), &mut rng());
-        let events = act(
-            &mut state,
-            0,
-            Action::FulfilDemand {
-                field: 1,
-                resource: Resource::Bronze,
-            },
-            &mut rng(),
-        );
+        let events = act(&mut state, 0, fulfil(1, Resource::Bronze), &mut rng());
         assert_eq!(goods_for(&events, 0, Reason::DemandReward).palace, 2);
         let other = goods_for(&events, 1, Reason::DemandReward).palace;
         assert_eq!(

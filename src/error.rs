@@ -448,6 +448,7 @@ pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
     ("nothing_to_take_back", &[409], "the game's last action is not the caller's"),
     ("other_seat_acted", &[409], "since the action another seat acted, forfeited or was taken over: it stays"),
     ("outcome_revealed", &[409], "the action revealed something hidden or random: it stays"),
+    ("others_affected", &[409], "the action reached another seat (points or goods for or from it, a prize claimed, a scoring round begun): it stays"),
     ("turn_over", &[409], "the action ended the caller's turn or changed who has to act: it stays"),
     ("take_back_limit", &[409], "the caller took back 20 actions this turn already"),
     ("clock_stood_still", &[409], "the caller's clock stood still for a vacation during or since the action: it stays"),

@@ -551,7 +551,7 @@ pub struct NewTakeBack {
         (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unsupported_rules_version`", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`stale_seq` (with `current_seq`), `game_not_started`, `game_finished`, `game_cancelled`, `game_abandoned`, `seat_forfeited`, `bot_seat`, `deadline_passed` (your deadline, or the one you had before the action, has passed); why the action stays: `nothing_to_take_back` (the game's last action is not yours), `other_seat_acted`, `outcome_revealed`, `turn_over`, `take_back_limit`, `clock_stood_still` (your clock stood still for a vacation during or since the action)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`stale_seq` (with `current_seq`), `game_not_started`, `game_finished`, `game_cancelled`, `game_abandoned`, `seat_forfeited`, `bot_seat`, `deadline_passed` (your deadline, or the one you had before the action, has passed); why the action stays: `nothing_to_take_back` (the game's last action is not yours), `other_seat_acted`, `outcome_revealed`, `others_affected`, `turn_over`, `take_back_limit`, `clock_stood_still` (your clock stood still for a vacation during or since the action)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/v1/games/{id}/take-back")]
 pub async fn take_back(
@@ -579,8 +579,9 @@ pub struct TakeBackAvailability {
     /// `POST /v1/games/{id}/take-back` with the game's current seq would succeed now.
     pub possible: bool,
     /// When not: the problem code that take-back would answer (`nothing_to_take_back`,
-    /// `other_seat_acted`, `outcome_revealed`, `turn_over`, `take_back_limit`,
-    /// `deadline_passed`, `clock_stood_still`, `not_a_player`, `game_finished`, ...).
+    /// `other_seat_acted`, `outcome_revealed`, `others_affected`, `turn_over`,
+    /// `take_back_limit`, `deadline_passed`, `clock_stood_still`, `not_a_player`,
+    /// `game_finished`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "outcome_revealed")]
     pub code: Option<String>,

@@ -13,7 +13,7 @@ use crate::games::bots::BotStrategy;
 use crate::games::choices::{ActionTree, Choices};
 use crate::games::engine::{Seat, Viewer};
 use crate::games::server_events::{ForfeitReason, ServerEvent, ServerFold};
-use crate::games::take_back::{self, TakeBack, TakeBackBarrier, TakeBackFold};
+use crate::games::take_back::{self, TakeBack, TakeBackBarrier, TakeBackFold, Taker};
 use crate::games::{rng_for, ActionError, RecordedEvent, Table};
 use crate::store::{self, ActionRow, Append, Db, DbConnection, StoreError, StoredEvent};
 
@@ -814,11 +814,15 @@ pub fn preview(
             decide_now(&mut FromLog { conn, cache }, &game, seat, request, now)?;
         let current_seq = game.game.current_seq;
         let schema_version = game.rules.event_schema_version();
+        let taker = Taker {
+            seat,
+            rules_version: game.game.rules_version,
+        };
         let mut shown = 0;
         for event in &events {
-            let barrier = game
-                .rules
-                .take_back_barrier(&event.payload.to_string(), schema_version)?;
+            let barrier =
+                game.rules
+                    .take_back_barrier(&event.payload.to_string(), schema_version, taker)?;
             if barrier == Some(TakeBackBarrier::Reveals) {
                 break;
             }

@@ -10,7 +10,7 @@ use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::Seat;
 use crate::games::server_events::{SeatClock, ServerEvent, ServerFold, TimeControl};
-use crate::games::take_back::{self, LoggedAction, TakeBack, TakeBackRefusal};
+use crate::games::take_back::{self, LoggedAction, TakeBack, TakeBackRefusal, Taker};
 use crate::games::{ReplayError, Table};
 use crate::store::{self, Append, Db, DbConnection, StoreError};
 
@@ -113,6 +113,10 @@ fn decide(
     let events = game.load_events(conn, current_seq)?;
     let server_events = play::read_server_events(&events)?;
     let rules = game.rules;
+    let taker = Taker {
+        seat,
+        rules_version: game.game.rules_version,
+    };
     let checked = take_back::check(
         seat,
         current_seq,
@@ -129,7 +133,7 @@ fn decide(
                     let schema_version = u32::try_from(event.schema_version).map_err(|_| {
                         ReplayError::Corrupt(format!("event {seq} has a corrupt schema_version"))
                     })?;
-                    rules.take_back_barrier(&event.payload, schema_version)
+                    rules.take_back_barrier(&event.payload, schema_version, taker)
                 }
                 None => Ok(None),
             }

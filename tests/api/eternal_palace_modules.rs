@@ -58,7 +58,7 @@ async fn play_module_game(
     );
     let export = finished.export.clone();
     assert_eq!(export["options"], options);
-    assert_eq!(export["rules_version"], 5);
+    assert_eq!(export["rules_version"], 6);
     let types: Vec<&str> = export["events"]
         .as_array()
         .unwrap()

@@ -144,7 +144,7 @@ async fn a_whole_game_playing_on_when_no_tile_fits(app: &TestApp) {
     assert_eq!(finished.summary["status"], "finished");
     assert_eq!(finished.summary["options"], options);
     assert_eq!(finished.export["options"], options);
-    assert_eq!(finished.export["rules_version"], 3);
+    assert_eq!(finished.export["rules_version"], 4);
     assert_replays_from_seed(&finished.export);
 }
 

@@ -19,7 +19,7 @@ async fn game_kinds_describe_every_game(app: &TestApp) {
     assert_eq!(tikal["name"], "Tikal");
     assert_eq!(tikal["min_players"], 2);
     assert_eq!(tikal["max_players"], 4);
-    assert_eq!(tikal["rules_version"], 1);
+    assert_eq!(tikal["rules_version"], 2);
     assert_eq!(tikal["default_options"], json!({"auction": false}));
     assert!(tikal["options_schema"]["properties"]["auction"].is_object());
     assert_eq!(tikal["schemas"]["action"], "TikalAction");

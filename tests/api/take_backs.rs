@@ -14,6 +14,7 @@ const REFUSALS: &[&str] = &[
     "nothing_to_take_back",
     "other_seat_acted",
     "outcome_revealed",
+    "others_affected",
     "turn_over",
     "take_back_limit",
 ];
@@ -334,6 +335,105 @@ async fn a_turn_allows_twenty_take_backs(app: &TestApp) {
     }
 }
 
+/// Random play of Java and Eternal Palace until an action reaches another seat (water
+/// scored for it, goods given to or taken from it, a river market card paid out): the
+/// availability says `others_affected`, the take-back is refused with it and writes
+/// nothing, and the export verifies. Actions that did not reach another seat are still
+/// taken back.
+async fn what_reaches_another_seat_stays(app: &TestApp) {
+    for (kind, seats, options) in [
+        ("eternal_palace", 3, json!({"river_market": true})),
+        ("java", 2, json!({})),
+    ] {
+        let mut reached = false;
+        for game in 0..8 {
+            if play_until_an_action_reaches_another_seat(app, kind, seats, &options, game).await {
+                reached = true;
+                break;
+            }
+        }
+        assert!(reached, "{kind}: no action reached another seat in 8 games");
+    }
+}
+
+/// One game of random play until an action reaches another seat; whether one did. The
+/// game ends by resignations and its export verifies either way.
+async fn play_until_an_action_reaches_another_seat(
+    app: &TestApp,
+    kind: &str,
+    seats: u8,
+    options: &Value,
+    game: u64,
+) -> bool {
+    let mut players = Vec::new();
+    for seat in 0..seats {
+        players.push(
+            app.register(&format!("tb-reach-{kind}-{game}-{seat}"))
+                .await,
+        );
+    }
+    let id = app.new_game(kind, options.clone(), &players).await;
+    let path = format!("/v1/games/{id}/take-back");
+    let mut rng = ChaCha8Rng::seed_from_u64(11 + game);
+    let mut reached = false;
+    let mut taken_back = 0;
+    for _ in 0..1500 {
+        let Some(seat) = summary(app, &players[0], &id).await["to_act"][0].as_u64() else {
+            break;
+        };
+        let player = &players[seat as usize];
+        let before = legal(app, player, &id).await;
+        let actions = before["actions"].as_array().unwrap();
+        // Tiles and irrigation enclose water: half the picks favour them.
+        let placing: Vec<&Value> = actions
+            .iter()
+            .filter(|action| {
+                ["place_tile", "place_irrigation"].contains(&action["type"].as_str().unwrap_or(""))
+            })
+            .collect();
+        let action = if !placing.is_empty() && rng.gen_bool(0.5) {
+            placing[rng.gen_range(0..placing.len())]
+        } else {
+            &actions[rng.gen_range(0..actions.len())]
+        };
+        let seq = act(app, player, &id, &before["seq"], action).await["seq"].clone();
+        let available = ask(app, player, &path).await;
+        if available["code"] == "others_affected" {
+            let problem = take_back(app, player, &id, seq.as_i64().unwrap())
+                .await
+                .expect_problem(409, "others_affected");
+            assert!(
+                problem["detail"].as_str().unwrap().contains("another seat"),
+                "{problem}"
+            );
+            assert_eq!(summary(app, player, &id).await["current_seq"], seq);
+            reached = true;
+            break;
+        }
+        if available["possible"] == true && taken_back < 3 {
+            take_back(app, player, &id, seq.as_i64().unwrap())
+                .await
+                .expect_status(200);
+            taken_back += 1;
+            let again = legal(app, player, &id).await;
+            act(app, player, &id, &again["seq"], action).await;
+        }
+    }
+    if summary(app, &players[0], &id).await["status"] == "running" {
+        for player in &players[..players.len() - 1] {
+            app.post(player, &format!("/v1/games/{id}/resign"), &json!({}))
+                .await
+                .expect_status(200);
+        }
+    }
+    let exported = export(app, &players[0], &id).await;
+    turnpost::games::replay::GameRecord::from_json(&exported.to_string())
+        .expect("an export reads")
+        .verify()
+        .unwrap_or_else(|error| panic!("{kind}: {error}"));
+    reached
+}
+
 /// Red and Blue (named after `prefix`) in a Tikal game of two days per move.
 async fn two_day_tikal(app: &TestApp, prefix: &str) -> ([Player; 2], String) {
     let players = [
@@ -409,6 +509,7 @@ on_both_backends!(
     what_stays_is_refused_with_a_reason,
     a_turn_allows_twenty_take_backs,
     availability_is_told_without_writing,
+    what_reaches_another_seat_stays,
 );
 
 /// Clocks that count turns: an action inside a turn leaves the mover's deadline, and so

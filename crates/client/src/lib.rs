@@ -578,8 +578,8 @@ impl<G: Game> GameHandle<G> {
 
     /// Takes back the caller's last action within their turn; the log must still end at
     /// `expected_seq`. Refused (409) with `nothing_to_take_back`, `other_seat_acted`,
-    /// `outcome_revealed`, `turn_over`, `take_back_limit`, `clock_stood_still` or
-    /// `deadline_passed` when the action stays.
+    /// `outcome_revealed`, `others_affected`, `turn_over`, `take_back_limit`,
+    /// `clock_stood_still` or `deadline_passed` when the action stays.
     pub async fn take_back(&self, expected_seq: i64) -> Result<ActionAccepted<G>, Error> {
         let body = serde_json::json!({ "expected_seq": expected_seq });
         self.client

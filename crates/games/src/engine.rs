@@ -15,7 +15,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 pub use crate::kit::rule_code::{RuleCode, SharedRule};
-pub use crate::take_back::TakeBackBarrier;
+pub use crate::take_back::{TakeBackBarrier, Taker};
 
 /// A seat at the table, 0-based, in clockwise order from the first player.
 pub type Seat = u8;
@@ -265,13 +265,23 @@ pub trait Engine: 'static + Debug + Clone {
     /// Everything hidden in `state`, for the leak tests.
     fn secrets(state: &Self::State) -> Vec<Secret>;
 
-    /// Why an action whose events include `event` can no longer be taken back, if it can't
-    /// (see [`crate::take_back`]): it revealed something hidden or random, or it passed the
-    /// turn on. The default keeps every action final, so a new engine offers no take-back
+    /// Why an action whose events include `event` can no longer be taken back, whoever takes
+    /// it back, if it can't (see [`crate::take_back`]): it revealed something hidden or
+    /// random, or it passed the turn on (the clock's turn count reads this too). The default keeps every action final, so a new engine offers no take-back
     /// until it has sorted its events.
     fn take_back_barrier(event: &Self::Event) -> Option<TakeBackBarrier> {
         let _ = event;
         Some(TakeBackBarrier::Reveals)
+    }
+
+    /// The barrier `event` puts before `taker`'s take-back: [`Engine::take_back_barrier`],
+    /// and [`TakeBackBarrier::ReachesOthers`] where the event reached a seat other than the
+    /// taker's (points, goods or a card for or from it, a prize claimed, a scoring round
+    /// begun) under a rules version whose take-back policy says so. Each game's rules page
+    /// states the policy under "Taking back".
+    fn take_back_barrier_for(event: &Self::Event, taker: Taker) -> Option<TakeBackBarrier> {
+        let _ = taker;
+        Self::take_back_barrier(event)
     }
 
     /// A state that `seat` cannot tell from `state`: everything hidden from it (the order of

@@ -13,7 +13,8 @@ use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
 use super::engine::{
-    Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Viewer,
+    Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Taker,
+    Viewer,
 };
 
 /// An event as written to the log: its type tag and its JSON payload.
@@ -79,11 +80,12 @@ pub trait GameRules: Send + Sync {
     fn schemas(&self, prefix: &str) -> Vec<(String, RefOr<Schema>)>;
     /// A stored event payload of `schema_version` in today's shape.
     fn upcast(&self, schema_version: u32, payload: Value) -> Result<Value, ReplayError>;
-    /// [`Engine::take_back_barrier`] of a stored event.
+    /// [`Engine::take_back_barrier_for`] of a stored event.
     fn take_back_barrier(
         &self,
         payload: &str,
         schema_version: u32,
+        taker: Taker,
     ) -> Result<Option<TakeBackBarrier>, ReplayError>;
     /// Checks `options` and returns them with every default filled in.
     fn normalize_options(&self, options: &Value) -> Result<Value, String>;
@@ -320,11 +322,12 @@ impl<E: Engine> GameRules for Rules<E> {
         &self,
         payload: &str,
         schema_version: u32,
+        taker: Taker,
     ) -> Result<Option<TakeBackBarrier>, ReplayError> {
-        Ok(E::take_back_barrier(&parse_event::<E>(
-            payload,
-            schema_version,
-        )?))
+        Ok(E::take_back_barrier_for(
+            &parse_event::<E>(payload, schema_version)?,
+            taker,
+        ))
     }
 
     /// Options are plain structs that deny unknown fields themselves, so serde's own check

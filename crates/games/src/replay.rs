@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::engine::{Seat, Viewer};
 use crate::server_events::{format_time, ServerEvent, ServerFold, Standing};
-use crate::take_back::{self, LoggedAction, TakeBack, TakeBackFold};
+use crate::take_back::{self, LoggedAction, TakeBack, TakeBackFold, Taker};
 use crate::{decode_seed, find_game_rules, rng_for, GameRules, ReplayError, Table};
 
 /// The parts of a `turnpost-game` export document that replaying needs (unknown fields are
@@ -501,7 +501,15 @@ impl GameRecord {
                     .filter(|event| event.source == EventSource::Engine);
                 match event {
                     Some(event) => {
-                        rules.take_back_barrier(&event.payload.to_string(), event.schema_version)
+                        let taker = Taker {
+                            seat,
+                            rules_version: self.rules_version,
+                        };
+                        rules.take_back_barrier(
+                            &event.payload.to_string(),
+                            event.schema_version,
+                            taker,
+                        )
                     }
                     None => Ok(None),
                 }

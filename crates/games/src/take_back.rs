@@ -9,8 +9,10 @@
 //!
 //! A seat may take back its last action while
 //! - no other seat acted since, nobody forfeited and no bot took a seat over,
-//! - the action revealed nothing hidden or random and did not pass the turn on (each engine
-//!   sorts its events in [`crate::engine::Engine::take_back_barrier`]),
+//! - the action revealed nothing hidden or random, did not reach another seat (points,
+//!   goods or a card for another seat, a prize claimed, a scoring round begun) and did not
+//!   pass the turn on (each engine sorts its events in
+//!   [`crate::engine::Engine::take_back_barrier_for`]),
 //! - the seat still has to act, with the same seats as before the action,
 //! - and it has taken back fewer than [`TAKE_BACKS_PER_TURN`] actions this turn.
 //!
@@ -27,6 +29,20 @@ pub enum TakeBackBarrier {
     Reveals,
     /// It passed the turn on, or started what other seats answer (a bid, a round's end).
     EndsTurn,
+    /// It reached another seat without passing the turn: scored for it, gave it something or
+    /// took something from it, claimed a prize the seats race for, or began a scoring round
+    /// that every seat plays. Another seat can feel it, so it stays (from the rules version
+    /// each game's rules page names; earlier games took such actions back).
+    ReachesOthers,
+}
+
+/// Who takes back, and under which rules: what a barrier may depend on beyond the event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Taker {
+    /// The seat taking back its action.
+    pub seat: Seat,
+    /// The rules version the game is played under.
+    pub rules_version: u32,
 }
 
 /// At most this many take-backs by one seat since its turn began: an act and take-back loop
@@ -42,6 +58,8 @@ pub enum TakeBackRefusal {
     OtherSeatActed,
     /// The action revealed something hidden or random.
     OutcomeRevealed,
+    /// The action reached another seat (see [`TakeBackBarrier::ReachesOthers`]).
+    OthersAffected,
     /// The action ended the seat's turn, or changed who has to act.
     TurnOver,
     /// The seat took back [`TAKE_BACKS_PER_TURN`] actions this turn already.
@@ -55,6 +73,7 @@ impl TakeBackRefusal {
             TakeBackRefusal::NothingToTakeBack => "nothing_to_take_back",
             TakeBackRefusal::OtherSeatActed => "other_seat_acted",
             TakeBackRefusal::OutcomeRevealed => "outcome_revealed",
+            TakeBackRefusal::OthersAffected => "others_affected",
             TakeBackRefusal::TurnOver => "turn_over",
             TakeBackRefusal::TakeBackLimit => "take_back_limit",
         }
@@ -72,6 +91,11 @@ impl TakeBackRefusal {
             TakeBackRefusal::OutcomeRevealed => {
                 "your action revealed something hidden or random".to_owned()
             }
+            TakeBackRefusal::OthersAffected => "your action reached another seat (it scored or \
+                                                 gave something to another seat, took \
+                                                 something from one, claimed a prize or began \
+                                                 a scoring round)"
+                .to_owned(),
             TakeBackRefusal::TurnOver => {
                 "your action ended your turn or changed who has to act".to_owned()
             }
@@ -180,6 +204,9 @@ pub fn check(
     }
     if barriers.contains(&Some(TakeBackBarrier::EndsTurn)) || !seat_acts {
         return Ok(Err(TakeBackRefusal::TurnOver));
+    }
+    if barriers.contains(&Some(TakeBackBarrier::ReachesOthers)) {
+        return Ok(Err(TakeBackRefusal::OthersAffected));
     }
     // The turn began after the last standing action that could not be taken back by this
     // seat: another seat's, or one with a barrier.
@@ -461,74 +488,318 @@ mod tests {
         secrets
     }
 
-    /// Every engine's sorting of its events, tried over random games: an action none of
-    /// whose events is a barrier, after which its seat still acts, drew nothing at random
-    /// and left every secret where it was (nothing hidden came to light, nothing changed
-    /// hands unseen), so taking it back gives nobody anything they could not see before.
+    /// Each game's policy for actions that reach another seat, event by event: the barrier
+    /// holds from the game's rules version that states it, for the seats it names, and
+    /// games of earlier versions keep taking such actions back.
     #[test]
-    fn an_action_that_can_be_taken_back_reveals_nothing() {
+    fn what_reaches_another_seat_stays_from_each_games_policy_version() {
+        use serde_json::json;
+        let reaches = Some(TakeBackBarrier::ReachesOthers);
+        // (kind, event, taker, the version before the policy, its barrier then, from the
+        // policy's version on)
+        let cases = [
+            (
+                "tikal",
+                json!({"type": "treasure_exchanged", "seat": 0, "target": 1, "took": 2, "gave": 3}),
+                0,
+                1,
+                None,
+                reaches,
+            ),
+            (
+                "tikal",
+                json!({"type": "scoring_round_started", "number": 1, "trigger": 0, "order": [0, 1]}),
+                0,
+                1,
+                None,
+                reaches,
+            ),
+            (
+                "java",
+                json!({"type": "water_enclosed", "spaces": ["L6"], "scorer": 1, "points": 2}),
+                0,
+                3,
+                None,
+                reaches,
+            ),
+            (
+                "java",
+                json!({"type": "water_enclosed", "spaces": ["L6"], "scorer": 0, "points": 2}),
+                0,
+                3,
+                None,
+                None,
+            ),
+            (
+                "java",
+                json!({"type": "water_enclosed", "spaces": ["L6"], "scorer": null, "points": 2}),
+                0,
+                3,
+                None,
+                None,
+            ),
+            (
+                "eternal_palace",
+                json!({"type": "goods_changed", "seat": 2, "delta": {"fish": 1}, "reason": "diplomacy"}),
+                1,
+                5,
+                None,
+                reaches,
+            ),
+            (
+                "eternal_palace",
+                json!({"type": "goods_changed", "seat": 1, "delta": {"fish": 1}, "reason": "advisor"}),
+                1,
+                5,
+                None,
+                None,
+            ),
+            (
+                "eternal_palace",
+                json!({"type": "goods_changed", "seat": 0, "delta": {"fish": -1}, "reason": "demand_penalty"}),
+                1,
+                5,
+                None,
+                reaches,
+            ),
+            (
+                "eternal_palace",
+                json!({"type": "demand_settled", "card": "d01"}),
+                1,
+                5,
+                None,
+                reaches,
+            ),
+            (
+                "eternal_palace",
+                json!({"type": "composition_claimed", "seat": 1, "card": "c01"}),
+                1,
+                5,
+                None,
+                reaches,
+            ),
+            (
+                "eternal_palace",
+                json!({"type": "turn_passed", "next": 2}),
+                1,
+                5,
+                Some(TakeBackBarrier::EndsTurn),
+                Some(TakeBackBarrier::EndsTurn),
+            ),
+        ];
+        for (kind, event, seat, before, then, now) in cases {
+            let rules = crate::find_game_rules(kind).unwrap();
+            let barrier = |rules_version| {
+                rules
+                    .take_back_barrier(
+                        &event.to_string(),
+                        rules.event_schema_version(),
+                        Taker {
+                            seat,
+                            rules_version,
+                        },
+                    )
+                    .unwrap()
+            };
+            assert_eq!(barrier(before), then, "{kind} version {before}: {event}");
+            assert_eq!(
+                barrier(before + 1),
+                now,
+                "{kind} version {}: {event}",
+                before + 1
+            );
+            let policy_from = match kind {
+                "tikal" => crate::tikal::REACHING_OTHERS_STAYS_FROM_VERSION,
+                "java" => crate::java::REACHING_OTHERS_STAYS_FROM_VERSION,
+                _ => crate::eternal_palace::REACHING_OTHERS_STAYS_FROM_VERSION,
+            };
+            assert_eq!(policy_from, before + 1, "{kind}");
+        }
+    }
+
+    /// What each seat holds, as spectators see it: the view's `players` without the
+    /// figures that only project the shared board onto a scoring now (Tikal's temple and
+    /// treasure points, Eternal Palace's score if the game ended now, which majorities
+    /// move).
+    fn holdings(kind: &str, table: &dyn Table) -> Vec<serde_json::Value> {
+        let projections: &[&str] = match kind {
+            "tikal" => &["temple_points_now", "treasure_points_now"],
+            "eternal_palace" => &["score"],
+            _ => &[],
+        };
+        let view = table.view(crate::engine::Viewer::Spectator);
+        let players = view["players"].as_array().cloned().unwrap_or_default();
+        players
+            .into_iter()
+            .map(|mut player| {
+                if let Some(fields) = player.as_object_mut() {
+                    fields.retain(|field, _| !projections.contains(&field.as_str()));
+                }
+                player
+            })
+            .collect()
+    }
+
+    /// Every option of `rules` tried: none, each alone, each pair, with the list options
+    /// (Eternal Palace's location tiles) given in full in every other set; only the sets
+    /// the game accepts. Read from the options' schema, so a new option is tried unasked.
+    fn option_sets(rules: &dyn crate::GameRules) -> Vec<serde_json::Value> {
+        use serde_json::{json, Map, Value};
+        let schema = serde_json::to_value(rules.options_schema()).unwrap();
+        let named: Vec<(String, Value)> = rules
+            .schemas("Options")
+            .into_iter()
+            .map(|(name, schema)| (name, serde_json::to_value(schema).unwrap()))
+            .collect();
+        let resolve = |schema: &Value| match schema["$ref"].as_str() {
+            Some(reference) => {
+                let name = reference.rsplit('/').next().unwrap_or_default();
+                named
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, schema)| schema.clone())
+                    .unwrap_or(Value::Null)
+            }
+            None => schema.clone(),
+        };
+        let properties = schema["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let switches: Vec<&String> = properties
+            .iter()
+            .filter(|(_, property)| property["type"] == "boolean")
+            .map(|(name, _)| name)
+            .collect();
+        let lists: Map<String, Value> = properties
+            .iter()
+            .filter_map(|(name, property)| {
+                let values = resolve(&property["items"])["enum"].clone();
+                values.is_array().then(|| (name.clone(), values))
+            })
+            .collect();
+        let mut sets = vec![Map::new()];
+        for (index, first) in switches.iter().enumerate() {
+            sets.push(Map::from_iter([((*first).clone(), json!(true))]));
+            for second in &switches[index + 1..] {
+                sets.push(Map::from_iter([
+                    ((*first).clone(), json!(true)),
+                    ((*second).clone(), json!(true)),
+                ]));
+            }
+        }
+        let every = switches.len() + lists.len();
+        let accepted: Vec<Value> = sets
+            .into_iter()
+            .enumerate()
+            .map(|(index, mut set)| {
+                if index % 2 == 1 {
+                    set.extend(lists.clone());
+                }
+                Value::Object(set)
+            })
+            .filter(|set| {
+                let seats = *rules.player_counts().start();
+                let version = rules.newest_rules_version();
+                let mut rng = crate::rng_for([0; 32], 0);
+                rules.setup(set, seats, version, None, &mut rng).is_ok()
+            })
+            .collect();
+        let tried = properties
+            .keys()
+            .filter(|name| accepted.iter().any(|set| set.get(name.as_str()).is_some()))
+            .count();
+        assert_eq!(tried, every, "{}: an option is never tried", rules.kind());
+        accepted
+    }
+
+    /// Every engine's sorting of its events, tried over random games under every option: an
+    /// action none of whose events is a barrier for its seat, after which that seat still
+    /// acts, drew nothing at random, left every secret where it was (nothing hidden came to
+    /// light, nothing changed hands unseen) and left what every other seat holds as it was
+    /// (no points, goods or cards for or from another seat). So taking it back gives nobody
+    /// anything they could not see before and takes nothing from another seat.
+    #[test]
+    fn an_action_that_can_be_taken_back_reveals_nothing_and_reaches_nobody_else() {
         use rand::{Rng, SeedableRng};
         for rules in crate::all_games() {
-            let options = rules.default_options();
+            let kind = rules.kind();
             let version = rules.newest_rules_version();
+            let option_sets = option_sets(*rules);
+            let seeds_per_set = (12 / option_sets.len() as u64).max(2);
             let mut plain = 0;
-            for seed in 0..6u64 {
-                let seats = *rules.player_counts().start() + (seed % 2) as u8;
-                let seats = seats.min(*rules.player_counts().end());
-                let mut table = rules.new_table(&options, seats, version).unwrap();
-                let opening = rules
-                    .setup(
-                        &options,
-                        seats,
-                        version,
-                        None,
-                        &mut crate::rng_for([seed as u8; 32], 0),
-                    )
-                    .unwrap();
-                for event in opening {
-                    table
-                        .apply(&event.payload.to_string(), rules.event_schema_version())
+            for (set, options) in option_sets.iter().enumerate() {
+                for seed in (set as u64 * seeds_per_set)..((set as u64 + 1) * seeds_per_set) {
+                    let players = rules.player_counts();
+                    let seats = (*players.start() + (seed % 3) as u8).min(*players.end());
+                    let mut table = rules.new_table(options, seats, version).unwrap();
+                    let opening = rules
+                        .setup(
+                            options,
+                            seats,
+                            version,
+                            None,
+                            &mut crate::rng_for([seed as u8; 32], 0),
+                        )
                         .unwrap();
-                }
-                let mut pick = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-                for step in 0..400u64 {
-                    let Some(&seat) = table.to_act().first() else {
-                        break;
-                    };
-                    let legal = table.legal_actions(seat);
-                    let action = &legal[pick.gen_range(0..legal.len())];
-                    let mut rng = Watched {
-                        inner: rand_chacha::ChaCha8Rng::seed_from_u64(seed * 1000 + step),
-                        drawn: false,
-                    };
-                    let (_, events) = table.decide(seat, action, &mut rng).unwrap();
-                    let before = secrets(table.as_ref());
-                    let mut barrier = false;
-                    for event in &events {
-                        let payload = event.payload.to_string();
-                        barrier |= rules
-                            .take_back_barrier(&payload, rules.event_schema_version())
-                            .unwrap()
-                            .is_some();
-                        table.apply(&payload, rules.event_schema_version()).unwrap();
+                    for event in opening {
+                        table
+                            .apply(&event.payload.to_string(), rules.event_schema_version())
+                            .unwrap();
                     }
-                    if barrier || !table.to_act().contains(&seat) {
-                        continue;
+                    let mut pick = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+                    for step in 0..400u64 {
+                        let Some(&seat) = table.to_act().first() else {
+                            break;
+                        };
+                        let legal = table.legal_actions(seat);
+                        let action = &legal[pick.gen_range(0..legal.len())];
+                        let mut rng = Watched {
+                            inner: rand_chacha::ChaCha8Rng::seed_from_u64(seed * 1000 + step),
+                            drawn: false,
+                        };
+                        let (_, events) = table.decide(seat, action, &mut rng).unwrap();
+                        let secrets_before = secrets(table.as_ref());
+                        let holdings_before = holdings(kind, table.as_ref());
+                        let taker = Taker {
+                            seat,
+                            rules_version: version,
+                        };
+                        let mut barrier = false;
+                        for event in &events {
+                            let payload = event.payload.to_string();
+                            barrier |= rules
+                                .take_back_barrier(&payload, rules.event_schema_version(), taker)
+                                .unwrap()
+                                .is_some();
+                            table.apply(&payload, rules.event_schema_version()).unwrap();
+                        }
+                        if barrier || !table.to_act().contains(&seat) {
+                            continue;
+                        }
+                        plain += 1;
+                        assert!(!rng.drawn, "{kind} {options}: {action} drew at random");
+                        assert_eq!(
+                            secrets(table.as_ref()),
+                            secrets_before,
+                            "{kind} {options}: {action} changed what is hidden"
+                        );
+                        let holdings_after = holdings(kind, table.as_ref());
+                        for (other, held) in holdings_after.iter().enumerate() {
+                            if other != usize::from(seat) {
+                                assert_eq!(
+                                    held, &holdings_before[other],
+                                    "{kind} {options}: {action} by seat {seat} reached seat \
+                                     {other}"
+                                );
+                            }
+                        }
                     }
-                    plain += 1;
-                    let kind = rules.kind();
-                    assert!(!rng.drawn, "{kind}: {action} drew at random");
-                    assert_eq!(
-                        secrets(table.as_ref()),
-                        before,
-                        "{kind}: {action} changed what is hidden"
-                    );
                 }
             }
             assert!(
                 plain > 20,
-                "{}: only {plain} actions could be taken back",
-                rules.kind()
+                "{kind}: only {plain} actions could be taken back"
             );
         }
     }

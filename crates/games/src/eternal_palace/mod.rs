@@ -51,7 +51,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::engine::{
-    Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Viewer,
+    Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Taker,
+    Viewer,
 };
 use crate::kit::is_default;
 
@@ -217,6 +218,11 @@ impl EternalPalaceOptions {
 #[derive(Debug, Clone, Copy)]
 pub struct EternalPalace;
 
+/// From this rules version an action that reached another seat stays (see the rules page,
+/// "Taking back"): earlier games took a diplomat's gift, a paid-out river market card or a
+/// claimed composition back.
+pub const REACHING_OTHERS_STAYS_FROM_VERSION: u32 = 6;
+
 impl Engine for EternalPalace {
     type Options = EternalPalaceOptions;
     type State = State;
@@ -257,6 +263,13 @@ impl Engine for EternalPalace {
             changes: "Three options that play the second reading of a sentence: \
                       two_decorations, demand_reward_only_to_filler (with river_market) and \
                       academy_hire_compulsory. Games without them play as in version 4.",
+        },
+        RulesVersion {
+            version: 6,
+            date: "2026-12-04",
+            changes: "Taking back: an action that reached another seat can no longer be taken \
+                      back (a diplomat's gift, a river market card paid out, a composition \
+                      claimed). The game itself plays as in version 5.",
         },
     ];
     /// Version 2 added `game_set_up`'s optional `seed_commitment`.
@@ -475,6 +488,31 @@ impl Engine for EternalPalace {
             | CompositionClaimed { .. }
             | AcademyReserveSet { .. }
             | ChoiceAnswered { .. } => None,
+        }
+    }
+
+    fn take_back_barrier_for(event: &Event, taker: Taker) -> Option<TakeBackBarrier> {
+        use Event::*;
+        let reaches_others = match event {
+            // Material or a place on the board of another seat: a diplomat's gift, a river
+            // market reward or penalty.
+            GoodsChanged { seat, .. }
+            | TrackAdvanced { seat, .. }
+            | LayerTaken { seat, .. }
+            | DecorationTaken { seat, .. }
+            | MonumentTaken { seat, .. }
+            | SpaceMarked { seat, .. }
+            | AdvisorHired { seat, .. }
+            | DemandFulfilled { seat, .. }
+            | LabyrinthMoved { seat, .. } => *seat != taker.seat,
+            // Every marker on the card goes home; a composition is a race the others lost.
+            DemandSettled { .. } | CompositionClaimed { .. } => true,
+            _ => false,
+        };
+        if reaches_others && taker.rules_version >= REACHING_OTHERS_STAYS_FROM_VERSION {
+            Some(TakeBackBarrier::ReachesOthers)
+        } else {
+            Self::take_back_barrier(event)
         }
     }
 

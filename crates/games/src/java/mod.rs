@@ -32,7 +32,8 @@ use std::ops::RangeInclusive;
 use rand::RngCore;
 
 use crate::engine::{
-    Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Viewer,
+    Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Taker,
+    Viewer,
 };
 use crate::kit::ranking::competition_places;
 use crate::kit::rule_code::SPACES_AND_ACTION_POINTS;
@@ -47,6 +48,10 @@ pub use view::JavaView;
 /// The Java rule engine.
 #[derive(Debug, Clone, Copy)]
 pub struct Java;
+
+/// From this rules version an action that reached another seat stays (see the rules page,
+/// "Taking back"): earlier games took back water points scored for another seat.
+pub const REACHING_OTHERS_STAYS_FROM_VERSION: u32 = 4;
 
 impl Engine for Java {
     type Options = JavaOptions;
@@ -75,6 +80,13 @@ impl Engine for Java {
             date: "2026-11-27",
             changes: "The option play_on_when_no_tile_fits: a turn in which no tile fits ends \
                       without one and the game goes on. Games without it play as in version 2.",
+        },
+        RulesVersion {
+            version: 4,
+            date: "2026-12-04",
+            changes: "Taking back: a tile or irrigation tile whose enclosed water scored for \
+                      another seat can no longer be taken back. The game itself plays as in \
+                      version 3.",
         },
     ];
     /// Version 2 added `game_set_up`'s optional `seed_commitment`; version 3 the end reason
@@ -190,6 +202,18 @@ impl Engine for Java {
             | PalaceRaised { .. }
             | IrrigationPlaced { .. }
             | WaterEnclosed { .. } => None,
+        }
+    }
+
+    fn take_back_barrier_for(event: &JavaEvent, taker: Taker) -> Option<TakeBackBarrier> {
+        let scored_for_another = matches!(
+            event,
+            JavaEvent::WaterEnclosed { scorer: Some(scorer), .. } if *scorer != taker.seat
+        );
+        if scored_for_another && taker.rules_version >= REACHING_OTHERS_STAYS_FROM_VERSION {
+            Some(TakeBackBarrier::ReachesOthers)
+        } else {
+            Self::take_back_barrier(event)
         }
     }
 

@@ -39,7 +39,8 @@ pub use state::TikalState;
 pub use view::TikalView;
 
 use crate::engine::{
-    Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Viewer,
+    Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Taker,
+    Viewer,
 };
 use crate::kit::rule_code::SPACES_AND_ACTION_POINTS;
 
@@ -56,6 +57,10 @@ pub struct TikalOptions {
 #[derive(Debug, Clone, Copy)]
 pub struct Tikal;
 
+/// From this rules version an action that reached another seat stays (see the rules page,
+/// "Taking back"): earlier games took a treasure exchange or the auction's volcano back.
+pub const REACHING_OTHERS_STAYS_FROM_VERSION: u32 = 2;
+
 impl Engine for Tikal {
     type Options = TikalOptions;
     type State = TikalState;
@@ -65,11 +70,20 @@ impl Engine for Tikal {
 
     const KIND: &'static str = "tikal";
     const NAME: &'static str = "Tikal";
-    const RULES_VERSIONS: &'static [RulesVersion] = &[RulesVersion {
-        version: 1,
-        date: "2026-11-22",
-        changes: "First version: the basic game and the auction variant.",
-    }];
+    const RULES_VERSIONS: &'static [RulesVersion] = &[
+        RulesVersion {
+            version: 1,
+            date: "2026-11-22",
+            changes: "First version: the basic game and the auction variant.",
+        },
+        RulesVersion {
+            version: 2,
+            date: "2026-12-04",
+            changes: "Taking back: a treasure exchange and, in the auction variant, choosing the \
+                      volcano (which begins a scoring round) can no longer be taken back. The \
+                      game itself plays as in version 1.",
+        },
+    ];
     /// Version 2 added `game_set_up`'s optional `seed_commitment`.
     const EVENT_SCHEMA_VERSION: u32 = 2;
     const FIRST_COMPATIBLE_EVENT_SCHEMA_VERSION: u32 = 1;
@@ -167,6 +181,19 @@ impl Engine for Tikal {
             | TreasureExchanged { .. }
             | CampBuilt { .. }
             | GuardPlaced { .. } => None,
+        }
+    }
+
+    fn take_back_barrier_for(event: &TikalEvent, taker: Taker) -> Option<TakeBackBarrier> {
+        let reaches_others = match event {
+            TikalEvent::TreasureExchanged { target, .. } => *target != taker.seat,
+            TikalEvent::ScoringRoundStarted { .. } => true,
+            _ => false,
+        };
+        if reaches_others && taker.rules_version >= REACHING_OTHERS_STAYS_FROM_VERSION {
+            Some(TakeBackBarrier::ReachesOthers)
+        } else {
+            Self::take_back_barrier(event)
         }
     }
 

@@ -478,9 +478,10 @@ fn v1_the_discard_pile_is_shuffled_only_when_a_card_is_needed() {
 }
 
 #[test]
-fn version_3_is_the_newest_and_new_games_start_on_it() {
-    assert_eq!(Java::newest_rules_version(), 3);
+fn version_4_is_the_newest_and_new_games_start_on_it() {
+    assert_eq!(Java::newest_rules_version(), 4);
     assert!(Java::plays_rules_version(V1));
     assert!(Java::plays_rules_version(V2));
-    assert_eq!(game(2).rules_version, 3);
+    assert!(Java::plays_rules_version(3));
+    assert_eq!(game(2).rules_version, 4);
 }

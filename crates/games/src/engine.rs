@@ -15,10 +15,32 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 pub use crate::kit::rule_code::{RuleCode, SharedRule};
-pub use crate::take_back::{TakeBackBarrier, Taker};
 
 /// A seat at the table, 0-based, in clockwise order from the first player.
 pub type Seat = u8;
+
+/// Why an action's events keep it from being taken back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TakeBackBarrier {
+    /// It made something hidden or random known: a drawn tile or card, a roll, a shuffle.
+    Reveals,
+    /// It passed the turn on, or started what other seats answer (a bid, a round's end).
+    EndsTurn,
+    /// It reached another seat without passing the turn: scored for it, gave it something or
+    /// took something from it, claimed a prize the seats race for, or began a scoring round
+    /// that every seat plays. Another seat can feel it, so it stays (from the rules version
+    /// each game's rules page names; earlier games took such actions back).
+    ReachesOthers,
+}
+
+/// Who takes back, and under which rules: what a barrier may depend on beyond the event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Taker {
+    /// The seat taking back its action.
+    pub seat: Seat,
+    /// The rules version the game is played under.
+    pub rules_version: u32,
+}
 
 /// Who is looking at a state or an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

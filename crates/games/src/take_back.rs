@@ -19,31 +19,9 @@
 //! Take-backs nest: after taking back its last action a seat may take back the one before.
 
 use crate::engine::Seat;
+pub use crate::engine::{TakeBackBarrier, Taker};
 use crate::server_events::ServerEvent;
 use crate::{ReplayError, Table};
-
-/// Why an action's events keep it from being taken back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TakeBackBarrier {
-    /// It made something hidden or random known: a drawn tile or card, a roll, a shuffle.
-    Reveals,
-    /// It passed the turn on, or started what other seats answer (a bid, a round's end).
-    EndsTurn,
-    /// It reached another seat without passing the turn: scored for it, gave it something or
-    /// took something from it, claimed a prize the seats race for, or began a scoring round
-    /// that every seat plays. Another seat can feel it, so it stays (from the rules version
-    /// each game's rules page names; earlier games took such actions back).
-    ReachesOthers,
-}
-
-/// Who takes back, and under which rules: what a barrier may depend on beyond the event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Taker {
-    /// The seat taking back its action.
-    pub seat: Seat,
-    /// The rules version the game is played under.
-    pub rules_version: u32,
-}
 
 /// At most this many take-backs by one seat since its turn began: an act and take-back loop
 /// cannot grow a log without end.

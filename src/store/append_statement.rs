@@ -36,13 +36,14 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text};
 use diesel_async::AsyncPgConnection;
 
+use super::append::{seat_notifications, stale_seq};
 use super::compact_log::LogForm;
-use super::email::{MailTopic, MOST_WAITING};
-use super::games::{
-    json_text, seat_notifications, stale_seq, stored_payloads, stored_request, ActionRow, Append,
-};
+use super::email::MOST_WAITING;
+use super::events::{stored_payloads, stored_request};
+use super::games::{json_text, ActionRow, Append};
 use super::jobs::{HeldJob, JobChanges};
-use super::notifications::NewNotification;
+use super::notice::MailTopic;
+use super::notice::NewNotification;
 use super::{Change, DbConnection, StoreError};
 use crate::games::bots::BotStrategy;
 use crate::games::server_events::ForfeitReason;

@@ -6,72 +6,10 @@
 
 use diesel::prelude::*;
 
+pub use super::notice::MailTopic;
+use super::notice::NewNotification;
 use super::schema::{accounts, email_addresses, mail_outbox};
 use super::{Change, DbConnection, StoreError};
-
-/// What an account may have mailed, each a bit of `topics`; on the wire by its snake-case
-/// name (`EmailTopic` in the spec).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-#[schema(as = EmailTopic, description = "What may be mailed.")]
-pub enum MailTopic {
-    /// `your_turn` notifications.
-    YourTurn,
-    /// `reminder` notifications before your deadlines.
-    Reminder,
-    /// `game_finished` and `game_abandoned`.
-    GameOver,
-    /// `invitation`: you are invited to a private game.
-    Invitation,
-    /// `mention`: a chat message names you.
-    Mention,
-}
-
-impl MailTopic {
-    pub const ALL: [MailTopic; 5] = [
-        MailTopic::YourTurn,
-        MailTopic::Reminder,
-        MailTopic::GameOver,
-        MailTopic::Invitation,
-        MailTopic::Mention,
-    ];
-
-    /// The bit this topic has in `topics` (stored: never renumber).
-    pub fn bit(self) -> i32 {
-        match self {
-            MailTopic::YourTurn => 1,
-            MailTopic::Reminder => 2,
-            MailTopic::GameOver => 4,
-            MailTopic::Invitation => 8,
-            MailTopic::Mention => 16,
-        }
-    }
-
-    /// The topic a notification of `kind` belongs to, if it is ever mailed.
-    pub fn of_notification(kind: &str) -> Option<MailTopic> {
-        Some(match kind {
-            "your_turn" => MailTopic::YourTurn,
-            "reminder" => MailTopic::Reminder,
-            "game_finished" | "game_abandoned" => MailTopic::GameOver,
-            "invitation" => MailTopic::Invitation,
-            "mention" => MailTopic::Mention,
-            _ => return None,
-        })
-    }
-
-    pub fn bits(topics: &[MailTopic]) -> i32 {
-        topics.iter().fold(0, |bits, topic| bits | topic.bit())
-    }
-
-    pub fn from_bits(bits: i32) -> Vec<MailTopic> {
-        MailTopic::ALL
-            .into_iter()
-            .filter(|topic| bits & topic.bit() != 0)
-            .collect()
-    }
-}
 
 /// The outbox kind of a mail that asks to confirm an address.
 pub const CONFIRM_ADDRESS: &str = "confirm_address";
@@ -368,7 +306,7 @@ pub fn unsubscribe(
 /// now, or at the account's next digest hour.
 pub fn queue_notification(
     conn: &mut DbConnection,
-    notification: &super::notifications::NewNotification,
+    notification: &NewNotification,
     notification_id: i64,
     mailed_topics: Option<i32>,
 ) -> Result<(), StoreError> {

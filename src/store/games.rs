@@ -1,4 +1,3 @@
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use diesel::prelude::*;
@@ -7,15 +6,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::compact_log::{self, LogForm};
 use super::jobs::{self, GameWork};
 use super::on_backend;
-use super::prepared_updates::{GameHeadUpdate, OneSeatToAct, SeatStateUpdate};
-use super::schema::{
-    accounts, actions, events, game_invitations, game_settings, games, rematches, seats,
-};
-use super::settings::{settings_columns, GameSettings, SettingsColumns};
-use super::{Change, DbConnection, StoreError};
+use super::schema::{accounts, actions, events, game_settings, games, rematches, seats};
+use super::settings::{settings_columns, GameSettings, SettingsColumns, Visibility};
+use super::{DbConnection, StoreError};
 use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;
 use crate::games::server_events::{ForfeitReason, SeatClock, Standing, TimeControl};
@@ -54,7 +49,7 @@ impl GameStatus {
         matches!(self, GameStatus::Finished | GameStatus::Abandoned)
     }
 
-    fn parse(text: &str) -> Result<GameStatus, StoreError> {
+    pub(super) fn parse(text: &str) -> Result<GameStatus, StoreError> {
         [
             GameStatus::Open,
             GameStatus::Running,
@@ -65,47 +60,6 @@ impl GameStatus {
         .into_iter()
         .find(|status| status.as_str() == text)
         .ok_or_else(|| StoreError::Corrupt(format!("unknown game status {text:?}")))
-    }
-}
-
-/// Who may see a game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Visibility {
-    /// Listed in the lobby and in its players' histories; anyone signed in may watch it.
-    #[default]
-    Public,
-    /// Anyone who has its id (a link) may watch it, but it is in no list nor in anyone's
-    /// public history; only the creator and the invited accounts may join.
-    Unlisted,
-    /// Only its seats (and, while it is open, its invitees) see it at all, on every route;
-    /// to anyone else it does not exist. Only the creator and the invited accounts may join.
-    Private,
-}
-
-impl Visibility {
-    /// The stored (and wire) name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Visibility::Public => "public",
-            Visibility::Unlisted => "unlisted",
-            Visibility::Private => "private",
-        }
-    }
-
-    pub(super) fn parse(text: &str) -> Option<Visibility> {
-        [
-            Visibility::Public,
-            Visibility::Unlisted,
-            Visibility::Private,
-        ]
-        .into_iter()
-        .find(|visibility| visibility.as_str() == text)
-    }
-
-    /// Only the creator and the invited accounts may join.
-    pub fn invitation_only(self) -> bool {
-        self != Visibility::Public
     }
 }
 
@@ -181,12 +135,12 @@ pub(super) struct GameRow {
     pub cancel_reason: Option<String>,
 }
 
-fn corrupt(game: &str, column: &str, error: impl std::fmt::Display) -> StoreError {
+pub(super) fn corrupt(game: &str, column: &str, error: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(format!("game {game}: column {column}: {error}"))
 }
 
 /// A game's row and its settings (nullable: from a left join), as loaded together.
-type GameWithSettings = (GameRow, SettingsColumns);
+pub(super) type GameWithSettings = (GameRow, SettingsColumns);
 
 impl TryFrom<GameWithSettings> for Game {
     type Error = StoreError;
@@ -377,6 +331,15 @@ pub struct ActionRow {
     pub bot: Option<String>,
 }
 
+/// A seated person who hears about an append.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listener {
+    pub seat: Seat,
+    pub account_id: String,
+    /// Where the account's notifications went when its seat was read.
+    pub channels: super::notifications::Channels,
+}
+
 /// Everything one accepted command writes, appended atomically.
 #[derive(Debug, Clone)]
 pub struct Append {
@@ -406,45 +369,6 @@ pub struct Append {
     /// The background work the game had before these events, and has after them.
     pub work_before: GameWork,
     pub work_after: GameWork,
-}
-
-/// Which games to list; all filters apply at once, paging happens in SQL.
-#[derive(Debug, Clone, Default)]
-pub struct GameFilter {
-    /// The account that lists: games that are not public show only to their players and
-    /// invitees.
-    pub viewer: String,
-    /// Only games this account sits in.
-    pub member: Option<String>,
-    /// Only games this account is invited to.
-    pub invited: Option<String>,
-    /// Only games where this account's seat must act now, nearest deadline first.
-    pub to_act: Option<String>,
-    pub status: Option<GameStatus>,
-    pub kind: Option<String>,
-    pub limit: i64,
-    pub start: GameListStart,
-}
-
-/// Where a page of games starts.
-#[derive(Debug, Clone, Default)]
-pub enum GameListStart {
-    #[default]
-    First,
-    /// After this many games (the older `offset`).
-    Offset(i64),
-    /// After the game at this position of the list's order.
-    After(GameListPosition),
-}
-
-/// A game's place in the list's order: its last activity and id, and for the games where
-/// an account must act, first that seat's deadline (`i64::MAX` when it has none).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct GameListPosition {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deadline: Option<i64>,
-    pub updated_at: i64,
-    pub id: String,
 }
 
 /// How many games `account_id` created that are still open (waiting for players).
@@ -497,195 +421,6 @@ pub fn lock_open_game(conn: &mut DbConnection, id: &str, now: i64) -> Result<boo
     .set(games::updated_at.eq(now))
     .execute(conn)?;
     Ok(updated == 1)
-}
-
-/// One page of games with their seats: two queries whatever the page size. Most recently
-/// active first, or, for the games where an account must act, nearest deadline first.
-pub fn list_games(
-    conn: &mut DbConnection,
-    filter: &GameFilter,
-) -> Result<Vec<(Game, Vec<SeatWithName>)>, StoreError> {
-    use diesel::dsl::sql;
-    use diesel::sql_types::BigInt;
-    let member_games = |account: &str| {
-        seats::table
-            .filter(seats::account_id.eq(account.to_owned()))
-            .select(seats::game_id)
-    };
-    let invited_games = |account: &str| {
-        game_invitations::table
-            .filter(game_invitations::account_id.eq(account.to_owned()))
-            .filter(game_invitations::declined_at.is_null())
-            .select(game_invitations::game_id)
-    };
-    // The caller's seat where it must act, joined for its deadline (when listing `to_act`).
-    let acting_seat = diesel::alias!(seats as acting_seat);
-    let mut query = games::table
-        .left_join(
-            acting_seat.on(acting_seat.field(seats::game_id).eq(games::id).and(
-                acting_seat
-                    .field(seats::account_id)
-                    .eq(filter.to_act.clone().unwrap_or_default())
-                    .and(acting_seat.field(seats::must_act).eq(true))
-                    .and(acting_seat.field(seats::bot).is_null()),
-            )),
-        )
-        .left_join(game_settings::table)
-        .select((GameRow::as_select(), settings_columns!().nullable()))
-        .into_boxed();
-    query = query.filter(
-        games::private
-            .eq(false)
-            .or(games::created_by.eq(filter.viewer.clone()))
-            .or(games::id.eq_any(member_games(&filter.viewer)))
-            .or(games::id.eq_any(invited_games(&filter.viewer))),
-    );
-    if let Some(member) = &filter.member {
-        query = query.filter(games::id.eq_any(member_games(member)));
-    }
-    if let Some(invited) = &filter.invited {
-        query = query.filter(games::id.eq_any(invited_games(invited)));
-    }
-    if filter.to_act.is_some() {
-        query = query
-            .filter(acting_seat.field(seats::seat).is_not_null())
-            .order(sql::<BigInt>("COALESCE(acting_seat.deadline, 9223372036854775807)").asc());
-    }
-    if let Some(status) = filter.status {
-        query = query.filter(games::status.eq(status.as_str()));
-    }
-    if let Some(kind) = &filter.kind {
-        query = query.filter(games::kind.eq(kind.clone()));
-    }
-    let mut offset = 0;
-    match &filter.start {
-        GameListStart::First => {}
-        GameListStart::Offset(skipped) => offset = *skipped,
-        GameListStart::After(position) => {
-            let later = games::updated_at
-                .lt(position.updated_at)
-                .or(games::updated_at
-                    .eq(position.updated_at)
-                    .and(games::id.gt(position.id.clone())));
-            query = match (filter.to_act.is_some(), position.deadline) {
-                (true, Some(deadline)) => {
-                    let acting_deadline =
-                        || sql::<BigInt>("COALESCE(acting_seat.deadline, 9223372036854775807)");
-                    query.filter(
-                        acting_deadline()
-                            .gt(deadline)
-                            .or(acting_deadline().eq(deadline).and(later)),
-                    )
-                }
-                _ => query.filter(later),
-            };
-        }
-    }
-    let rows: Vec<GameWithSettings> = query
-        .then_order_by((games::updated_at.desc(), games::id.asc()))
-        .limit(filter.limit)
-        .offset(offset)
-        .load(conn)?;
-    let games = rows
-        .into_iter()
-        .map(Game::try_from)
-        .collect::<Result<Vec<Game>, StoreError>>()?;
-    let ids: Vec<String> = games.iter().map(|game| game.id.clone()).collect();
-    let mut seats_by_game = seats_of(conn, ids)?;
-    Ok(games
-        .into_iter()
-        .map(|game| {
-            let seats = seats_by_game.remove(&game.id).unwrap_or_default();
-            (game, seats)
-        })
-        .collect())
-}
-
-/// One game an account sits in, for its record: kind, status, outcome and seat.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlayedGame {
-    pub game_id: String,
-    pub kind: String,
-    pub status: GameStatus,
-    pub outcome: Option<Standing>,
-    pub seat: Seat,
-    /// When the game last moved (for a finished game: when it finished).
-    pub updated_at: i64,
-    /// The game is public: it shows in its players' public histories.
-    pub public: bool,
-}
-
-/// A [`PlayedGame`] as read: id, kind, status, outcome, seat, last activity, not public.
-type PlayedGameColumns = (String, String, String, Option<String>, i32, i64, bool);
-
-/// Every game `account_id` sits in, oldest activity first.
-pub fn games_played_by(
-    conn: &mut DbConnection,
-    account_id: &str,
-) -> Result<Vec<PlayedGame>, StoreError> {
-    let rows: Vec<PlayedGameColumns> = seats::table
-        .inner_join(games::table)
-        .filter(seats::account_id.eq(account_id))
-        .order((games::updated_at.asc(), games::id.asc()))
-        .select((
-            games::id,
-            games::kind,
-            games::status,
-            games::outcome,
-            seats::seat,
-            games::updated_at,
-            games::private,
-        ))
-        .load(conn)?;
-    rows.into_iter()
-        .map(
-            |(game_id, kind, status, outcome, seat, updated_at, private)| {
-                Ok(PlayedGame {
-                    public: !private,
-                    status: GameStatus::parse(&status)?,
-                    outcome: outcome
-                        .as_deref()
-                        .map(serde_json::from_str)
-                        .transpose()
-                        .map_err(|error| corrupt(&game_id, "outcome", error))?,
-                    seat: Seat::try_from(seat).map_err(|error| corrupt(&game_id, "seat", error))?,
-                    kind,
-                    updated_at,
-                    game_id,
-                })
-            },
-        )
-        .collect()
-}
-
-/// The finished games of `kind` (every kind when `None`) that finished in
-/// `[since, until)`, oldest first: the public ones, and those `viewer` sat at.
-pub fn finished_game_ids(
-    conn: &mut DbConnection,
-    kind: Option<&str>,
-    since: i64,
-    until: i64,
-    viewer: &str,
-) -> Result<Vec<String>, StoreError> {
-    let viewer_games = seats::table
-        .filter(seats::account_id.eq(viewer.to_owned()))
-        .select(seats::game_id);
-    let mut query = games::table
-        .filter(games::status.eq_any([
-            GameStatus::Finished.as_str(),
-            GameStatus::Abandoned.as_str(),
-        ]))
-        .filter(games::private.eq(false).or(games::id.eq_any(viewer_games)))
-        .filter(games::updated_at.ge(since))
-        .filter(games::updated_at.lt(until))
-        .select(games::id)
-        .into_boxed();
-    if let Some(kind) = kind {
-        query = query.filter(games::kind.eq(kind.to_owned()));
-    }
-    Ok(query
-        .order((games::updated_at.asc(), games::id.asc()))
-        .load(conn)?)
 }
 
 /// A taken seat as stored, with its account's name: seat, account, name, bot, forfeit,
@@ -774,7 +509,7 @@ fn seat_from_columns(game_id: &str, columns: SeatColumns) -> Result<SeatWithName
 }
 
 /// The taken seats of these games, by game, in seat order.
-fn seats_of(
+pub(super) fn seats_of(
     conn: &mut DbConnection,
     game_ids: Vec<String>,
 ) -> Result<HashMap<String, Vec<SeatWithName>>, StoreError> {
@@ -969,142 +704,6 @@ pub fn cancel_open_game(
     Ok(updated == 1)
 }
 
-/// Invites accounts to a game at `now`; an account invited already keeps its invitation.
-/// Returns the accounts newly invited.
-pub fn invite(
-    conn: &mut DbConnection,
-    game_id: &str,
-    account_ids: &[String],
-    now: i64,
-) -> Result<Vec<String>, StoreError> {
-    let mut invited = Vec::new();
-    for account_id in account_ids {
-        let exists = game_invitations::table
-            .find((game_id, account_id))
-            .count()
-            .get_result::<i64>(conn)?
-            > 0;
-        if !exists && !invited.contains(account_id) {
-            diesel::insert_into(game_invitations::table)
-                .values((
-                    game_invitations::game_id.eq(game_id),
-                    game_invitations::account_id.eq(account_id),
-                    game_invitations::invited_at.eq(now),
-                ))
-                .execute(conn)?;
-            invited.push(account_id.clone());
-        }
-    }
-    Ok(invited)
-}
-
-/// The accounts invited to a game that have not declined.
-pub fn invitations(conn: &mut DbConnection, game_id: &str) -> Result<Vec<String>, StoreError> {
-    Ok(game_invitations::table
-        .filter(game_invitations::game_id.eq(game_id))
-        .filter(game_invitations::declined_at.is_null())
-        .select(game_invitations::account_id)
-        .order(game_invitations::account_id.asc())
-        .load(conn)?)
-}
-
-/// One invitation of a game: (account id, account name, invited at, declined at).
-pub type SentInvitationRow = (String, String, i64, Option<i64>);
-
-/// Every invitation of a game, declined ones too, oldest first.
-pub fn sent_invitations(
-    conn: &mut DbConnection,
-    game_id: &str,
-) -> Result<Vec<SentInvitationRow>, StoreError> {
-    Ok(game_invitations::table
-        .inner_join(accounts::table.on(accounts::id.eq(game_invitations::account_id)))
-        .filter(game_invitations::game_id.eq(game_id))
-        .select((
-            game_invitations::account_id,
-            accounts::name,
-            game_invitations::invited_at,
-            game_invitations::declined_at,
-        ))
-        .order((game_invitations::invited_at.asc(), accounts::name.asc()))
-        .load(conn)?)
-}
-
-/// Marks `account_id`'s invitation to a game declined; false when it has none standing.
-pub fn decline_invitation(
-    conn: &mut DbConnection,
-    game_id: &str,
-    account_id: &str,
-    now: i64,
-) -> Result<bool, StoreError> {
-    let updated = diesel::update(
-        game_invitations::table
-            .find((game_id, account_id))
-            .filter(game_invitations::declined_at.is_null()),
-    )
-    .set(game_invitations::declined_at.eq(now))
-    .execute(conn)?;
-    Ok(updated == 1)
-}
-
-/// An invitation still waiting for its invitee: an open game, a seat not yet taken, not
-/// declined.
-#[derive(Debug, Clone)]
-pub struct PendingInvitation {
-    pub game: Game,
-    pub seats: Vec<SeatWithName>,
-    pub invited_at: i64,
-}
-
-/// `account_id`'s pending invitations, newest first (at most `limit`, after the invitation
-/// at `after`: its time and game id).
-pub fn pending_invitations(
-    conn: &mut DbConnection,
-    account_id: &str,
-    limit: i64,
-    after: Option<&(i64, String)>,
-) -> Result<Vec<PendingInvitation>, StoreError> {
-    let seated = seats::table
-        .filter(seats::account_id.eq(account_id.to_owned()))
-        .select(seats::game_id);
-    let mut query = game_invitations::table
-        .inner_join(games::table.left_join(game_settings::table))
-        .filter(game_invitations::account_id.eq(account_id))
-        .filter(game_invitations::declined_at.is_null())
-        .filter(games::status.eq(GameStatus::Open.as_str()))
-        .filter(games::id.ne_all(seated))
-        .into_boxed();
-    if let Some((invited_at, game_id)) = after {
-        query = query.filter(
-            game_invitations::invited_at
-                .lt(*invited_at)
-                .or(game_invitations::invited_at
-                    .eq(*invited_at)
-                    .and(games::id.gt(game_id.clone()))),
-        );
-    }
-    let rows: Vec<(GameRow, SettingsColumns, i64)> = query
-        .order((game_invitations::invited_at.desc(), games::id.asc()))
-        .limit(limit)
-        .select((
-            GameRow::as_select(),
-            settings_columns!().nullable(),
-            game_invitations::invited_at,
-        ))
-        .load(conn)?;
-    let ids: Vec<String> = rows.iter().map(|(game, _, _)| game.id.clone()).collect();
-    let mut seats_by_game = seats_of(conn, ids)?;
-    rows.into_iter()
-        .map(|(game, settings, invited_at)| {
-            let seats = seats_by_game.remove(&game.id).unwrap_or_default();
-            Ok(PendingInvitation {
-                game: Game::try_from((game, settings))?,
-                seats,
-                invited_at,
-            })
-        })
-        .collect()
-}
-
 /// The games these games play again, as (rematch, original) pairs, for those that do.
 pub fn rematched_games(
     conn: &mut DbConnection,
@@ -1169,408 +768,6 @@ pub fn link_rematch(
         .execute(conn)
         .map_err(StoreError::from_insert)?;
     Ok(())
-}
-
-/// The events with `seq <= up_to`, in order.
-pub fn load_events(
-    conn: &mut DbConnection,
-    game_id: &str,
-    up_to: i64,
-) -> Result<Vec<StoredEvent>, StoreError> {
-    Ok(restored(
-        events::table
-            .filter(events::game_id.eq(game_id))
-            .filter(events::seq.le(up_to))
-            .order(events::seq.asc())
-            .select(StoredEvent::as_select())
-            .load(conn)?,
-    ))
-}
-
-/// The events with `after < seq <= up_to`, in order.
-pub fn load_events_between(
-    conn: &mut DbConnection,
-    game_id: &str,
-    after: i64,
-    up_to: i64,
-) -> Result<Vec<StoredEvent>, StoreError> {
-    Ok(restored(on_backend!(conn, |c| events::table
-        .filter(events::game_id.eq(game_id))
-        .filter(events::seq.gt(after))
-        .filter(events::seq.le(up_to))
-        .order(events::seq.asc())
-        .select(StoredEvent::as_select())
-        .load(c))?))
-}
-
-/// The server's own events with `seq <= up_to`, in order.
-pub fn load_server_events(
-    conn: &mut DbConnection,
-    game_id: &str,
-    up_to: i64,
-) -> Result<Vec<StoredEvent>, StoreError> {
-    Ok(restored(
-        events::table
-            .filter(events::game_id.eq(game_id))
-            .filter(events::seq.le(up_to))
-            .filter(events::source.eq(SERVER_SOURCE))
-            .order(events::seq.asc())
-            .select(StoredEvent::as_select())
-            .load(conn)?,
-    ))
-}
-
-/// Events as read from their rows, with the payloads' types put back (see `compact_log`).
-fn restored(mut events: Vec<StoredEvent>) -> Vec<StoredEvent> {
-    for event in &mut events {
-        let stored = std::mem::take(&mut event.payload);
-        event.payload = compact_log::restored(&event.event_type, stored);
-    }
-    events
-}
-
-/// The payloads of `events` as their rows store them in `form` (see `compact_log`).
-pub(super) fn stored_payloads(
-    events: &[NewEvent],
-    form: LogForm,
-) -> Result<Vec<Cow<'_, str>>, StoreError> {
-    events
-        .iter()
-        .map(|event| compact_log::stored(form, &event.event_type, &event.payload))
-        .collect()
-}
-
-pub fn load_actions(conn: &mut DbConnection, game_id: &str) -> Result<Vec<ActionRow>, StoreError> {
-    let rows: Vec<ActionRow> = actions::table
-        .filter(actions::game_id.eq(game_id))
-        .order(actions::first_seq.asc())
-        .select(ActionRow::as_select())
-        .load(conn)?;
-    Ok(rows.into_iter().map(action_restored).collect())
-}
-
-/// The action `$account_id` posted to `$game_id` under the idempotency key `$key`.
-macro_rules! action_by_key {
-    ($game_id:expr, $account_id:expr, $key:expr) => {
-        actions::table
-            .filter(actions::game_id.eq($game_id))
-            .filter(actions::account_id.eq($account_id))
-            .filter(actions::idempotency_key.eq($key))
-            .select(ActionRow::as_select())
-    };
-}
-
-pub fn find_action_by_key(
-    conn: &mut DbConnection,
-    game_id: &str,
-    account_id: &str,
-    key: &str,
-) -> Result<Option<ActionRow>, StoreError> {
-    let row: Option<ActionRow> = action_by_key!(game_id, account_id, key)
-        .first(conn)
-        .optional()?;
-    Ok(row.map(action_restored))
-}
-
-/// [`find_action_by_key`] on a worker thread's own connection
-/// ([`super::worker_connections`]).
-pub(super) async fn find_action_by_key_on(
-    mut conn: &AsyncPgConnection,
-    game_id: &str,
-    account_id: &str,
-    key: &str,
-) -> Result<Option<ActionRow>, diesel::result::Error> {
-    let row: Option<ActionRow> =
-        diesel_async::RunQueryDsl::first(action_by_key!(game_id, account_id, key), &mut conn)
-            .await
-            .optional()?;
-    Ok(row.map(action_restored))
-}
-
-/// An action as read from its row, with its request whole again (see `compact_log`).
-fn action_restored(mut row: ActionRow) -> ActionRow {
-    let stored = std::mem::take(&mut row.request);
-    row.request = compact_log::restored_request(stored, &row.action);
-    row
-}
-
-/// `action`'s request as its row stores it in `form` (see `compact_log`).
-pub(super) fn stored_request(
-    action: &ActionRow,
-    form: LogForm,
-) -> Result<Cow<'_, str>, StoreError> {
-    compact_log::stored_request(form, &action.request, &action.action)
-}
-
-/// Appends events if and only if the log is still at `expected_seq`; returns the new seq.
-/// Must run inside a write transaction: the guarded update comes first, so it takes the
-/// game's row lock before anything else is written. The payloads take the form the
-/// database's setting names.
-pub fn append(conn: &mut DbConnection, append: &Append) -> Result<i64, StoreError> {
-    let form = compact_log::form(conn)?;
-    append_in(conn, append, form)
-}
-
-/// The guarded `UPDATE games` of `append`; `STATUS_CHANGES` must say whether its status
-/// differs from the previous one.
-fn head_update<const STATUS_CHANGES: bool>(append: &Append) -> GameHeadUpdate<'_, STATUS_CHANGES> {
-    GameHeadUpdate {
-        game_id: &append.game_id,
-        expected_seq: append.expected_seq,
-        new_seq: append.new_seq(),
-        previous_status: append.previous_status.as_str(),
-        status: append.status.as_str(),
-        to_act: json_text(&append.to_act),
-        outcome: append.outcome.as_ref().map(json_text),
-        updated_at: append.now,
-    }
-}
-
-/// [`append`], the payloads stored in `form`.
-pub(super) fn append_in(
-    conn: &mut DbConnection,
-    append: &Append,
-    form: LogForm,
-) -> Result<i64, StoreError> {
-    let new_seq = append.new_seq();
-    let updated = if append.status == append.previous_status {
-        let update = head_update::<false>(append);
-        on_backend!(conn, |c| update.execute(c))?
-    } else {
-        let update = head_update::<true>(append);
-        on_backend!(conn, |c| update.execute(c))?
-    };
-    if updated != 1 {
-        return Err(stale_seq(conn, &append.game_id)?);
-    }
-    let payloads = stored_payloads(&append.events, form)?;
-    let rows: Vec<_> = append
-        .events
-        .iter()
-        .zip(&payloads)
-        .enumerate()
-        .map(|(offset, (event, payload))| {
-            (
-                events::game_id.eq(&append.game_id),
-                events::seq.eq(append.expected_seq + 1 + offset as i64),
-                events::created_at.eq(append.now),
-                events::seat.eq(event.seat),
-                events::event_type.eq(&event.event_type),
-                events::schema_version.eq(event.schema_version),
-                events::payload.eq(payload.as_ref()),
-                events::source.eq(event.source),
-            )
-        })
-        .collect();
-    // PostgreSQL: all of an action's events in one statement, one round trip. SQLite runs
-    // in the process: a statement per event is prepared once and reused, where a statement
-    // of as many rows as the action has events would be prepared for every action.
-    match conn {
-        DbConnection::Postgresql(c) => diesel::insert_into(events::table).values(&rows).execute(c),
-        DbConnection::Sqlite(c) => rows.iter().try_fold(0, |inserted, row| {
-            Ok(inserted + diesel::insert_into(events::table).values(row).execute(c)?)
-        }),
-    }
-    .map_err(|error| match StoreError::from_insert(error) {
-        StoreError::Duplicate => StoreError::StaleSeq { current: new_seq },
-        other => other,
-    })?;
-    if append.to_act != append.previous_to_act {
-        mark_seats_to_act(conn, &append.game_id, &append.to_act)?;
-    }
-    for update in &append.seat_updates {
-        let update = SeatStateUpdate {
-            game_id: &append.game_id,
-            seat: i32::from(update.seat),
-            deadline: update.clock.deadline_ms,
-            bank_ms: update.clock.bank_ms,
-            bot: update.bot.map(BotStrategy::as_str),
-            forfeit: update.forfeit.map(ForfeitReason::as_str),
-            vacation_until: update.vacation_until,
-        };
-        on_backend!(&mut *conn, |c| update.execute(c))?;
-    }
-    notify_seats(conn, append, new_seq)?;
-    if let Some(action) = &append.action {
-        let stored = ActionRow {
-            request: stored_request(action, form)?.into_owned(),
-            ..action.clone()
-        };
-        let insert = diesel::insert_into(actions::table).values(&stored);
-        on_backend!(&mut *conn, |c| insert.execute(c)).map_err(StoreError::from_insert)?;
-    }
-    // After the action: the last one counts among the moves a rated game needs.
-    if let Some(standing) = append.outcome.as_ref().filter(|_| append.rates()) {
-        super::ratings::rate_finished_game(
-            conn,
-            &append.game_id,
-            &append.kind,
-            standing,
-            append.now,
-        )?;
-    }
-    jobs::follow_append(
-        conn,
-        &append.game_id,
-        &append.created_by,
-        &append.job_changes(),
-    )?;
-    super::changes::record(Change::Appended {
-        game_id: append.game_id.clone(),
-        seq: new_seq,
-    });
-    Ok(new_seq)
-}
-
-/// Why an append guarded by its expected seq wrote nothing: the game's seq has moved on.
-pub(super) fn stale_seq(conn: &mut DbConnection, game_id: &str) -> Result<StoreError, StoreError> {
-    let current = games::table
-        .find(game_id)
-        .select(games::current_seq)
-        .first::<i64>(conn)?;
-    Ok(StoreError::StaleSeq { current })
-}
-
-impl Append {
-    /// The game's seq once the events are in.
-    pub(super) fn new_seq(&self) -> i64 {
-        self.expected_seq + self.events.len() as i64
-    }
-
-    /// What the append writes in its game's jobs.
-    pub(super) fn job_changes(&self) -> jobs::JobChanges {
-        jobs::AfterAppend {
-            started: self.previous_status == GameStatus::Open,
-            running: self.status == GameStatus::Running,
-            before: self.work_before,
-            after: self.work_after,
-            clocks_changed: !self.seat_updates.is_empty(),
-            now: self.now,
-        }
-        .job_changes()
-    }
-
-    /// The append finishes its game with a standing, which the ratings take in.
-    pub(super) fn rates(&self) -> bool {
-        self.previous_status != GameStatus::Finished
-            && self.status == GameStatus::Finished
-            && self.outcome.is_some()
-    }
-}
-
-/// A seated person who hears about an append.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listener {
-    pub seat: Seat,
-    pub account_id: String,
-    /// Where the account's notifications went when its seat was read.
-    pub channels: super::notifications::Channels,
-}
-
-/// Tells the seated accounts what the append means for them (see [`seat_notifications`]).
-fn notify_seats(conn: &mut DbConnection, append: &Append, seq: i64) -> Result<(), StoreError> {
-    for (listener, notification) in seat_notifications(append, seq) {
-        super::notifications::notify_knowing(
-            conn,
-            &notification,
-            super::notifications::delivery_id,
-            Some(listener.channels),
-        )?;
-    }
-    Ok(())
-}
-
-/// What the append means for each seated person: the game started, it is their turn (newly,
-/// or after another seat acted), the game finished.
-pub(super) fn seat_notifications(
-    append: &Append,
-    seq: i64,
-) -> Vec<(&Listener, super::notifications::NewNotification)> {
-    let started = append.previous_status == GameStatus::Open && append.status != GameStatus::Open;
-    let finished =
-        append.previous_status != GameStatus::Finished && append.status == GameStatus::Finished;
-    let abandoned =
-        append.previous_status != GameStatus::Abandoned && append.status == GameStatus::Abandoned;
-    let mut notifications = Vec::new();
-    for listener in &append.listeners {
-        let seat = listener.seat;
-        let turn = append.to_act.contains(&seat)
-            && (!append.previous_to_act.contains(&seat) || append.acting_seat != Some(seat));
-        let kinds = [
-            (started, "game_started"),
-            (turn, "your_turn"),
-            (finished, "game_finished"),
-            (abandoned, "game_abandoned"),
-        ];
-        for (_, kind) in kinds.into_iter().filter(|(happened, _)| *happened) {
-            let mut payload = serde_json::json!({
-                "type": kind,
-                "game_id": append.game_id,
-                "game_kind": append.kind,
-                "seq": seq,
-                "seat": seat,
-                "to_act": append.to_act,
-            });
-            if let Some(outcome) = &append.outcome {
-                payload["outcome"] = serde_json::json!({
-                    "scores": outcome.scores,
-                    "places": outcome.places,
-                    "forfeits": outcome.forfeits,
-                });
-            }
-            notifications.push((
-                listener,
-                super::notifications::NewNotification {
-                    account_id: listener.account_id.clone(),
-                    game_id: append.game_id.clone(),
-                    kind: kind.to_owned(),
-                    seq,
-                    payload: payload.to_string(),
-                    created_at: append.now,
-                },
-            ));
-        }
-    }
-    notifications
-}
-
-/// Keeps `seats.must_act` equal to the game's `to_act`, so "games where it is my turn" is
-/// one indexed query.
-fn mark_seats_to_act(
-    conn: &mut DbConnection,
-    game_id: &str,
-    to_act: &[Seat],
-) -> Result<(), StoreError> {
-    let acting: Vec<i32> = to_act.iter().map(|&seat| i32::from(seat)).collect();
-    let game_seats = seats::table.filter(seats::game_id.eq(game_id));
-    // One acting seat, the usual case, as a statement kept prepared; `IN (?, ?)` would be
-    // written anew for every count of seats.
-    match acting.as_slice() {
-        [one] => {
-            let update = OneSeatToAct {
-                game_id,
-                seat: *one,
-            };
-            on_backend!(conn, |c| update.execute(c))?
-        }
-        _ => {
-            let update =
-                diesel::update(game_seats).set(seats::must_act.eq(seats::seat.eq_any(acting)));
-            on_backend!(conn, |c| update.execute(c))?
-        }
-    };
-    Ok(())
-}
-
-/// The `current_seq` of each of these games that exists.
-pub fn current_seqs(
-    conn: &mut DbConnection,
-    ids: &[String],
-) -> Result<Vec<(String, i64)>, StoreError> {
-    Ok(games::table
-        .filter(games::id.eq_any(ids))
-        .select((games::id, games::current_seq))
-        .load(conn)?)
 }
 
 #[cfg(test)]

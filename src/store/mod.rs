@@ -2,15 +2,20 @@
 //! SQLite default and Postgres in production, through [`DbConnection`].
 
 mod accounts;
+mod append;
 mod append_statement;
 pub mod changes;
 pub mod chat;
 mod compact_log;
 pub mod email;
+mod events;
+mod game_lists;
 mod games;
+mod invitations;
 pub mod jobs;
 pub mod limits;
 pub mod moderation;
+mod notice;
 pub mod notifications;
 pub mod personal_tokens;
 mod prepared_updates;
@@ -41,18 +46,27 @@ pub use accounts::{
     find_account_by_id, find_account_by_name, insert_account, lock_account, revoke_tokens,
     token_generations, Account,
 };
+pub use append::{append, current_seqs};
 pub use changes::Change;
 pub use compact_log::LogForm;
-pub use games::{
-    append, cancel_open_game, count_open_games_created_by, current_seqs, decline_invitation,
-    find_action_by_key, find_game, find_game_with_seats, finished_game_ids, games_played_by,
-    insert_game, invitations, invite, leave_seat, link_rematch, list_games, load_actions,
-    load_events, load_events_between, load_server_events, lock_game, lock_open_game,
-    pending_invitations, rematch_of, rematched_games, sent_invitations, set_abandon_vote,
-    take_seat, ActionRow, Append, CancelReason, Game, GameFilter, GameListPosition, GameListStart,
-    GameStatus, Listener, NewEvent, PendingInvitation, PlayedGame, SeatRow, SeatUpdate,
-    SeatWithName, StoredEvent, Visibility, ENGINE_SOURCE, SERVER_SOURCE,
+pub use events::{
+    find_action_by_key, load_actions, load_events, load_events_between, load_server_events,
 };
+pub use game_lists::{
+    finished_game_ids, games_played_by, list_games, GameFilter, GameListPosition, GameListStart,
+    PlayedGame,
+};
+pub use games::{
+    cancel_open_game, count_open_games_created_by, find_game, find_game_with_seats, insert_game,
+    leave_seat, link_rematch, lock_game, lock_open_game, rematch_of, rematched_games,
+    set_abandon_vote, take_seat, ActionRow, Append, CancelReason, Game, GameStatus, Listener,
+    NewEvent, SeatRow, SeatUpdate, SeatWithName, StoredEvent, ENGINE_SOURCE, SERVER_SOURCE,
+};
+pub use invitations::{
+    decline_invitation, invitations, invite, pending_invitations, sent_invitations,
+    PendingInvitation,
+};
+pub use settings::Visibility;
 pub use worker_connections::Unanswered;
 
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
@@ -599,7 +613,7 @@ impl Db {
         match statement {
             Some(statement) => self.write_alone(|conn| append_statement::append(conn, &statement)),
             None => self.write(|conn| {
-                let seq = games::append_in(conn, append, self.log_form)?;
+                let seq = append::append_in(conn, append, self.log_form)?;
                 if let Some(held) = held {
                     jobs::release(conn, held.kind, &append.game_id, held.owner)?;
                 }

@@ -5,6 +5,7 @@
 
 use diesel::prelude::*;
 
+pub use super::notice::NewNotification;
 use super::schema::{accounts, notifications, webhook_deliveries, webhooks};
 use super::{Change, DbConnection, StoreError};
 
@@ -12,17 +13,6 @@ use super::{Change, DbConnection, StoreError};
 #[diesel(table_name = notifications)]
 pub struct Notification {
     pub id: i64,
-    pub account_id: String,
-    pub game_id: String,
-    pub kind: String,
-    pub seq: i64,
-    pub payload: String,
-    pub created_at: i64,
-}
-
-#[derive(Debug, Clone, PartialEq, Insertable)]
-#[diesel(table_name = notifications)]
-pub struct NewNotification {
     pub account_id: String,
     pub game_id: String,
     pub kind: String,

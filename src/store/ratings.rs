@@ -104,7 +104,7 @@ fn own_actions(
     conn: &mut DbConnection,
     game_id: &str,
 ) -> Result<HashMap<(i32, String), i64>, StoreError> {
-    let taken_back: Vec<(i64, i64)> = super::games::load_server_events(conn, game_id, i64::MAX)?
+    let taken_back: Vec<(i64, i64)> = super::events::load_server_events(conn, game_id, i64::MAX)?
         .iter()
         .filter(|event| event.event_type == "actions_taken_back")
         .map(|event| match serde_json::from_str(&event.payload) {

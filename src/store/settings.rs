@@ -3,11 +3,53 @@
 //! have no row, and take its default (for the clock: version 1, as they were played).
 
 use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
-use super::games::Visibility;
 use super::schema::game_settings;
 use super::{DbConnection, StoreError};
 use crate::games::server_events::ClockVersion;
+
+/// Who may see a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// Listed in the lobby and in its players' histories; anyone signed in may watch it.
+    #[default]
+    Public,
+    /// Anyone who has its id (a link) may watch it, but it is in no list nor in anyone's
+    /// public history; only the creator and the invited accounts may join.
+    Unlisted,
+    /// Only its seats (and, while it is open, its invitees) see it at all, on every route;
+    /// to anyone else it does not exist. Only the creator and the invited accounts may join.
+    Private,
+}
+
+impl Visibility {
+    /// The stored (and wire) name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Public => "public",
+            Visibility::Unlisted => "unlisted",
+            Visibility::Private => "private",
+        }
+    }
+
+    pub(super) fn parse(text: &str) -> Option<Visibility> {
+        [
+            Visibility::Public,
+            Visibility::Unlisted,
+            Visibility::Private,
+        ]
+        .into_iter()
+        .find(|visibility| visibility.as_str() == text)
+    }
+
+    /// Only the creator and the invited accounts may join.
+    pub fn invitation_only(self) -> bool {
+        self != Visibility::Public
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GameSettings {

@@ -10,9 +10,8 @@
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 
-use super::email::MailTopic;
 use super::jobs::statement;
-use super::notifications::NewNotification;
+use super::notice::{MailTopic, NewNotification};
 use super::schema::{accounts, push_messages, push_subscriptions, push_unseen};
 use super::{Change, DbConnection, StoreError};
 

@@ -29,7 +29,7 @@ use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, AsyncPgConnection};
 
 use super::games::{self, ActionRow, Append, Game, SeatWithName};
-use super::{append_statement, Db, StoreError};
+use super::{append_statement, events, Db, StoreError};
 
 /// Connections a worker thread holds at most. PostgreSQL runs a connection's statements
 /// one after the other; a few per worker let a move that waits for its game's row lock
@@ -234,7 +234,7 @@ impl Db {
         key: &str,
     ) -> Result<Option<ActionRow>, Unanswered> {
         self.worker_connections()?
-            .run(async |conn| games::find_action_by_key_on(conn, game_id, account_id, key).await)
+            .run(async |conn| events::find_action_by_key_on(conn, game_id, account_id, key).await)
             .await
     }
 

@@ -8,6 +8,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_swagger_ui::SwaggerUi;
 
+use super::kinds::schema_prefix;
 use crate::games::all_games;
 
 #[derive(OpenApi)]
@@ -153,19 +154,6 @@ impl Modify for BearerSecurity {
                 ),
             );
     }
-}
-
-/// `tikal` -> `Tikal`, `eternal_palace` -> `EternalPalace`: the prefix of a kind's schemas.
-pub fn schema_prefix(kind: &str) -> String {
-    kind.split('_')
-        .map(|word| {
-            let mut chars = word.chars();
-            chars
-                .next()
-                .map(|first| first.to_uppercase().chain(chars).collect::<String>())
-                .unwrap_or_default()
-        })
-        .collect()
 }
 
 /// The whole document: the routes plus every game kind's schemas, shaped into the typed

@@ -182,7 +182,7 @@ pub async fn create_game(
             "at most 4 bots and 4 invitations: no game has more than 5 seats",
         ));
     }
-    super::invitations::take_invitation_allowances(&limits, &db, &user.account_id, &body.invite)
+    super::rate_limit::take_invitation_allowances(&limits, &db, &user.account_id, &body.invite)
         .await?;
     let request = lobby::NewGame {
         kind: body.kind,

@@ -9,13 +9,13 @@ use super::blocking;
 use super::games::game_id;
 use super::models::{AccountRef, GameSummary};
 use super::paging::{page_response, PageQuery, PageRequest, Pager};
-use super::rate_limit::RateLimits;
+use super::rate_limit::{take_invitation_allowances, RateLimits};
 use crate::auth::AuthUser;
 use crate::clock::Clock;
 use crate::error::{ApiError, Problem};
 use crate::seeds::Seeds;
 use crate::service::format_time;
-use crate::service::invitations;
+use crate::service::{invitations, rematches};
 use crate::store::Db;
 
 /// An invitation to a private game waiting for your answer.
@@ -178,24 +178,6 @@ pub struct NewInvitations {
     pub invite: Vec<String>,
 }
 
-/// Invitations reach their invitee at a rate: from each inviter, and from everyone.
-pub(super) async fn take_invitation_allowances(
-    limits: &RateLimits,
-    db: &web::Data<Db>,
-    inviter: &str,
-    names: &[String],
-) -> Result<(), ApiError> {
-    for invitee in names {
-        let invitee = invitee.chars().take(32).collect::<String>().to_lowercase();
-        limits
-            .invitations_per_invitee
-            .take(db, &format!("{inviter} {invitee}"))
-            .await?;
-        limits.invitations_per_account.take(db, &invitee).await?;
-    }
-    Ok(())
-}
-
 fn invitation_list(
     sent: Vec<invitations::SentInvitation>,
     next: Option<String>,
@@ -328,8 +310,7 @@ pub async fn ask_for_rematch(
     let caller = user.clone();
     let now = clock.now_millis();
     let seed = seeds.next_seed();
-    let rematch =
-        blocking(move || invitations::rematch(&db, &id, &caller, quota, now, seed)).await?;
+    let rematch = blocking(move || rematches::rematch(&db, &id, &caller, quota, now, seed)).await?;
     let summary = GameSummary::of(&rematch.game, &user);
     Ok(if rematch.created {
         HttpResponse::Created()
@@ -359,7 +340,7 @@ pub async fn get_rematch(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(path)?;
     let caller = user.clone();
-    let rematch = blocking(move || invitations::find_rematch(&db, &id, &caller))
+    let rematch = blocking(move || rematches::find_rematch(&db, &id, &caller))
         .await?
         .ok_or_else(|| {
             ApiError::not_found(

@@ -79,7 +79,7 @@ pub async fn list_game_kinds(_user: AuthUser) -> HttpResponse {
         .iter()
         .map(|rules| {
             let counts = rules.player_counts();
-            let prefix = crate::api::docs::schema_prefix(rules.kind());
+            let prefix = schema_prefix(rules.kind());
             GameKind {
                 kind: rules.kind().to_owned(),
                 name: rules.name().to_owned(),
@@ -118,4 +118,17 @@ pub async fn list_game_kinds(_user: AuthUser) -> HttpResponse {
         })
         .collect();
     HttpResponse::Ok().json(kinds)
+}
+
+/// `tikal` -> `Tikal`, `eternal_palace` -> `EternalPalace`: the prefix of a kind's schemas.
+pub fn schema_prefix(kind: &str) -> String {
+    kind.split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|first| first.to_uppercase().chain(chars).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
 }

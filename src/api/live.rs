@@ -712,7 +712,7 @@ impl AccountFollower {
         .await
         .ok()?;
         for notification in &stored {
-            let notification = super::webhooks::NotificationOut::of(notification).ok()?;
+            let notification = super::models::NotificationOut::of(notification).ok()?;
             self.cursor = notification.id;
             let kind = serde_json::to_value(notification.kind).unwrap_or_default();
             self.pending.push_back(item_frame(

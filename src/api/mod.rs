@@ -2,6 +2,7 @@
 //! task and map the result to JSON. Every error leaves as problem+json.
 
 pub mod accounts;
+mod blocking;
 pub mod board;
 pub mod chat;
 pub mod connection_caps;
@@ -38,6 +39,7 @@ use actix_web::http::header;
 use actix_web::middleware::ErrorHandlerResponse;
 use actix_web::{error, web, HttpRequest, HttpResponse};
 
+pub use self::blocking::blocking;
 use crate::error::ApiError;
 
 /// Largest request body accepted (actions are small; this leaves room for long names).
@@ -282,11 +284,4 @@ pub fn problem_for_foreign_errors<B: MessageBody + 'static>(
     Ok(ErrorHandlerResponse::Response(
         ServiceResponse::new(request, new_response).map_into_right_body(),
     ))
-}
-
-/// Runs blocking work (database, password hashing, folding) off the async workers.
-pub async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    web::block(work).await?
 }

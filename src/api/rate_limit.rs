@@ -405,6 +405,24 @@ pub(crate) fn network_of(ip: IpAddr) -> String {
     }
 }
 
+/// Invitations reach their invitee at a rate: from each inviter, and from everyone.
+pub async fn take_invitation_allowances(
+    limits: &RateLimits,
+    db: &actix_web::web::Data<Db>,
+    inviter: &str,
+    names: &[String],
+) -> Result<(), ApiError> {
+    for invitee in names {
+        let invitee = invitee.chars().take(32).collect::<String>().to_lowercase();
+        limits
+            .invitations_per_invitee
+            .take(db, &format!("{inviter} {invitee}"))
+            .await?;
+        limits.invitations_per_account.take(db, &invitee).await?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

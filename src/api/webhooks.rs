@@ -5,126 +5,14 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
+pub use super::models::{NotificationKind, NotificationOut};
 use super::paging::{page_response, PageQuery, PageRequest, Pager};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::service::format_time;
 use crate::service::webhooks;
-use crate::store::notifications::{Delivery, Notification, Webhook};
+use crate::store::notifications::{Delivery, Webhook};
 use crate::store::Db;
-
-/// Something that concerns the caller in one of its games.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NotificationOut {
-    /// Increasing per account: resume a feed or stream after it.
-    pub id: i64,
-    #[serde(rename = "type")]
-    #[schema(example = "your_turn")]
-    pub kind: NotificationKind,
-    pub game_id: String,
-    #[schema(example = "tikal")]
-    pub game_kind: String,
-    /// The game's seq when it happened.
-    pub seq: i64,
-    /// The caller's seat in that game; absent when the caller has none (an `invitation`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seat: Option<u8>,
-    /// Seats that must act after it.
-    pub to_act: Vec<u8>,
-    /// For `game_finished`: scores and places per seat.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<super::models::GameOutcome>,
-    /// The name of the account whose act this reports: who invited you (`invitation`), who
-    /// accepted or declined your invitation, who voted to abandon (`abandon_vote`), who
-    /// wrote in the chat (`chat_message`, `mention`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(example = "alice")]
-    pub by: Option<String>,
-    /// For an `invitation` to a rematch: the game it plays again.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rematch_of: Option<String>,
-    /// For `chat_message` and `mention`: the message's id in the game's chat.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message_id: Option<i64>,
-    /// For `reminder`: the deadline it reminds of (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deadline: Option<String>,
-    /// RFC 3339.
-    pub created_at: String,
-}
-
-/// What happened: `game_started` when a game you sit in starts, `your_turn` when your seat
-/// must act (newly, or after another seat acted), `game_finished` with the outcome,
-/// `game_cancelled` when an open game you sat down at is cancelled or expires,
-/// `invitation` when someone invites you to a private game (a rematch among them),
-/// `invitation_accepted` and `invitation_declined` when an account you invited answers,
-/// `abandon_vote` when another player votes to abandon a game you play, `game_abandoned`
-/// when every player agreed and the game ended without a result, `mention` when a message
-/// in the chat of a game you play names you (`@name`), `chat_message` for every other
-/// message another person writes there, `reminder` the chosen times before each of your
-/// deadlines (`GET /v1/me/reminders`).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum NotificationKind {
-    GameStarted,
-    YourTurn,
-    GameFinished,
-    GameCancelled,
-    Invitation,
-    InvitationAccepted,
-    InvitationDeclined,
-    AbandonVote,
-    GameAbandoned,
-    ChatMessage,
-    Mention,
-    Reminder,
-}
-
-impl NotificationOut {
-    pub fn of(notification: &Notification) -> Result<NotificationOut, ApiError> {
-        #[derive(Deserialize)]
-        struct Stored {
-            #[serde(rename = "type")]
-            kind: NotificationKind,
-            game_kind: String,
-            #[serde(default)]
-            seat: Option<u8>,
-            to_act: Vec<u8>,
-            #[serde(default)]
-            outcome: Option<super::models::GameOutcome>,
-            #[serde(default)]
-            by: Option<String>,
-            #[serde(default)]
-            rematch_of: Option<String>,
-            #[serde(default)]
-            message_id: Option<i64>,
-            #[serde(default)]
-            deadline: Option<String>,
-        }
-        let stored: Stored = serde_json::from_str(&notification.payload).map_err(|error| {
-            ApiError::Internal(format!(
-                "notification {} is corrupt: {error}",
-                notification.id
-            ))
-        })?;
-        Ok(NotificationOut {
-            id: notification.id,
-            kind: stored.kind,
-            game_id: notification.game_id.clone(),
-            game_kind: stored.game_kind,
-            seq: notification.seq,
-            seat: stored.seat,
-            to_act: stored.to_act,
-            outcome: stored.outcome,
-            by: stored.by,
-            rematch_of: stored.rematch_of,
-            message_id: stored.message_id,
-            deadline: stored.deadline,
-            created_at: format_time(notification.created_at),
-        })
-    }
-}
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct NotificationList {

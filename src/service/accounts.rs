@@ -1,5 +1,6 @@
 //! Registering accounts and signing in.
 
+use super::account_names::is_valid_name;
 use std::sync::Arc;
 
 use super::{now_millis, random_id};
@@ -14,14 +15,6 @@ pub struct Registered {
     pub name: String,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
-}
-
-/// Whether `name` is one an account may have: 1 to 32 letters, digits, `_`, `-`, `.`.
-pub(crate) fn is_valid_name(name: &str) -> bool {
-    (1..=32).contains(&name.chars().count())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 /// Checks a name and password against the account rules.

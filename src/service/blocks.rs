@@ -3,7 +3,7 @@
 //! invitation-only games. Blocking is silent towards the blocked account except where it
 //! would otherwise wonder: inviting someone who blocks you, or whom you block, is refused.
 
-use super::histories::find_account;
+use super::account_names::find_account;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::store::moderation::{self, Blocked};

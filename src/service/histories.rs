@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use super::account_names::find_account;
 use crate::error::ApiError;
 use crate::store::{self, Db, GameStatus, PlayedGame};
 
@@ -24,21 +25,6 @@ pub struct PlayerRecord {
     pub created_at: i64,
     /// By game kind, in kind order.
     pub kinds: BTreeMap<String, KindRecord>,
-}
-
-fn account_not_found(name: &str) -> ApiError {
-    ApiError::not_found("account_not_found", format!("there is no account {name:?}"))
-}
-
-/// The account called `name` (any case); a name no account could have is not looked up.
-pub(super) fn find_account(
-    conn: &mut store::DbConnection,
-    name: &str,
-) -> Result<store::Account, ApiError> {
-    if !super::accounts::is_valid_name(name) {
-        return Err(account_not_found(name));
-    }
-    store::find_account_by_name(conn, name)?.ok_or_else(|| account_not_found(name))
 }
 
 fn won(game: &PlayedGame) -> bool {

@@ -3,6 +3,7 @@
 //! function takes the database handle, runs its own transaction and returns domain results;
 //! the handlers only translate them to and from JSON.
 
+pub mod account_names;
 pub mod accounts;
 pub mod blocks;
 pub mod chat;
@@ -20,6 +21,7 @@ pub mod play;
 pub mod play_on_worker;
 pub mod ratings;
 pub mod referee;
+pub mod rematches;
 pub mod take_backs;
 pub mod vacations;
 pub mod web_push;

@@ -6,9 +6,9 @@
 //! bot plays on where the game goes on). Every moderator's action, and every grant, goes
 //! into an audit log with who did it and why.
 
+use super::account_names::find_account;
 use super::fold_cache::FoldCache;
 use super::free_text::{self, Lines};
-use super::histories::find_account;
 use super::LoadedGame;
 use crate::auth::AuthUser;
 use crate::error::ApiError;

@@ -41,7 +41,7 @@ pub fn of_account(
     before_order: Option<i64>,
 ) -> Result<AccountRatings, ApiError> {
     db.read(|conn| {
-        let account = super::histories::find_account(conn, name)?;
+        let account = super::account_names::find_account(conn, name)?;
         let own = account.id == viewer;
         Ok(AccountRatings {
             ratings: ratings::ratings_of(conn, &account.id)?,

@@ -29,7 +29,7 @@ pub fn kind_contract(rules: &dyn GameRules) -> KindContract {
     let counts = rules.player_counts();
     KindContract {
         kind: rules.kind().to_owned(),
-        prefix: crate::api::docs::schema_prefix(rules.kind()),
+        prefix: crate::api::kinds::schema_prefix(rules.kind()),
         min_players: *counts.start(),
         max_players: *counts.end(),
         options_constraints: rules.options_constraints(),
@@ -41,7 +41,7 @@ pub fn kind_contract(rules: &dyn GameRules) -> KindContract {
 /// every choice taken (a kind's modules), read from its options schema.
 fn option_sets(rules: &dyn GameRules) -> Vec<Value> {
     let schema = serde_json::to_value(rules.options_schema()).unwrap_or_default();
-    let prefix = crate::api::docs::schema_prefix(rules.kind());
+    let prefix = crate::api::kinds::schema_prefix(rules.kind());
     let named: BTreeMap<String, Value> = rules
         .schemas(&prefix)
         .into_iter()

@@ -426,7 +426,7 @@ fn documented_example(schema: &Value) -> Option<Value> {
 
 /// `place_tile` -> `PlaceTile`.
 fn pascal(tag: &str) -> String {
-    crate::api::docs::schema_prefix(tag)
+    crate::api::kinds::schema_prefix(tag)
 }
 
 fn name_tagged_variants(doc: &mut Value, kinds: &[KindContract]) {

@@ -21,7 +21,8 @@ use crate::api::live::SharedFrames;
 use crate::api::metrics::{time_requests, Metrics};
 use crate::api::static_answers::keep_static_answers;
 use crate::api::transport::{etag_for_reads, guard_request_body, BodyDeadline};
-use crate::auth::{load_or_create_secret, Passwords, TokenKeys};
+use crate::auth::password::Passwords;
+use crate::auth::token::{load_or_create_secret, TokenKeys};
 use crate::background::{instance_name, Workers};
 use crate::config::Config;
 use crate::framework_errors::{CountRequests, ProblemIo};
@@ -124,9 +125,9 @@ pub fn start(config: &Config) -> Result<Running, StartError> {
         config.fold_cache_games,
         config.fold_cache_mib.saturating_mul(1 << 20),
     ));
-    let recent_checks = web::Data::new(crate::auth::RecentChecks::new(Duration::from_millis(
-        config.token_recheck_ms,
-    )));
+    let recent_checks = web::Data::new(crate::auth::recent_checks::RecentChecks::new(
+        Duration::from_millis(config.token_recheck_ms),
+    ));
     {
         // A revocation through any instance applies here at once, not only when this
         // instance's reused check of the account runs out.

@@ -6,7 +6,10 @@ use utoipa::ToSchema;
 
 use super::blocking;
 use super::rate_limit::RateLimits;
-use crate::auth::{AuthUser, Passwords, RecentChecks, TokenKeys};
+use crate::auth::password::Passwords;
+use crate::auth::recent_checks::RecentChecks;
+use crate::auth::token::TokenKeys;
+use crate::auth::user::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::service::accounts::{self, SignedIn};
 use crate::service::{format_time, now_millis};

@@ -7,7 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
 use super::games::game_id;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::games::engine::Viewer;
 use crate::games::pictures::{board_svg, BoardContext, Layout};

@@ -12,7 +12,7 @@ use super::games::game_id;
 use super::models::AccountRef;
 use super::paging::{page_response, Pager};
 use super::rate_limit::RateLimits;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::clock::Clock;
 use crate::error::{ApiError, Problem};
 use crate::push::Hub;

@@ -10,7 +10,7 @@ use super::blocking;
 use super::models::{GameStatus, GameSummary};
 use super::paging::{page_response, PageRequest, Pager};
 use super::rate_limit::RateLimits;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::clock::Clock;
 use crate::error::{ApiError, Problem};
 use crate::games::bots::BotStrategy;

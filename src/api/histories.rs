@@ -14,7 +14,7 @@ use super::blocking;
 use super::play::GameExport;
 use super::rate_limit::RateLimits;
 use super::request_slots::Slot;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::service::histories::{self, ExportSelection, GameResult};
 use crate::service::{format_time, play};

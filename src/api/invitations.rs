@@ -10,7 +10,7 @@ use super::games::game_id;
 use super::models::{AccountRef, GameSummary};
 use super::paging::{page_response, PageQuery, PageRequest, Pager};
 use super::rate_limit::{take_invitation_allowances, RateLimits};
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::clock::Clock;
 use crate::error::{ApiError, Problem};
 use crate::seeds::Seeds;

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::Problem;
 use crate::games::all_games;
 

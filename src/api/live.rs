@@ -25,7 +25,7 @@ use super::models::EventOut;
 use super::paging::{PageRequest, Pager};
 use super::rate_limit::client_networks_of;
 use super::request_slots::Slot;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::games::engine::Viewer;
 use crate::push::limits::{FollowerSlot, Followers};

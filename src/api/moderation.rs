@@ -10,7 +10,7 @@ use super::games::checked_game_id;
 use super::models::AccountRef;
 use super::paging::{page_response, PageQuery, PageRequest, Pager};
 use super::rate_limit::RateLimits;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::clock::Clock;
 use crate::error::{ApiError, Problem};
 use crate::service::fold_cache::FoldCache;

@@ -7,7 +7,9 @@ use utoipa::ToSchema;
 
 use super::blocking;
 use super::paging::{page_response, PageQuery, PageRequest, Pager};
-use crate::auth::{AuthUser, RecentChecks, Scope, Scopes};
+use crate::auth::recent_checks::RecentChecks;
+use crate::auth::scopes::{Scope, Scopes};
+use crate::auth::user::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::service::format_time;
 use crate::service::personal_tokens::{self, NewToken, DEFAULT_EXPIRY_DAYS};

@@ -15,11 +15,12 @@ use super::models::{
     ActionAccepted, EventOut, GameOutcome, GameStatus, IdempotencyHeader, SeatInfo, ViewOut,
 };
 use super::paging::{page_response, Pager};
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::games::engine::Viewer;
+use crate::service::actions::{self, ActionRequest};
 use crate::service::fold_cache::FoldCache;
-use crate::service::play::{self, ActionFilter, ActionRequest, NotOnWorker};
+use crate::service::play::{self, ActionFilter, NotOnWorker};
 use crate::service::play_on_worker;
 use crate::store::Db;
 
@@ -434,7 +435,7 @@ pub async fn preview_action(
         .app_data::<web::Data<crate::clock::Clock>>()
         .map_or_else(crate::service::now_millis, |clock| clock.now_millis());
     let preview =
-        blocking(move || play::preview(&db, &cache, &id, &user, &action_request, now)).await?;
+        blocking(move || actions::preview(&db, &cache, &id, &user, &action_request, now)).await?;
     let board_svg = if with_board {
         Some(super::board::picture(
             &preview.view,
@@ -513,7 +514,9 @@ pub async fn post_action(
     let on_worker = play_on_worker::act(&db, &cache, &id, &user, &action_request, now).await;
     let accepted = match answered_on_worker(&metrics, on_worker) {
         Some(answer) => answer?,
-        None => blocking(move || play::act(&db, &cache, &id, &user, &action_request, now)).await?,
+        None => {
+            blocking(move || actions::act(&db, &cache, &id, &user, &action_request, now)).await?
+        }
     };
     if accepted.appended {
         metrics.actions_appended.inc();

@@ -7,7 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::blocking;
 use super::models::AccountRef;
 use super::paging::{page_response, PageRequest, Pager};
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::service::format_time;
 use crate::service::ratings;

@@ -7,7 +7,7 @@ use utoipa::openapi::RefOr;
 use utoipa::ToSchema;
 
 use super::blocking;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::store::{reminders, Db};
 

@@ -3,7 +3,7 @@
 //! database that every signed-in request needs.
 //!
 //! A request takes a slot of its account and then one of its address once its token is
-//! checked ([`crate::auth::AuthUser`]'s extractor) and gives both back when its answer is
+//! checked ([`crate::auth::user::AuthUser`]'s extractor) and gives both back when its answer is
 //! ready: the slot lives in the request's extensions, which actix drops with the request,
 //! before the body is written. Beyond its slots a request waits, in its own account's (or
 //! address's) queue, at most [`WAIT_AT_MOST`]; when the queue is full, or after that

@@ -6,7 +6,7 @@ use actix_web::{route, web, HttpResponse};
 
 use super::blocking;
 use super::games::game_id;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::games::kit::seats::colour;
 use crate::service::play::{self, Export};

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::blocking;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::clock::Clock;
 use crate::error::{ApiError, Problem};
 use crate::service::fold_cache::FoldCache;

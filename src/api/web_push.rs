@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use super::blocking;
 use super::paging::{page_response, PageQuery, PageRequest, Pager};
 use super::rate_limit::RateLimits;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::clock::Clock;
 use crate::error::{ApiError, Problem};
 use crate::service::format_time;

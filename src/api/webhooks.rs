@@ -7,7 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::blocking;
 pub use super::models::{NotificationKind, NotificationOut};
 use super::paging::{page_response, PageQuery, PageRequest, Pager};
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::service::format_time;
 use crate::service::webhooks;

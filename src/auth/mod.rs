@@ -2,12 +2,12 @@
 //! the extractor that makes a handler's signature declare that it needs a signed-in account
 //! with the scope its route needs.
 
-mod password;
+pub mod password;
 pub mod personal;
-mod recent_checks;
+pub mod recent_checks;
 pub mod scopes;
-mod token;
-mod user;
+pub mod token;
+pub mod user;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -14,7 +14,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::personal::PresentedToken;
-use super::{AuthUser, Credential, SignedToken};
+use super::token::SignedToken;
+use super::user::{AuthUser, Credential};
 
 /// More accounts (or personal tokens) than this are not remembered: those whose reuse time
 /// is over are forgotten first, then all.
@@ -219,9 +220,9 @@ mod tests {
         let generated = crate::auth::personal::generate();
         let presented = PresentedToken::parse(&generated.token).unwrap();
         let user = AuthUser {
-            credential: Credential::Personal(crate::auth::PersonalCredential {
+            credential: Credential::Personal(crate::auth::user::PersonalCredential {
                 token_id: generated.id,
-                scopes: crate::auth::Scopes::of([crate::auth::Scope::GamesRead]),
+                scopes: crate::auth::scopes::Scopes::of([crate::auth::scopes::Scope::GamesRead]),
                 expires_at,
             }),
             ..user()

@@ -6,7 +6,7 @@ use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, 
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
-use super::{AuthUser, Credential};
+use super::user::{AuthUser, Credential};
 use crate::error::ApiError;
 
 #[derive(Debug, Serialize, Deserialize)]

@@ -4,7 +4,9 @@ use super::account_names::is_valid_name;
 use std::sync::Arc;
 
 use super::{now_millis, random_id};
-use crate::auth::{AuthUser, Credential, Passwords, SignedToken};
+use crate::auth::password::Passwords;
+use crate::auth::token::SignedToken;
+use crate::auth::user::{AuthUser, Credential};
 use crate::error::ApiError;
 use crate::store::{self, Account, Db, StoreError};
 

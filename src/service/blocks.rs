@@ -4,7 +4,7 @@
 //! would otherwise wonder: inviting someone who blocks you, or whom you block, is refused.
 
 use super::account_names::find_account;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::store::moderation::{self, Blocked};
 use crate::store::{Db, DbConnection};

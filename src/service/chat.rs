@@ -5,7 +5,7 @@
 use super::free_text::{self, Lines};
 use super::notices::{notify_account, Notice};
 use super::LoadedGame;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::store::chat::{self, ChatMessage, NewChatMessage};
 use crate::store::moderation;

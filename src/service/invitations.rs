@@ -3,7 +3,7 @@
 
 use super::notices::{notify_account, Notice};
 use super::{GameStatus, LoadedGame, Visibility};
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::Seat;
 use crate::store::{self, Db, DbConnection, Game, PendingInvitation};

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{invitations, random_id, Game, GameStatus, LoadedGame, Visibility};
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::games::bots::BotStrategy;
 use crate::games::engine::Seat;

@@ -5,6 +5,7 @@
 
 pub mod account_names;
 pub mod accounts;
+pub mod actions;
 pub mod blocks;
 pub mod chat;
 pub mod email;
@@ -30,7 +31,7 @@ pub mod webhooks;
 use std::sync::Arc;
 
 use self::fold_cache::{Fold, FoldCache};
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::games::bots::BotStrategy;
 use crate::games::engine::{Seat, Viewer};

@@ -10,7 +10,7 @@ use super::account_names::find_account;
 use super::fold_cache::FoldCache;
 use super::free_text::{self, Lines};
 use super::LoadedGame;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::store::moderation::{
     self as stored, LogEntry, LoggedEntry, NewReport, Report, ReportState,

@@ -2,7 +2,7 @@
 //! causes them: the same shape as the notifications an append writes for its seats, with
 //! what the notice is about beside it.
 
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::Seat;
 use crate::store::notifications::{self, NewNotification};

@@ -5,7 +5,8 @@
 use super::free_text::{self, Lines};
 use super::{format_time, now_millis};
 use crate::auth::personal::{self, PresentedToken};
-use crate::auth::{AuthUser, Credential, PersonalCredential, Scopes};
+use crate::auth::scopes::Scopes;
+use crate::auth::user::{AuthUser, Credential, PersonalCredential};
 use crate::error::ApiError;
 use crate::store::personal_tokens::{self as stored, PersonalToken};
 use crate::store::Db;
@@ -182,7 +183,7 @@ pub fn authenticate(db: &Db, presented: &PresentedToken) -> Result<AuthUser, Api
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::Scope;
+    use crate::auth::scopes::Scope;
 
     fn new_token(name: &str, scopes: &[Scope], days: u32) -> NewToken {
         NewToken {

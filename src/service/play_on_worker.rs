@@ -7,12 +7,11 @@
 //! statement does not cover, no connection) the caller sends down the pool's path, which
 //! answers every request.
 
+use super::actions::{self, ActionRequest};
 use super::fold_cache::FoldCache;
-use super::play::{
-    self, Accepted, ActionFilter, ActionRequest, FromCache, LegalActions, NotOnWorker, ViewAt,
-};
+use super::play::{self, Accepted, ActionFilter, FromCache, LegalActions, NotOnWorker, ViewAt};
 use super::LoadedGame;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::store::Db;
 
@@ -40,7 +39,7 @@ pub async fn legal_actions(
     play::legal_actions_of(&game, cache, user, filter, &mut FromCache(cache))
 }
 
-/// [`play::act`] on the worker thread. A move whose game moved on meanwhile is left to the
+/// [`actions::act`] on the worker thread. A move whose game moved on meanwhile is left to the
 /// pool's path too, which answers it with its first attempt's result or the game's seq.
 pub async fn act(
     db: &Db,
@@ -51,7 +50,7 @@ pub async fn act(
     now: i64,
 ) -> Result<Accepted, NotOnWorker> {
     let game = load(db, game_id, user).await?;
-    let seat = play::acting_seat(&game, user, request)?;
+    let seat = actions::acting_seat(&game, user, request)?;
     if let Some(key) = &request.idempotency_key {
         let first = db
             .find_action_by_key_on_worker(game_id, &user.account_id, key)
@@ -61,9 +60,9 @@ pub async fn act(
         }
     }
     let decided =
-        play::decide_first_attempt(&mut FromCache(cache), game, seat, user, request, now)?;
+        actions::decide_first_attempt(&mut FromCache(cache), game, seat, user, request, now)?;
     let seq = db.append_on_worker(&decided.append).await?;
-    Ok(play::accepted(cache, decided, seq)?)
+    Ok(actions::accepted(cache, decided, seq)?)
 }
 
 /// The game `user` asks for, as [`LoadedGame::load_for`] reads it: an open private game's

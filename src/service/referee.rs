@@ -6,11 +6,11 @@
 use rand::RngCore;
 use serde_json::{json, Value};
 
+use super::actions::decide;
 use super::fold_cache::{Fold, FoldCache};
 use super::notices::{notify_account, Notice};
-use super::play::decide;
 use super::{GameStatus, LoadedGame};
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::games::bot_rng_for;
 use crate::games::bots::BotStrategy;

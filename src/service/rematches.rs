@@ -3,7 +3,7 @@
 
 use super::lobby::{self, Creation, NewGame};
 use super::{random_id, LoadedGame, Visibility};
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::store::{self, Db};
 

@@ -3,10 +3,11 @@
 //! the same seq guard as an action, with the seat's clock put back as it was before the
 //! action, so an act and take-back never earns time.
 
+use super::actions;
 use super::fold_cache::FoldCache;
 use super::play::{self, Accepted};
 use super::LoadedGame;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::games::engine::Seat;
 use crate::games::server_events::{SeatClock, ServerEvent, ServerFold, TimeControl};
@@ -45,7 +46,7 @@ pub fn take_back(
         Err(other) => Err(other.into()),
     })?;
     let events = play::describe_appended(&append, Vec::new())?;
-    Ok(play::appended(
+    Ok(actions::appended(
         cache, game, &append, seq, table, seat, events,
     ))
 }
@@ -87,12 +88,12 @@ fn decide(
             "only a seated player can take back an action",
         )
     })?;
-    play::require_running(&game)?;
+    actions::require_running(&game)?;
     let current_seq = game.game.current_seq;
     if expected_seq != current_seq {
         return Err(ApiError::stale_seq(current_seq));
     }
-    play::require_in_play(&game, seat, now)?;
+    actions::require_in_play(&game, seat, now)?;
     let now_table = game.state_at(conn, cache, current_seq)?;
     // Read outside a transaction: what was appended after the game was read is left out,
     // and the append's seq guard refuses this take-back then.

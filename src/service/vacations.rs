@@ -8,7 +8,7 @@
 
 use super::fold_cache::FoldCache;
 use super::{GameStatus, LoadedGame};
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::store::vacations::{self, VacationState};
 use crate::store::{self, Db, DbConnection, StoreError};

@@ -7,7 +7,7 @@
 use serde::Deserialize;
 
 use super::random_id;
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::outbound::Outbound;
 use crate::store::email::MailTopic;

@@ -4,7 +4,7 @@
 use base64::Engine as _;
 
 use super::{now_millis, random_id};
-use crate::auth::AuthUser;
+use crate::auth::user::AuthUser;
 use crate::error::ApiError;
 use crate::outbound::Outbound;
 use crate::store::notifications::{self, Delivery, Webhook};

@@ -15,9 +15,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 use turnpost::auth::AuthUser;
+use turnpost::service::actions::{self, ActionRequest};
 use turnpost::service::fold_cache::FoldCache;
 use turnpost::service::lobby::{self, NewGame};
-use turnpost::service::play::{self, ActionFilter, ActionRequest};
+use turnpost::service::play::{self, ActionFilter};
 use turnpost::store::{Db, LogForm};
 
 use crate::on_both_backends;
@@ -145,7 +146,7 @@ fn play(db: &Db, id: &str, players: &[AuthUser], actions: usize, seed: u64) -> V
             idempotency_key: Some(format!("{seed}-{step}")),
             body: json!({"expected_seq": legal.seq, "seat": null, "action": action}),
         };
-        let accepted = play::act(db, &cache, id, player, &request, NOW + step as i64).unwrap();
+        let accepted = actions::act(db, &cache, id, player, &request, NOW + step as i64).unwrap();
         assert!(accepted.appended);
         posted.push(Posted {
             player: player.clone(),
@@ -174,7 +175,7 @@ fn everything_seen(db: &Db, games: &[(String, Vec<Posted>)], viewers: &[AuthUser
             }
         }
         for Posted { player, request } in posted {
-            let retried = play::act(db, &from_scratch, id, player, request, NOW).unwrap();
+            let retried = actions::act(db, &from_scratch, id, player, request, NOW).unwrap();
             assert!(!retried.appended, "the retry is answered, not appended");
             seen.push(format!("{:?}", (retried.seq, &retried.events)));
         }

@@ -9,9 +9,10 @@ use serde_json::{json, Value};
 use turnpost::auth::AuthUser;
 use turnpost::games::engine::Seat;
 use turnpost::games::server_events::TimeControl;
+use turnpost::service::actions::{self, ActionRequest};
 use turnpost::service::fold_cache::FoldCache;
 use turnpost::service::lobby::{self, NewGame};
-use turnpost::service::play::{self, ActionFilter, ActionRequest};
+use turnpost::service::play::{self, ActionFilter};
 use turnpost::store::Db;
 
 use crate::on_both_backends;
@@ -78,7 +79,7 @@ fn play_whole_game(db: &Db, kind: &str, options: Value, players: &[AuthUser], se
         let actions: Vec<Value> = serde_json::from_str(legal.actions_json.get()).unwrap();
         let action = actions[rng.gen_range(0..actions.len())].clone();
         let acting = &instances[step % 2];
-        play::act(
+        actions::act(
             db,
             acting,
             &id,

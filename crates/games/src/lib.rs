@@ -16,6 +16,7 @@ pub mod replay;
 pub mod server_events;
 pub mod take_back;
 pub mod tikal;
+pub mod time_control;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;

@@ -38,6 +38,7 @@ mod reminders;
 mod request_slots;
 mod sign_in_limits;
 mod smtp_sink;
+mod structure;
 mod take_backs;
 mod tikal;
 mod transport;

@@ -71,7 +71,7 @@ fn the_spec_documents_every_route_and_each_kinds_schemas() {
         assert!(spec["paths"][path].is_object(), "{path} is documented");
     }
     for rules in turnpost::games::all_games() {
-        let prefix = turnpost::api::docs::schema_prefix(rules.kind());
+        let prefix = turnpost::api::kinds::schema_prefix(rules.kind());
         for suffix in ["Action", "LogEvent", "View", "Options", "RuleCode"] {
             let name = format!("{prefix}{suffix}");
             assert!(
@@ -130,7 +130,7 @@ fn every_action_and_event_variant_is_named_and_every_action_has_an_example() {
     let spec = committed();
     let schemas = &spec["components"]["schemas"];
     for rules in turnpost::games::all_games() {
-        let prefix = turnpost::api::docs::schema_prefix(rules.kind());
+        let prefix = turnpost::api::kinds::schema_prefix(rules.kind());
         for union in ["Action", "LogEvent"] {
             let name = format!("{prefix}{union}");
             let discriminator = &schemas[&name]["discriminator"];

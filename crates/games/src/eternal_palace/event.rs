@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use super::action::MarketItem;
 use super::data::{Goods, Resource};
-use crate::engine::Seat;
+use crate::engine::{Seat, TakeBackBarrier, Taker};
 
 /// Why material changed hands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -338,4 +338,81 @@ pub enum Event {
         #[serde(default)]
         sequence: Option<Seat>,
     },
+}
+
+/// From this rules version an action that reached another seat stays (see the rules page,
+/// "Taking back"): earlier games took a diplomat's gift, a paid-out river market card or a
+/// claimed composition back.
+pub const REACHING_OTHERS_STAYS_FROM_VERSION: u32 = 6;
+
+/// Which barrier, if any, an event sets to taking back.
+pub fn take_back_barrier(event: &Event) -> Option<TakeBackBarrier> {
+    use Event::*;
+    match event {
+        GameSetUp { .. }
+        | DeckReshuffled { .. }
+        | DisplayDealt { .. }
+        | DiceRolled { .. }
+        | DiceGrouped { .. }
+        | GroupsRevealed { .. }
+        | AdvisorsDrawn { .. }
+        | ExtraAdvisorsDrawn { .. }
+        | FishMarketResolved { .. }
+        | DemandDeckShuffled { .. }
+        | DemandRevealed { .. }
+        | CompositionsDealt { .. } => Some(TakeBackBarrier::Reveals),
+        TurnPassed { .. }
+        | RoundEnded { .. }
+        | TurnOrderSet { .. }
+        | PrivilegesOpened { .. }
+        | PrivilegeDecided { .. }
+        | DisplayCleared { .. }
+        | PalaceDieReleased { .. }
+        | GameFinished { .. } => Some(TakeBackBarrier::EndsTurn),
+        GoodsChanged { .. }
+        | DicePlaced { .. }
+        | TrackAdvanced { .. }
+        | LayerTaken { .. }
+        | DecorationTaken { .. }
+        | MonumentTaken { .. }
+        | SpaceMarked { .. }
+        | ChoiceOffered { .. }
+        | ChoiceMade { .. }
+        | ArtistGroupChosen { .. }
+        | AdvisorHired { .. }
+        | AdvisorUsed { .. }
+        | DemandFulfilled { .. }
+        | DemandSettled { .. }
+        | LabyrinthMoved { .. }
+        | CompositionClaimed { .. }
+        | AcademyReserveSet { .. }
+        | ChoiceAnswered { .. } => None,
+    }
+}
+
+/// The barrier an event sets for the seat `taker` taking back: an event that reached another
+/// seat stays from [`REACHING_OTHERS_STAYS_FROM_VERSION`].
+pub fn take_back_barrier_for(event: &Event, taker: Taker) -> Option<TakeBackBarrier> {
+    use Event::*;
+    let reaches_others = match event {
+        // Material or a place on the board of another seat: a diplomat's gift, a river
+        // market reward or penalty.
+        GoodsChanged { seat, .. }
+        | TrackAdvanced { seat, .. }
+        | LayerTaken { seat, .. }
+        | DecorationTaken { seat, .. }
+        | MonumentTaken { seat, .. }
+        | SpaceMarked { seat, .. }
+        | AdvisorHired { seat, .. }
+        | DemandFulfilled { seat, .. }
+        | LabyrinthMoved { seat, .. } => *seat != taker.seat,
+        // Every marker on the card goes home; a composition is a race the others lost.
+        DemandSettled { .. } | CompositionClaimed { .. } => true,
+        _ => false,
+    };
+    if reaches_others && taker.rules_version >= REACHING_OTHERS_STAYS_FROM_VERSION {
+        Some(TakeBackBarrier::ReachesOthers)
+    } else {
+        take_back_barrier(event)
+    }
 }

@@ -1,9 +1,10 @@
-//! Final scoring: layers, decorations, monuments, prize tokens, imperial seals, places.
+//! Final scoring: layers, decorations, monuments, prize tokens, imperial seals, places; and
+//! the outcome and scores read from the sheets.
 
 use super::data::data;
 use super::event::ScoreSheet;
 use super::state::State;
-use crate::engine::Seat;
+use crate::engine::{Outcome, Seat};
 use crate::kit::ranking::places_splitting_ties;
 
 /// Longest run of consecutive numbered layers, as (length, highest number).
@@ -130,4 +131,25 @@ fn sole_highest(state: &State, tied: &[usize]) -> Option<usize> {
         }
     }
     None
+}
+
+/// The final standing, once the game is over.
+pub fn outcome(state: &State) -> Option<Outcome> {
+    let sheets = state.result.as_ref()?;
+    Some(Outcome {
+        scores: sheets.iter().map(|s| s.total).collect(),
+        places: sheets.iter().map(|s| s.place).collect(),
+    })
+}
+
+/// Every seat's score: the final sheets' totals, or what the final scoring would give now.
+pub fn scores(state: &State) -> Vec<i32> {
+    match &state.result {
+        Some(sheets) => sheets.iter().map(|sheet| sheet.total).collect(),
+        None => final_scores(state)
+            .0
+            .iter()
+            .map(|sheet| sheet.total)
+            .collect(),
+    }
 }

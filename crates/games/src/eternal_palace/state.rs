@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::data::{data, Goods, LocationKind, ENTRANCE, LOCATIONS};
 use super::event::{Choice, Event, ScoreSheet};
-use super::EternalPalaceOptions;
+use super::options::EternalPalaceOptions;
 use crate::engine::Seat;
 
 /// Where the game stands.

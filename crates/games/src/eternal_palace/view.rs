@@ -1,4 +1,5 @@
-//! What one viewer may see of the state.
+//! What one viewer may see: of the state, of each event (`redact`), and the needles of the
+//! secrets for the leak tests.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -7,11 +8,11 @@ use super::data::{
     data, AdvisorCard, ArrowData, BonusData, CompositionCard, DemandCard, Goods, LocationKind,
     Resource, SpaceData, StationData,
 };
-use super::event::{Choice, ScoreSheet};
+use super::event::{Choice, Event, ScoreSheet};
 use super::legal::to_act;
 use super::scoring::final_scores;
 use super::state::{token_card, token_owner, unseal, Pending, Phase, Player, State};
-use crate::engine::{Seat, Viewer};
+use crate::engine::{Seat, Secret, Viewer};
 
 /// Phase of play.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -535,4 +536,66 @@ fn pending_view(state: &State, viewer: Viewer) -> Option<PendingView> {
             may_draw_more: false,
         },
     })
+}
+
+/// The event as `viewer` may see it: decks, drawn cards and sealed groupings blanked.
+pub fn redact(event: &Event, viewer: Viewer) -> Event {
+    let mut event = event.clone();
+    match &mut event {
+        Event::GameSetUp { deck, .. }
+        | Event::DeckReshuffled { deck }
+        | Event::DemandDeckShuffled { deck }
+            if !viewer.is_omniscient() =>
+        {
+            *deck = None;
+        }
+        Event::ExtraAdvisorsDrawn { seat, cards, .. } if !viewer.sees_secrets_of(*seat) => {
+            *cards = None;
+        }
+        Event::DiceGrouped { seat, sealed } if !viewer.sees_secrets_of(*seat) => *sealed = None,
+        Event::AdvisorsDrawn { seat, cards, .. } if !viewer.sees_secrets_of(*seat) => {
+            *cards = None;
+        }
+        Event::FishMarketResolved { seat, returned, .. } if !viewer.sees_secrets_of(*seat) => {
+            *returned = None;
+        }
+        _ => {}
+    }
+    event
+}
+
+/// The needles of everything secret, with the seat that may see each, for the leak tests.
+pub fn secrets(state: &State) -> Vec<Secret> {
+    let mut out = Vec::new();
+    for token in &state.deck {
+        out.push(Secret {
+            owner: token_owner(token),
+            needle: format!("\"{token}\""),
+        });
+    }
+    for token in &state.demand_deck {
+        out.push(Secret {
+            owner: None,
+            needle: format!("\"{token}\""),
+        });
+    }
+    for pending in &state.pending {
+        if let Pending::FishMarket { seat, cards, .. } = pending {
+            for token in cards {
+                out.push(Secret {
+                    owner: Some(*seat),
+                    needle: format!("\"{token}\""),
+                });
+            }
+        }
+    }
+    for (seat, sealed) in state.sealed.iter().enumerate() {
+        if let Some(sealed) = sealed {
+            out.push(Secret {
+                owner: Some(seat as Seat),
+                needle: format!("\"{sealed}\""),
+            });
+        }
+    }
+    out
 }

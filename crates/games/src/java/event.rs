@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use super::action::{CardSource, TileKind};
 use super::data::Symbol;
-use crate::engine::Seat;
+use crate::engine::{Seat, TakeBackBarrier, Taker};
 
 /// A palace card. Its id is unique for the whole game (cards get fresh ids whenever the
 /// discard pile is reshuffled into a new deck).
@@ -191,4 +191,54 @@ pub enum JavaEvent {
         /// Place per seat (1 = winner), indexed by seat; equal scores share a place.
         places: Vec<u8>,
     },
+}
+
+/// From this rules version an action that reached another seat stays (see the rules page,
+/// "Taking back"): earlier games took back water points scored for another seat.
+pub const REACHING_OTHERS_STAYS_FROM_VERSION: u32 = 4;
+
+/// Which barrier, if any, an event sets to taking back.
+pub fn take_back_barrier(event: &JavaEvent) -> Option<TakeBackBarrier> {
+    use JavaEvent::*;
+    match event {
+        // Buying from the face-up row turns the next deck card up; from the deck, the
+        // buyer sees it.
+        GameSetUp { .. }
+        | CardsDealt { .. }
+        | FaceUpRevealed { .. }
+        | CardBought { .. }
+        | DeckReshuffled { .. } => Some(TakeBackBarrier::Reveals),
+        TurnStarted { .. }
+        | FestivalStarted { .. }
+        | BidPlaced { .. }
+        | Passed { .. }
+        | Agreed { .. }
+        | FestivalEnded { .. }
+        | FinalCount { .. }
+        | GameFinished { .. } => Some(TakeBackBarrier::EndsTurn),
+        ActionChipUsed { .. }
+        | TilePlaced { .. }
+        | EndTriggered { .. }
+        | DeveloperEntered { .. }
+        | DeveloperMoved { .. }
+        | DeveloperWithdrawn { .. }
+        | PalaceBuilt { .. }
+        | PalaceRaised { .. }
+        | IrrigationPlaced { .. }
+        | WaterEnclosed { .. } => None,
+    }
+}
+
+/// The barrier an event sets for the seat `taker` taking back: an event that reached another
+/// seat stays from [`REACHING_OTHERS_STAYS_FROM_VERSION`].
+pub fn take_back_barrier_for(event: &JavaEvent, taker: Taker) -> Option<TakeBackBarrier> {
+    let scored_for_another = matches!(
+        event,
+        JavaEvent::WaterEnclosed { scorer: Some(scorer), .. } if *scorer != taker.seat
+    );
+    if scored_for_another && taker.rules_version >= REACHING_OTHERS_STAYS_FROM_VERSION {
+        Some(TakeBackBarrier::ReachesOthers)
+    } else {
+        take_back_barrier(event)
+    }
 }

@@ -5,22 +5,29 @@
 //! Count at the end decides. The rules as implemented (and every decision where the rule
 //! texts are silent) are described in `docs/rules/java.md`.
 //!
-//! Layout: [`data`] loads the board and material from `data/java/`, [`options`] the options a
-//! game is created with, [`state`] holds the state and `evolve`, [`event`] what happened (with the palace cards events carry),
-//! [`rules`] decides actions and lists the legal ones, [`view`] builds what each viewer may
-//! see, [`hidden`] re-draws what a seat may not see for the bots. `rules` is a folder with one
+//! Layout (the same in every engine): [`data`] loads the board and material from
+//! `data/java/`, [`options`] the options a game is created with, [`setup`] the opening,
+//! [`state`] holds the state and `evolve`, [`event`] what happened (with the palace cards
+//! events carry, and which events taking back cannot pass), [`rules`] decides actions,
+//! [`legal`] lists the legal ones and who is to act, [`scoring`] the Great Final Count and
+//! the final standing, [`view`] builds what each viewer may see, [`describe`] the log's lines,
+//! [`hidden`] re-draws what a seat may not see for the bots. `rules` is a folder with one
 //! file per family of actions: `tiles` (placing one, and the tile every turn owes) over
 //! `placement` (where a tile may lie), `developers`, `palaces`, `irrigation`, `cards`,
-//! `festival` and `end` (of a turn and of the game, with the Great Final Count); `board`
-//! (space names, villages and cities, rank) and `water` (enclosed water) serve them all.
+//! `festival` and `end` (of a turn and of the game); `board` (space names, villages and
+//! cities, rank) and `water` (enclosed water) serve them all.
 
 pub mod action;
 pub mod codes;
 pub mod data;
+pub mod describe;
 pub mod event;
 pub mod hidden;
+pub mod legal;
 pub mod options;
 pub mod rules;
+pub mod scoring;
+pub mod setup;
 pub mod state;
 pub mod view;
 
@@ -35,12 +42,11 @@ use crate::engine::{
     Engine, Outcome, RuleError, RulesVersion, Seat, Secret, SharedRule, TakeBackBarrier, Taker,
     Viewer,
 };
-use crate::kit::ranking::competition_places;
 use crate::kit::rule_code::SPACES_AND_ACTION_POINTS;
 
 pub use action::{CardSource, JavaAction, TileKind};
 pub use codes::JavaRule;
-pub use event::JavaEvent;
+pub use event::{JavaEvent, REACHING_OTHERS_STAYS_FROM_VERSION};
 pub use options::JavaOptions;
 pub use state::JavaState;
 pub use view::JavaView;
@@ -48,10 +54,6 @@ pub use view::JavaView;
 /// The Java rule engine.
 #[derive(Debug, Clone, Copy)]
 pub struct Java;
-
-/// From this rules version an action that reached another seat stays (see the rules page,
-/// "Taking back"): earlier games took back water points scored for another seat.
-pub const REACHING_OTHERS_STAYS_FROM_VERSION: u32 = 4;
 
 impl Engine for Java {
     type Options = JavaOptions;
@@ -114,14 +116,7 @@ impl Engine for Java {
         seed_commitment: Option<&str>,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<JavaEvent>, RuleError> {
-        if !Self::player_counts().contains(&seats) {
-            return Err(RuleError::new(
-                SharedRule::UnsupportedPlayerCount,
-                "Java is played by 2 to 4 players",
-            ));
-        }
-        options::check(options, rules_version)?;
-        Ok(rules::setup(seats, seed_commitment, rng))
+        setup::setup(options, seats, rules_version, seed_commitment, rng)
     }
 
     fn decide(
@@ -138,24 +133,19 @@ impl Engine for Java {
     }
 
     fn legal_actions(state: &JavaState, seat: Seat) -> Vec<JavaAction> {
-        rules::legal_actions(state, seat)
+        legal::legal_actions(state, seat)
     }
 
     fn to_act(state: &JavaState) -> Vec<Seat> {
-        rules::to_act(state)
+        legal::to_act(state)
     }
 
     fn outcome(state: &JavaState) -> Option<Outcome> {
-        if !matches!(state.phase, state::Phase::Finished) {
-            return None;
-        }
-        let scores: Vec<i32> = state.players.iter().map(|p| p.score).collect();
-        let places = competition_places(&scores);
-        Some(Outcome { scores, places })
+        scoring::outcome(state)
     }
 
     fn scores(state: &JavaState) -> Vec<i32> {
-        state.players.iter().map(|player| player.score).collect()
+        scoring::scores(state)
     }
 
     fn view(state: &JavaState, viewer: Viewer) -> JavaView {
@@ -167,7 +157,7 @@ impl Engine for Java {
     }
 
     fn describe(state: &JavaState, event: &JavaEvent) -> String {
-        view::describe(state, event)
+        describe::describe(state, event)
     }
 
     fn secrets(state: &JavaState) -> Vec<Secret> {
@@ -175,46 +165,11 @@ impl Engine for Java {
     }
 
     fn take_back_barrier(event: &JavaEvent) -> Option<TakeBackBarrier> {
-        use JavaEvent::*;
-        match event {
-            // Buying from the face-up row turns the next deck card up; from the deck, the
-            // buyer sees it.
-            GameSetUp { .. }
-            | CardsDealt { .. }
-            | FaceUpRevealed { .. }
-            | CardBought { .. }
-            | DeckReshuffled { .. } => Some(TakeBackBarrier::Reveals),
-            TurnStarted { .. }
-            | FestivalStarted { .. }
-            | BidPlaced { .. }
-            | Passed { .. }
-            | Agreed { .. }
-            | FestivalEnded { .. }
-            | FinalCount { .. }
-            | GameFinished { .. } => Some(TakeBackBarrier::EndsTurn),
-            ActionChipUsed { .. }
-            | TilePlaced { .. }
-            | EndTriggered { .. }
-            | DeveloperEntered { .. }
-            | DeveloperMoved { .. }
-            | DeveloperWithdrawn { .. }
-            | PalaceBuilt { .. }
-            | PalaceRaised { .. }
-            | IrrigationPlaced { .. }
-            | WaterEnclosed { .. } => None,
-        }
+        event::take_back_barrier(event)
     }
 
     fn take_back_barrier_for(event: &JavaEvent, taker: Taker) -> Option<TakeBackBarrier> {
-        let scored_for_another = matches!(
-            event,
-            JavaEvent::WaterEnclosed { scorer: Some(scorer), .. } if *scorer != taker.seat
-        );
-        if scored_for_another && taker.rules_version >= REACHING_OTHERS_STAYS_FROM_VERSION {
-            Some(TakeBackBarrier::ReachesOthers)
-        } else {
-            Self::take_back_barrier(event)
-        }
+        event::take_back_barrier_for(event, taker)
     }
 
     fn sample_hidden(state: &JavaState, seat: Seat, rng: &mut dyn RngCore) -> JavaState {

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::action::PieceKind;
-use crate::engine::Seat;
+use crate::engine::{Seat, TakeBackBarrier, Taker};
 
 /// One entry of a game's log. Tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -200,4 +200,51 @@ pub enum TikalEvent {
         /// Place by seat (1 = winner, ties share).
         places: Vec<u8>,
     },
+}
+
+/// From this rules version an action that reached another seat stays (see the rules page,
+/// "Taking back"): earlier games took a treasure exchange or the auction's volcano back.
+pub const REACHING_OTHERS_STAYS_FROM_VERSION: u32 = 2;
+
+/// Which barrier, if any, an event sets to taking back.
+pub fn take_back_barrier(event: &TikalEvent) -> Option<TakeBackBarrier> {
+    use TikalEvent::*;
+    match event {
+        GameSetUp { .. } | TileDrawn { .. } | TilesRevealed { .. } | TreasureRecovered { .. } => {
+            Some(TakeBackBarrier::Reveals)
+        }
+        TurnEnded { .. }
+        | BiddingOpened { .. }
+        | BidPlaced { .. }
+        | Passed { .. }
+        | AuctionWon { .. }
+        | PlayerScored { .. }
+        | ScoringRoundCompleted { .. }
+        | GameFinished { .. } => Some(TakeBackBarrier::EndsTurn),
+        TileChosen { .. }
+        | TilePlaced { .. }
+        | ScoringRoundStarted { .. }
+        | TurnStarted { .. }
+        | PieceEntered { .. }
+        | PieceMoved { .. }
+        | TempleUncovered { .. }
+        | TreasureExchanged { .. }
+        | CampBuilt { .. }
+        | GuardPlaced { .. } => None,
+    }
+}
+
+/// The barrier an event sets for the seat `taker` taking back: an event that reached another
+/// seat stays from [`REACHING_OTHERS_STAYS_FROM_VERSION`].
+pub fn take_back_barrier_for(event: &TikalEvent, taker: Taker) -> Option<TakeBackBarrier> {
+    let reaches_others = match event {
+        TikalEvent::TreasureExchanged { target, .. } => *target != taker.seat,
+        TikalEvent::ScoringRoundStarted { .. } => true,
+        _ => false,
+    };
+    if reaches_others && taker.rules_version >= REACHING_OTHERS_STAYS_FROM_VERSION {
+        Some(TakeBackBarrier::ReachesOthers)
+    } else {
+        take_back_barrier(event)
+    }
 }

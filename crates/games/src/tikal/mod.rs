@@ -5,10 +5,12 @@
 //! Rules as implemented, the action/event vocabulary and every decision where the texts
 //! are silent: `docs/rules/tikal.md`. Data: `data/tikal/` (tiles, board, tokens).
 //!
-//! Structure: `data` parses the embedded material, `state` holds the full state and
-//! `evolve`, `rules` holds `setup`, `decide` and `legal_actions` (one check function per
-//! action, shared by both), `view` builds views, redacts events and names the secrets,
-//! `hidden` re-draws them for the bots.
+//! Structure (the same in every engine): `data` parses the embedded material, `options` the
+//! options a game is created with, `setup` the opening, `state` holds the full state and
+//! `evolve`, `rules` holds `decide` (a folder with one file per family of actions, each with
+//! the check function it shares with `legal_actions`), `legal` lists the legal actions and
+//! who is to act, `scoring` the final standing, `view` builds views, redacts events and names
+//! the secrets, `describe` writes the log's lines, `hidden` re-draws the secrets for the bots.
 //! Hidden information has no owner: the order of the undrawn hexes and the face-down
 //! treasure tokens. Both are fixed by the shuffles in `setup` and recorded in the
 //! `game_set_up` event, which `redact` blanks for everyone but the omniscient export;
@@ -17,9 +19,14 @@
 pub mod action;
 pub mod codes;
 pub mod data;
+pub mod describe;
 pub mod event;
 pub mod hidden;
+pub mod legal;
+pub mod options;
 pub mod rules;
+pub mod scoring;
+pub mod setup;
 pub mod state;
 pub mod view;
 
@@ -29,12 +36,11 @@ mod tests;
 use std::ops::RangeInclusive;
 
 use rand::RngCore;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 pub use action::{PieceKind, TikalAction};
 pub use codes::TikalRule;
-pub use event::TikalEvent;
+pub use event::{TikalEvent, REACHING_OTHERS_STAYS_FROM_VERSION};
+pub use options::TikalOptions;
 pub use state::TikalState;
 pub use view::TikalView;
 
@@ -44,22 +50,9 @@ use crate::engine::{
 };
 use crate::kit::rule_code::SPACES_AND_ACTION_POINTS;
 
-/// Options chosen when a game of Tikal is created.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct TikalOptions {
-    /// Play the auction variant ("Profiversion"): scores start at 20 and the turns of each
-    /// round are auctioned. `false` (default) is the basic game.
-    pub auction: bool,
-}
-
 /// The Tikal rule engine.
 #[derive(Debug, Clone, Copy)]
 pub struct Tikal;
-
-/// From this rules version an action that reached another seat stays (see the rules page,
-/// "Taking back"): earlier games took a treasure exchange or the auction's volcano back.
-pub const REACHING_OTHERS_STAYS_FROM_VERSION: u32 = 2;
 
 impl Engine for Tikal {
     type Options = TikalOptions;
@@ -108,7 +101,7 @@ impl Engine for Tikal {
         seed_commitment: Option<&str>,
         rng: &mut dyn RngCore,
     ) -> Result<Vec<TikalEvent>, RuleError> {
-        rules::setup(options.auction, seats, rules_version, seed_commitment, rng)
+        setup::setup(options, seats, rules_version, seed_commitment, rng)
     }
 
     fn decide(
@@ -125,19 +118,19 @@ impl Engine for Tikal {
     }
 
     fn legal_actions(state: &TikalState, seat: Seat) -> Vec<TikalAction> {
-        rules::legal_actions(state, seat)
+        legal::legal_actions(state, seat)
     }
 
     fn to_act(state: &TikalState) -> Vec<Seat> {
-        rules::to_act(state)
+        legal::to_act(state)
     }
 
     fn outcome(state: &TikalState) -> Option<Outcome> {
-        rules::outcome(state)
+        scoring::outcome(state)
     }
 
     fn scores(state: &TikalState) -> Vec<i32> {
-        state.players.iter().map(|player| player.score).collect()
+        scoring::scores(state)
     }
 
     fn view(state: &TikalState, viewer: Viewer) -> TikalView {
@@ -149,7 +142,7 @@ impl Engine for Tikal {
     }
 
     fn describe(state: &TikalState, event: &TikalEvent) -> String {
-        view::describe(state, event)
+        describe::describe(state, event)
     }
 
     fn secrets(state: &TikalState) -> Vec<Secret> {
@@ -157,44 +150,11 @@ impl Engine for Tikal {
     }
 
     fn take_back_barrier(event: &TikalEvent) -> Option<TakeBackBarrier> {
-        use TikalEvent::*;
-        match event {
-            GameSetUp { .. }
-            | TileDrawn { .. }
-            | TilesRevealed { .. }
-            | TreasureRecovered { .. } => Some(TakeBackBarrier::Reveals),
-            TurnEnded { .. }
-            | BiddingOpened { .. }
-            | BidPlaced { .. }
-            | Passed { .. }
-            | AuctionWon { .. }
-            | PlayerScored { .. }
-            | ScoringRoundCompleted { .. }
-            | GameFinished { .. } => Some(TakeBackBarrier::EndsTurn),
-            TileChosen { .. }
-            | TilePlaced { .. }
-            | ScoringRoundStarted { .. }
-            | TurnStarted { .. }
-            | PieceEntered { .. }
-            | PieceMoved { .. }
-            | TempleUncovered { .. }
-            | TreasureExchanged { .. }
-            | CampBuilt { .. }
-            | GuardPlaced { .. } => None,
-        }
+        event::take_back_barrier(event)
     }
 
     fn take_back_barrier_for(event: &TikalEvent, taker: Taker) -> Option<TakeBackBarrier> {
-        let reaches_others = match event {
-            TikalEvent::TreasureExchanged { target, .. } => *target != taker.seat,
-            TikalEvent::ScoringRoundStarted { .. } => true,
-            _ => false,
-        };
-        if reaches_others && taker.rules_version >= REACHING_OTHERS_STAYS_FROM_VERSION {
-            Some(TakeBackBarrier::ReachesOthers)
-        } else {
-            Self::take_back_barrier(event)
-        }
+        event::take_back_barrier_for(event, taker)
     }
 
     fn sample_hidden(state: &TikalState, _seat: Seat, rng: &mut dyn RngCore) -> TikalState {

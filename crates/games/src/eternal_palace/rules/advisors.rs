@@ -26,7 +26,7 @@ pub(super) fn ensure_deck(cx: &mut Ctx, needed: usize, rng: &mut dyn RngCore) {
     cx.emit(Event::DeckReshuffled { deck: Some(deck) });
 }
 
-pub(super) fn deal_display(cx: &mut Ctx, rng: &mut dyn RngCore) {
+pub(crate) fn deal_display(cx: &mut Ctx, rng: &mut dyn RngCore) {
     let wanted = cx.state().seats as usize + data().display.extra_cards as usize;
     let missing = wanted.saturating_sub(cx.state().display.len());
     if missing == 0 {

@@ -10,14 +10,14 @@ use crate::eternal_palace::state::{Pending, Phase, State};
 use crate::eternal_palace::EternalPalace;
 use crate::kit::Emitter;
 
-pub(super) type Decision = Result<Vec<Event>, RuleError>;
+pub(crate) type Decision = Result<Vec<Event>, RuleError>;
 
 pub(super) fn err(code: impl RuleCode, message: impl Into<String>) -> RuleError {
     RuleError::new(code, message)
 }
 
 /// The working copy every decision emits its events onto.
-pub(super) type Ctx = Emitter<EternalPalace>;
+pub(crate) type Ctx = Emitter<EternalPalace>;
 
 /// Gains from the supply, limited by the palace track's end and the privilege supply.
 pub(super) fn gain_goods(cx: &mut Ctx, seat: Seat, gain: Goods, reason: Reason) {

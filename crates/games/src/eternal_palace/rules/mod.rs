@@ -1,5 +1,5 @@
-//! `setup` and `decide`: the rules proper, `decide` handing each action to the file of its
-//! rule. Decisions are worked out on a copy of the state that every emitted event is folded
+//! `decide`: the rules proper, handing each action to the file of its rule (the set-up is in
+//! `setup`, next to this folder). Decisions are worked out on a copy of the state that every emitted event is folded
 //! into at once, so later steps of the same decision see earlier ones exactly as `evolve` will.
 
 mod advisors;
@@ -14,7 +14,6 @@ mod placement;
 mod planning;
 mod river_market;
 mod round;
-mod setup;
 
 use rand::RngCore;
 
@@ -23,7 +22,7 @@ use super::state::{Phase, State};
 use crate::engine::{Seat, SharedRule};
 
 use self::advisors::{decide_artist_group, decide_use_advisor};
-use self::decision::{err, Decision};
+use self::decision::err;
 use self::fish_market::{decide_draw_advisors, decide_fish_market};
 use self::labyrinth::decide_follow_path;
 use self::location_tiles::{
@@ -36,7 +35,9 @@ use self::river_market::decide_fulfil_demand;
 
 // What the rest of the engine (legal actions, hidden, the tests) reads of the rules, at the
 // paths it had when the rules were one file.
+pub(crate) use self::advisors::deal_display;
 pub use self::advisors::{can_hire, hire_cost};
+pub(crate) use self::decision::{Ctx, Decision};
 pub use self::fish_market::FishMarketChoice;
 pub use self::labyrinth::affordable_paths;
 pub use self::location_tiles::{market_tile_kinds, MarketTileChoice};
@@ -44,8 +45,9 @@ pub use self::locations::available_market_items;
 pub use self::placement::{cheapest_sum, check_place, Placement};
 pub use self::planning::{canonical_groups, partitions, privilege_order};
 pub use self::river_market::fulfillable_fields;
+pub(crate) use self::river_market::reveal_demand;
 pub use self::round::palace_die_recipient;
-pub use self::setup::{check_options, setup, MODULES_FROM_VERSION};
+pub(crate) use self::round::start_round;
 
 pub fn decide(state: &State, seat: Seat, action: &Action, rng: &mut dyn RngCore) -> Decision {
     if state.phase == Phase::Finished {

@@ -15,7 +15,7 @@ use crate::eternal_palace::state::{demand_token, token_card, Pending, State};
 
 /// River market: reveals the next demand card, shuffling the used ones into a new deck when
 /// the deck is empty.
-pub(super) fn reveal_demand(cx: &mut Ctx, rng: &mut dyn RngCore) {
+pub(crate) fn reveal_demand(cx: &mut Ctx, rng: &mut dyn RngCore) {
     if cx.state().demand_deck.is_empty() && !cx.state().demand_discard.is_empty() {
         let mut fresh = cx.state().demand_discard.clone();
         fresh.shuffle(rng);

@@ -12,7 +12,7 @@ use crate::eternal_palace::event::{Event, Reason};
 use crate::eternal_palace::scoring::final_scores;
 use crate::eternal_palace::state::State;
 
-pub(super) fn start_round(cx: &mut Ctx, round: u32, rng: &mut dyn RngCore) {
+pub(crate) fn start_round(cx: &mut Ctx, round: u32, rng: &mut dyn RngCore) {
     let dice: Vec<Vec<u8>> = cx
         .state()
         .players

@@ -107,6 +107,6 @@ pub(super) fn space(name: &str) -> Result<usize, RuleError> {
         .ok_or_else(|| RuleError::new(SharedRule::UnknownSpace, format!("no space named {name:?}")))
 }
 
-pub(super) fn name(cell: usize) -> String {
+pub(crate) fn name(cell: usize) -> String {
     board().name(cell).to_string()
 }

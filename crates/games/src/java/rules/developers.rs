@@ -182,7 +182,7 @@ fn own_developer(state: &JavaState, seat: Seat, from: &str) -> Result<usize, Rul
 }
 
 /// Entering, moving and withdrawing developers that the owed tile allows.
-pub(super) fn developer_actions(
+pub(crate) fn developer_actions(
     state: &JavaState,
     seat: Seat,
     guard: &TileGuard,

@@ -1,12 +1,13 @@
 //! The end of a turn, and of the game: the last three-space tile or a turn without a tile
-//! begins it, and each seat's Great Final Count follows its last turn.
+//! begins it, and each seat's Great Final Count (in `scoring`) follows its last turn.
 
-use super::board::{name, settlements, strengths};
+use super::board::settlements;
 use super::placement::placements;
 use super::tiles::{end_without_tile, tile_owed};
 use crate::engine::{RuleError, Seat};
 use crate::java::codes::JavaRule;
-use crate::java::event::{JavaEvent, PalaceCount};
+use crate::java::event::JavaEvent;
+use crate::java::scoring::final_count;
 use crate::java::state::JavaState;
 use crate::java::Java;
 use crate::kit::ranking::competition_places;
@@ -39,37 +40,6 @@ impl Emitter<Java> {
             turn: self.state().turn.number + 1,
         });
     }
-}
-
-/// Points of `seat`'s Great Final Count: full value where nobody is stronger, half where
-/// exactly one other seat is stronger.
-pub fn final_count(state: &JavaState, seat: Seat) -> (u16, Vec<PalaceCount>) {
-    let towns = settlements(state);
-    let mut total = 0u16;
-    let mut counts = Vec::new();
-    for palace in &state.palaces {
-        let Some(city) = towns.of_space(palace.space) else {
-            continue;
-        };
-        let ranks = strengths(state, &city.cells);
-        let Some((_, mine)) = ranks.iter().find(|(s, _)| *s == seat) else {
-            continue;
-        };
-        let stronger = ranks.iter().filter(|(_, h)| h > mine).count();
-        let (rank, points) = match stronger {
-            0 => (1, palace.value),
-            1 => (2, palace.value / 2),
-            _ => continue,
-        };
-        total += u16::from(points);
-        counts.push(PalaceCount {
-            palace: name(palace.space),
-            value: palace.value,
-            rank,
-            points,
-        });
-    }
-    (total, counts)
 }
 
 pub(super) fn decide_end_turn(

@@ -268,7 +268,7 @@ pub(super) fn decide_agree(
 }
 
 /// Every festival `seat` can hold: a palace whose city holds one of its developers.
-pub(super) fn festival_actions(
+pub(crate) fn festival_actions(
     state: &JavaState,
     seat: Seat,
     towns: &Settlements,

@@ -34,7 +34,7 @@ pub(super) fn decide_place_irrigation(
     Ok(())
 }
 
-pub(super) fn check_irrigation_space(state: &JavaState, cell: usize) -> Result<(), RuleError> {
+pub(crate) fn check_irrigation_space(state: &JavaState, cell: usize) -> Result<(), RuleError> {
     let info = &board().cells[cell];
     if info.kind != CellKind::Land {
         return Err(RuleError::new(

@@ -135,7 +135,7 @@ fn check_palace_value(state: &JavaState, value: u8, size: usize) -> Result<(), R
 }
 
 /// Building and raising the palaces where `seat` has the highest rank.
-pub(super) fn palace_actions(
+pub(crate) fn palace_actions(
     state: &JavaState,
     seat: Seat,
     towns: &Settlements,

@@ -168,7 +168,7 @@ pub(super) fn decide_place_tile(
 
 /// What a non-tile action does to the placements of the owed tile (besides spending AP).
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Effect {
+pub(crate) enum Effect {
     /// Nothing on the board changes (a palace raised, a card bought).
     Spends,
     /// A developer or an irrigation tile comes onto this space.
@@ -188,17 +188,17 @@ pub(super) enum Effect {
 /// placements that cover what it puts on the board (and, for a palace, those that would
 /// now join two cities) or that cost more than the AP it leaves, and adds only placements
 /// over the space a developer leaves.
-pub(super) struct TileGuard<'a> {
-    pub(super) state: &'a JavaState,
-    pub(super) seat: Seat,
-    pub(super) towns: &'a Settlements,
+pub(crate) struct TileGuard<'a> {
+    pub(crate) state: &'a JavaState,
+    pub(crate) seat: Seat,
+    pub(crate) towns: &'a Settlements,
     /// Every placement possible now.
-    pub(super) tiles: &'a [(TileKind, usize, u8, Placement)],
+    pub(crate) tiles: &'a [(TileKind, usize, u8, Placement)],
     /// Version 1: the AP other actions must leave while the tile is owed.
-    pub(super) reserve: u8,
+    pub(crate) reserve: u8,
     /// Version 2: the tile is owed and can be placed now, so no action may make it
     /// impossible.
-    pub(super) watching: bool,
+    pub(crate) watching: bool,
 }
 
 fn covers(p: &Placement, cell: usize) -> bool {
@@ -207,7 +207,7 @@ fn covers(p: &Placement, cell: usize) -> bool {
 
 impl TileGuard<'_> {
     /// Whether an action costing `cost` AP with `effect` is allowed.
-    pub(super) fn allows(&self, cost: u8, effect: Effect) -> bool {
+    pub(crate) fn allows(&self, cost: u8, effect: Effect) -> bool {
         if !v2(self.state) {
             return affordable_with(self.state, self.reserve, cost);
         }

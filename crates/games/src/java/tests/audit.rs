@@ -1,7 +1,7 @@
 //! Second-look audit: rule-text cases not covered elsewhere.
 
 use super::*;
-use crate::java::rules::final_count;
+use crate::java::scoring::final_count;
 use crate::java::state::{FestivalStage, Palace, Phase};
 
 use Symbol::{Drum, Mask};

@@ -1,7 +1,8 @@
 //! The worked examples of the rule text (rules-de.txt), one test each.
 
 use super::*;
-use crate::java::rules::{final_count, highest_rank, strengths};
+use crate::java::rules::{highest_rank, strengths};
+use crate::java::scoring::final_count;
 use crate::java::state::{FestivalStage, Palace, Phase};
 
 use Symbol::{Drum, Mask, Puppet};

@@ -2,7 +2,7 @@
 //! final standing.
 
 use super::event::PalaceCount;
-use super::rules::{name, settlements, strengths};
+use super::rules::board::{name, settlements, strengths};
 use super::state::{self, JavaState};
 use crate::engine::{Outcome, Seat};
 use crate::kit::ranking::competition_places;

@@ -2,9 +2,11 @@
 
 use super::action::{PieceKind, TikalAction};
 use super::data::{data, Terrain};
-use super::rules::{
-    check_camp, check_enter, check_guard, check_recover, check_uncover, placements,
-};
+use super::rules::camps::check_camp;
+use super::rules::movement::check_enter;
+use super::rules::temples::{check_guard, check_uncover};
+use super::rules::tiles::placements;
+use super::rules::treasures::check_recover;
 use super::state::{
     Phase, TikalState, COST_CAMP, COST_ENTER, COST_EXCHANGE, COST_GUARD, MAX_GUARDS, UNREACHABLE,
 };

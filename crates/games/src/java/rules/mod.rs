@@ -2,7 +2,7 @@
 //! holds both its checks and its legal actions (which `legal` asks for), so the two cannot
 //! drift apart.
 
-mod board;
+pub(crate) mod board;
 mod cards;
 mod developers;
 mod end;

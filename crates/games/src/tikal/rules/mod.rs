@@ -4,15 +4,15 @@
 //! (uncovering, guards), `treasures` (recovering, exchanging), `camps`, `auction`,
 //! `scoring_rounds` and `turn` (what follows a turn, its end); `checks` serve them all.
 
-mod auction;
-mod camps;
-mod checks;
-mod movement;
-mod scoring_rounds;
-mod temples;
-mod tiles;
-mod treasures;
-mod turn;
+pub(crate) mod auction;
+pub(crate) mod camps;
+pub(crate) mod checks;
+pub(crate) mod movement;
+pub(crate) mod scoring_rounds;
+pub(crate) mod temples;
+pub(crate) mod tiles;
+pub(crate) mod treasures;
+pub(crate) mod turn;
 
 use self::auction::{decide_bid, decide_choose_tile, decide_pass};
 use self::checks::{err, space_named, Checked};
@@ -29,9 +29,7 @@ use crate::engine::{Seat, SharedRule};
 
 // What the rest of the engine (set-up, the legal actions) reads of the rules.
 pub(crate) use self::camps::check_camp;
-pub(crate) use self::movement::check_enter;
 pub(crate) use self::temples::{check_guard, check_uncover};
-pub(crate) use self::tiles::placements;
 pub(crate) use self::treasures::check_recover;
 pub(crate) use self::turn::next_turn;
 

@@ -123,6 +123,7 @@ async fn play_whole_game<G: Game>(
                         "nothing_to_take_back",
                         "other_seat_acted",
                         "outcome_revealed",
+                        "others_affected",
                         "turn_over"
                     ]
                     .contains(&problem.code.as_str()),

@@ -204,7 +204,7 @@ async fn a_finished_game_verifies_offline_and_every_tampering_is_caught() {
     let text = &transcript.text;
     assert!(
         text.starts_with(&format!(
-            "Tikal, game {id}, rules version 1, 2 seats\nRed: red\nBlue: blue\n"
+            "Tikal, game {id}, rules version 2, 2 seats\nRed: red\nBlue: blue\n"
         )),
         "{text}"
     );

@@ -1,3 +1,6 @@
+//! Games and their seats as stored: typed rows (status, seats, the cancel reason), creating,
+//! finding and locking a game, taking and leaving seats, rematch links and abandon votes.
+
 use std::collections::HashMap;
 
 use diesel::prelude::*;

@@ -127,18 +127,10 @@ fn expand_use(tree: &str) -> Vec<Vec<String>> {
     out
 }
 
-/// What a file's code names: the paths of its `use` trees and inline paths, and apart
-/// from them its re-exports (`pub use`), which only pass names on.
-struct Named {
-    paths: Vec<Vec<String>>,
-    reexports: Vec<Vec<String>>,
-}
-
-fn named_paths(code: &str) -> Named {
-    let mut named = Named {
-        paths: Vec::new(),
-        reexports: Vec::new(),
-    };
+/// The module paths a file's code names: its `use` trees and its inline paths. A `pub use`
+/// only passes names on and names nothing the file needs.
+fn named_paths(code: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
     let mut inline = String::new();
     let mut rest = code;
     while let Some(at) = rest.find("use ") {
@@ -154,11 +146,8 @@ fn named_paths(code: &str) -> Named {
             continue;
         }
         inline.push_str(before);
-        let trees = expand_use(&rest[at + 4..end]);
-        if reexport {
-            named.reexports.extend(trees);
-        } else {
-            named.paths.extend(trees);
+        if !reexport {
+            paths.extend(expand_use(&rest[at + 4..end]));
         }
         rest = &rest[end..];
     }
@@ -175,7 +164,7 @@ fn named_paths(code: &str) -> Named {
                 .chars()
                 .take_while(|&c| is_ident(c) || c == ':')
                 .collect();
-            named.paths.push(
+            paths.push(
                 path.split("::")
                     .filter(|s| !s.is_empty())
                     .map(str::to_owned)
@@ -183,7 +172,7 @@ fn named_paths(code: &str) -> Named {
             );
         }
     }
-    named
+    paths
 }
 
 /// The module a path named in the module `here` leads to, if it is one of the crate's: the
@@ -291,7 +280,6 @@ fn imports(root: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
         .map(|(module, file)| {
             let code = code_of(&std::fs::read_to_string(file).unwrap());
             let targets = named_paths(&code)
-                .paths
                 .iter()
                 .filter_map(|path| resolve(&modules, module, path))
                 .filter(|target| target != module)

@@ -93,7 +93,12 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>L
         super::play::export_game,
         super::transcript::get_transcript,
         super::board::get_board,
-        super::histories::get_player,
+        super::profiles::get_player,
+        super::profiles::get_profile,
+        super::profiles::set_profile,
+        super::follows::list_following,
+        super::follows::follow_account,
+        super::follows::unfollow_account,
         super::ratings::get_account_ratings,
         super::ratings::get_leaderboard,
         super::histories::bulk_export,
@@ -113,6 +118,7 @@ actions, events, views and options are described by the `<Kind>Action`, `<Kind>L
     components(schemas(
         crate::error::Problem,
         super::histories::ResultFilter,
+        super::games::TimeControlKind,
         super::moderation::ReportStateQuery,
         crate::games::server_events::ServerEvent
     )),

@@ -8,6 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
 use super::models::{GameStatus, GameSummary};
+use super::moments::moment;
 use super::paging::{page_response, PageRequest, Pager};
 use super::rate_limit::RateLimits;
 use crate::auth::user::AuthUser;
@@ -19,7 +20,7 @@ use crate::seeds::Seeds;
 use crate::service::fold_cache::FoldCache;
 use crate::service::lobby::{self, GameQuery};
 use crate::service::referee;
-use crate::store::{Db, GameListPosition, GameListStart, Visibility};
+use crate::store::{Db, GameListPosition, GameListStart, OptionFilter, Visibility};
 
 /// A `kind` filter names a hosted kind (anything else, a NUL byte included, never reaches
 /// the database).
@@ -102,6 +103,10 @@ pub struct NewGame {
     /// seated at creation neither get a rating nor change anyone's.
     #[serde(default = "rated_by_default")]
     pub rated: bool,
+    /// A name for the game, shown in lists and on its page instead of its kind and
+    /// players; one line of at most 80 characters.
+    #[schema(max_length = 80, example = "Friday league, round 3")]
+    pub title: Option<String>,
 }
 
 fn rated_by_default() -> bool {
@@ -157,7 +162,7 @@ fn empty_object() -> Value {
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`account_not_found`: an invited name is no account", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`blocked`: an invited account blocks you, or you block it", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`unknown_game_kind`, `invalid_seat_count`, `invalid_options`, `invalid_seat`, `invalid_time_control`, `invalid_bots`, `invalid_invitations`, `invalid_visibility`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_kind`, `invalid_seat_count`, `invalid_options`, `invalid_seat`, `invalid_time_control`, `invalid_bots`, `invalid_invitations`, `invalid_visibility`, `invalid_title`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`open_games_quota`: the account has too many open games waiting for players; `seat_taken`: two bots, or a bot and the creator, name the same seat", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited`: too many new games from this account, or too many invitations from it to one invitee (5 an hour) or to one invitee from everyone (30 an hour); with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -199,6 +204,7 @@ pub async fn create_game(
         invite: body.invite,
         spectator_chat: body.spectator_chat,
         rated: body.rated,
+        title: body.title,
     };
     let caller = user.clone();
     let now = clock.now_millis();
@@ -231,6 +237,37 @@ pub struct GameListQuery {
     pub invited: bool,
     /// Only games of this kind.
     pub kind: Option<String>,
+    /// Only public games, also where you sit at unlisted or private ones: the archive
+    /// (`status=finished&public=true`) and the games to watch (`status=running&public=true`).
+    #[serde(default)]
+    pub public: bool,
+    /// Only games an account you follow (`PUT /v1/me/following/{name}`) sits at.
+    #[serde(default)]
+    pub following: bool,
+    /// Only games all of these accounts sat at: names (any case), separated by commas.
+    #[param(example = "alice,bob")]
+    pub players: Option<String>,
+    /// Only games with all of these options (needs `kind`), separated by commas: a yes/no
+    /// option's name for yes, a list option's name for any choice of it, `name:choice` for
+    /// one choice (`river_market`, `location_tiles:academy`). Names are those of the kind's
+    /// options schema (`GET /v1/game-kinds`).
+    #[param(example = "river_market,location_tiles:academy")]
+    pub options: Option<String>,
+    /// Only games with this kind of time control.
+    pub time_control: Option<TimeControlKind>,
+    /// Only games last active (finished, for finished games) at or after this moment
+    /// (RFC 3339).
+    #[param(format = DateTime, example = "2026-11-01T00:00:00Z")]
+    pub since: Option<String>,
+    /// Only games last active before this moment (RFC 3339).
+    #[param(format = DateTime, example = "2026-12-01T00:00:00Z")]
+    pub until: Option<String>,
+    /// Only finished rated games whose every player was rated at least this before it.
+    #[param(example = 20.0)]
+    pub min_rating: Option<f64>,
+    /// Only finished rated games whose every player was rated at most this before it.
+    #[param(example = 35.0)]
+    pub max_rating: Option<f64>,
     /// At most this many games (1 to 200, default 50).
     #[param(minimum = 1, maximum = 200, example = 20)]
     pub limit: Option<i64>,
@@ -251,13 +288,78 @@ pub struct GameList {
 
 pub const GAMES: Pager = Pager::new("games", 50, 200);
 
-/// List games, most recently active first.
+/// The kinds of time control, as `time_control.type` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeControlKind {
+    None,
+    DaysPerMove,
+    TimeBank,
+}
+
+impl TimeControlKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            TimeControlKind::None => "none",
+            TimeControlKind::DaysPerMove => "days_per_move",
+            TimeControlKind::TimeBank => "time_bank",
+        }
+    }
+}
+
+/// The option filters of `options`, checked against the kind's options: a name alone is a
+/// yes/no option that is yes, else a list option with any choice; `name:choice` a choice.
+fn option_filters(kind: Option<&str>, text: Option<&str>) -> Result<Vec<OptionFilter>, ApiError> {
+    let Some(text) = text.filter(|text| !text.is_empty()) else {
+        return Ok(Vec::new());
+    };
+    let rules = kind
+        .and_then(crate::games::find_game_rules)
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_query",
+                "`options` needs `kind`: options are a kind's",
+            )
+        })?;
+    let accepts = |options: serde_json::Value| rules.normalize_options(&options).is_ok();
+    text.split(',')
+        .map(|item| {
+            let unknown = || {
+                ApiError::bad_request(
+                    "invalid_query",
+                    format!(
+                        "{} has no option {item:?}; see its options schema in GET \
+                         /v1/game-kinds",
+                        rules.name()
+                    ),
+                )
+            };
+            match item.split_once(':') {
+                None if accepts(serde_json::json!({ item: true })) => {
+                    Ok(OptionFilter::On(item.to_owned()))
+                }
+                None if accepts(serde_json::json!({ item: [] })) => {
+                    Ok(OptionFilter::AnyOf(item.to_owned()))
+                }
+                Some((name, choice)) if accepts(serde_json::json!({ name: [choice] })) => {
+                    Ok(OptionFilter::Holds(name.to_owned(), choice.to_owned()))
+                }
+                _ => Err(unknown()),
+            }
+        })
+        .collect()
+}
+
+/// List games, most recently active first. The same list is the lobby (`status=open`),
+/// your games (`mine`), the games to watch (`status=running&public=true`, those of the
+/// accounts you follow with `following=true`) and the archive of finished public games
+/// (`status=finished&public=true`), with filters for each.
 #[utoipa::path(get, path = "/v1/games", tag = "games", params(GameListQuery),
     responses(
         (status = 200, body = GameList),
         (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`cursor_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`cursor_not_found`; `account_not_found`: a name of `players`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/games", method = "GET", method = "HEAD")]
@@ -284,11 +386,37 @@ pub async fn list_games(
     };
     check_kind_filter(query.kind.as_deref())?;
     let my_turn = query.my_turn;
+    let rating_bound = |name: &str, value: Option<f64>| match value {
+        Some(value) if !value.is_finite() => Err(ApiError::bad_request(
+            "invalid_query",
+            format!("`{name}` is a number"),
+        )),
+        _ => Ok(value),
+    };
     let request = GameQuery {
         mine: query.mine || query.my_turn,
         my_turn,
         invited: query.invited,
         status: query.status,
+        public_only: query.public,
+        following: query.following,
+        players: query
+            .players
+            .as_deref()
+            .map(|names| {
+                names
+                    .split(',')
+                    .filter(|name| !name.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        options: option_filters(query.kind.as_deref(), query.options.as_deref())?,
+        time_control: query.time_control.map(TimeControlKind::as_str),
+        since: moment(query.since.as_deref(), "since")?,
+        until: moment(query.until.as_deref(), "until")?,
+        min_rating: rating_bound("min_rating", query.min_rating)?,
+        max_rating: rating_bound("max_rating", query.max_rating)?,
         kind: query.kind,
         limit: page.rows_to_read(),
         start,

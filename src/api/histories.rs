@@ -1,4 +1,4 @@
-//! Players' pages and finished games in bulk, for people who keep and study their games.
+//! Finished games in bulk, for people who keep and study their games.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -6,82 +6,20 @@ use std::task::{Context, Poll};
 use actix_web::web::Bytes;
 use actix_web::{route, web, HttpMessage, HttpRequest, HttpResponse};
 use futures_core::Stream;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tokio::sync::mpsc;
 use utoipa::{IntoParams, ToSchema};
 
 use super::blocking;
+use super::moments::moment;
 use super::play::GameExport;
 use super::rate_limit::RateLimits;
 use super::request_slots::Slot;
 use crate::auth::user::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::service::histories::{self, ExportSelection, GameResult};
-use crate::service::{format_time, play};
+use crate::service::play;
 use crate::store::Db;
-
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct PlayerPage {
-    #[schema(example = "alice")]
-    pub name: String,
-    /// RFC 3339.
-    pub created_at: String,
-    /// One entry per game kind the player has sat down to, in kind order.
-    pub kinds: Vec<KindRecordOut>,
-    /// Where the player's finished games stream as NDJSON exports.
-    #[schema(example = "/v1/exports?player=alice")]
-    pub finished_games: String,
-}
-
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct KindRecordOut {
-    #[schema(example = "tikal")]
-    pub kind: String,
-    /// Games played to the end.
-    pub finished: u32,
-    /// Finished games in first place (a shared first place counts).
-    pub won: u32,
-    /// Games in progress.
-    pub running: u32,
-    /// Games still waiting for players.
-    pub open: u32,
-    /// Games every player agreed to abandon (no result).
-    pub abandoned: u32,
-}
-
-/// A player's page: games finished, won and in progress per kind.
-#[utoipa::path(get, path = "/v1/accounts/{name}", tag = "accounts",
-    params(("name" = String, Path, description = "Account name (any case)", example = "alice")),
-    responses(
-        (status = 200, body = PlayerPage),
-        (status = 404, description = "`account_not_found`", body = Problem, content_type = "application/problem+json"),
-    ))]
-#[route("/v1/accounts/{name}", method = "GET", method = "HEAD")]
-pub async fn get_player(
-    db: web::Data<Db>,
-    user: AuthUser,
-    path: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let name = path.into_inner();
-    let record = blocking(move || histories::player_record(&db, &name, &user.account_id)).await?;
-    Ok(HttpResponse::Ok().json(PlayerPage {
-        finished_games: format!("/v1/exports?player={}", record.name),
-        name: record.name,
-        created_at: format_time(record.created_at),
-        kinds: record
-            .kinds
-            .into_iter()
-            .map(|(kind, counts)| KindRecordOut {
-                kind,
-                finished: counts.finished,
-                won: counts.won,
-                abandoned: counts.abandoned,
-                running: counts.running,
-                open: counts.open,
-            })
-            .collect(),
-    }))
-}
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -191,21 +129,6 @@ fn selection(query: ExportQuery, caller: &AuthUser) -> Result<ExportSelection, A
         }),
         viewer: caller.account_id.clone(),
     })
-}
-
-/// Milliseconds since the epoch of an RFC 3339 time.
-fn moment(text: Option<&str>, name: &str) -> Result<Option<i64>, ApiError> {
-    text.map(|text| {
-        time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
-            .map(|moment| (moment.unix_timestamp_nanos() / 1_000_000) as i64)
-            .map_err(|_| {
-                ApiError::bad_request(
-                    "invalid_query",
-                    format!("`{name}` must be an RFC 3339 time such as 2026-11-01T00:00:00Z"),
-                )
-            })
-    })
-    .transpose()
 }
 
 /// The response body: the lines as the exporting task sends them.

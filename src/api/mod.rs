@@ -9,6 +9,7 @@ pub mod connection_caps;
 pub mod contract;
 pub mod docs;
 pub mod email;
+pub mod follows;
 pub mod games;
 pub mod guessing;
 pub mod health;
@@ -19,9 +20,11 @@ pub mod live;
 pub mod metrics;
 pub mod models;
 pub mod moderation;
+pub mod moments;
 pub mod paging;
 pub mod personal_tokens;
 pub mod play;
+pub mod profiles;
 pub mod rate_limit;
 pub mod ratings;
 pub mod reminders;
@@ -138,7 +141,12 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(crate::web::icon)
         .service(crate::web::rules::rules_page)
         .service(ratings::get_account_ratings)
-        .service(histories::get_player)
+        .service(profiles::get_player)
+        .service(profiles::get_profile)
+        .service(profiles::set_profile)
+        .service(follows::list_following)
+        .service(follows::follow_account)
+        .service(follows::unfollow_account)
         .service(ratings::get_leaderboard)
         .service(histories::bulk_export)
         .service(moderation::list_blocks)

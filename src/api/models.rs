@@ -48,6 +48,40 @@ pub struct SeatInfo {
     /// RFC 3339: the player here is on vacation until then, and the seat's clock stands
     /// still (`POST /v1/me/vacation`); `null` otherwise.
     pub vacation_until: Option<String>,
+    /// The player's rating in the game's kind now. `null` for open seats, bots, players
+    /// without a rated game of the kind, and in the answers of moves and views, which do
+    /// not read ratings (the lists, `GET /v1/games/{id}` and the lobby's answers do).
+    pub rating: Option<SeatRating>,
+    /// What this game did to the player's rating, once it finished rated; `null`
+    /// otherwise (and where `rating` is not read).
+    pub rating_change: Option<SeatRatingChange>,
+}
+
+/// A player's rating in one kind (see `RatingOut`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatRating {
+    #[schema(example = 27.9)]
+    pub rating: f64,
+    #[schema(example = 7.1)]
+    pub uncertainty: f64,
+    /// `rating` minus three times `uncertainty`: what leaderboards rank by.
+    #[schema(example = 6.6)]
+    pub conservative: f64,
+    /// Rated games of the kind counted.
+    pub games: u32,
+    /// Fewer rated games than a leaderboard needs: the rating is a first guess.
+    pub provisional: bool,
+}
+
+/// What one finished rated game did to a player's rating.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatRatingChange {
+    #[schema(example = 25.0)]
+    pub before: f64,
+    #[schema(example = 27.4)]
+    pub after: f64,
 }
 
 /// Scores and places once a game is finished.
@@ -74,6 +108,12 @@ pub struct SeatDeadline {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct GameSummary {
     pub id: String,
+    /// The game's name for people: its `title`, or its kind and players ("Tikal: alice,
+    /// bob and a bot"), or while one player sits alone "Tikal, open game by alice".
+    #[schema(example = "Tikal: alice and bob")]
+    pub name: String,
+    /// The name its creator gave it (`title` of `POST /v1/games`), if any.
+    pub title: Option<String>,
     /// Game kind, e.g. `tikal`.
     pub kind: String,
     /// The rules version the game started with; it keeps replaying under it.
@@ -156,11 +196,30 @@ impl GameSummary {
                     vacation_until: taken
                         .and_then(|taken| taken.vacation_until)
                         .map(format_time),
+                    rating: taken
+                        .and_then(|taken| taken.account_id.as_ref())
+                        .and_then(|account| loaded.people.ratings.get(account))
+                        .map(|kind| SeatRating {
+                            rating: kind.rating.rating,
+                            uncertainty: kind.rating.uncertainty,
+                            conservative: kind.rating.conservative(),
+                            games: u32::try_from(kind.games).unwrap_or(0),
+                            provisional: kind.provisional(),
+                        }),
+                    rating_change: taken
+                        .and_then(|taken| taken.account_id.as_ref())
+                        .and_then(|account| loaded.people.changes.get(account))
+                        .map(|change| SeatRatingChange {
+                            before: change.before,
+                            after: change.after,
+                        }),
                 }
             })
             .collect();
         let your_seat = loaded.seat_of(caller);
         GameSummary {
+            name: loaded.display_name(),
+            title: game.title.clone(),
             id: game.id.clone(),
             kind: game.kind.clone(),
             rules_version: game.rules_version,

@@ -227,6 +227,12 @@ pub struct RateLimits {
     pub webhook_checks_in_flight: InFlight,
     /// Open (not yet started) games one account may have created at once.
     pub open_games_per_account: u32,
+    /// Follows and unfollows by one account.
+    pub follows_per_account: SharedLimiter,
+    /// Accounts one account may follow at once.
+    pub follows_per_account_quota: u32,
+    /// Changes of one account's public page.
+    pub profile_changes_per_account: SharedLimiter,
     /// Running games one account may have left to the bots alone (by resigning) at once.
     pub bot_games_per_account: u32,
     /// Proxies whose `X-Forwarded-For` entries are believed (see [`client_ip`]).

@@ -11,7 +11,7 @@ use crate::auth::user::AuthUser;
 use crate::error::{ApiError, Problem};
 use crate::service::format_time;
 use crate::service::ratings;
-use crate::store::ratings::{LeaderboardPosition, StoredRating};
+use crate::store::ratings::{LeaderboardPosition, StoredRating, LEADERBOARD_MIN_GAMES};
 use crate::store::Db;
 
 /// A rating in one kind (Weng-Lin: players start at 25 with an uncertainty of 25/3).
@@ -32,18 +32,22 @@ pub struct RatingOut {
     pub conservative: f64,
     /// Rated games counted.
     pub games: u32,
+    /// Fewer rated games than a leaderboard needs (5): the rating is a first guess, and the
+    /// player is not on the leaderboard yet.
+    pub provisional: bool,
     /// RFC 3339: when a rated game last changed it.
     pub updated_at: String,
 }
 
 impl RatingOut {
-    fn of(stored: &StoredRating) -> RatingOut {
+    pub(super) fn of(stored: &StoredRating) -> RatingOut {
         RatingOut {
             kind: stored.kind.clone(),
             rating: stored.rating.rating,
             uncertainty: stored.rating.uncertainty,
             conservative: stored.rating.conservative(),
             games: u32::try_from(stored.games).unwrap_or(0),
+            provisional: stored.games < LEADERBOARD_MIN_GAMES,
             updated_at: format_time(stored.updated_at),
         }
     }
@@ -61,6 +65,12 @@ pub struct LeaderboardEntry {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct Leaderboard {
     pub kind: String,
+    /// Rated games a player needs to be on the board; with fewer the rating is provisional.
+    pub minimum_games: u32,
+    /// Your own place on the board; `null` while you have fewer rated games of the kind than
+    /// `minimum_games`.
+    #[schema(required = true)]
+    pub you: Option<LeaderboardEntry>,
     pub players: Vec<LeaderboardEntry>,
     /// The next page's `cursor`; `null` on the last page.
     #[schema(required = true)]
@@ -97,7 +107,7 @@ pub const LEADERBOARD: Pager = Pager::new("leaderboard", 50, 200);
 #[route("/v1/leaderboards/{kind}", method = "GET", method = "HEAD")]
 pub async fn get_leaderboard(
     db: web::Data<Db>,
-    _user: AuthUser,
+    user: AuthUser,
     path: web::Path<String>,
     query: web::Query<LeaderboardQuery>,
     http: HttpRequest,
@@ -126,14 +136,17 @@ pub async fn get_leaderboard(
     };
     let board_kind = kind.clone();
     let rows = page.rows_to_read();
-    let players = blocking(move || {
-        ratings::leaderboard(
-            &db,
-            &board_kind,
-            rows,
-            if after.is_some() { 0 } else { offset },
-            after.as_ref(),
-        )
+    let (players, you) = blocking(move || {
+        Ok::<_, ApiError>((
+            ratings::leaderboard(
+                &db,
+                &board_kind,
+                rows,
+                if after.is_some() { 0 } else { offset },
+                after.as_ref(),
+            )?,
+            ratings::rank_of(&db, &board_kind, &user.account_id)?,
+        ))
     })
     .await?;
     let ranked: Vec<(i64, StoredRating, LeaderboardPosition)> = players
@@ -144,19 +157,22 @@ pub async fn get_leaderboard(
     let players = page.cut(&LEADERBOARD, ranked, |(rank, _, position)| {
         (*rank, position.clone())
     });
+    let entry = |rank: i64, stored: &StoredRating| LeaderboardEntry {
+        rank: u32::try_from(rank).unwrap_or(u32::MAX),
+        account: AccountRef {
+            id: stored.account_id.clone(),
+            name: stored.name.clone(),
+        },
+        rating: RatingOut::of(stored),
+    };
     let body = Leaderboard {
         kind,
+        minimum_games: u32::try_from(LEADERBOARD_MIN_GAMES).unwrap_or(0),
+        you: you.map(|(stored, rank)| entry(rank, &stored)),
         players: players
             .items
             .iter()
-            .map(|(rank, stored, _)| LeaderboardEntry {
-                rank: u32::try_from(*rank).unwrap_or(u32::MAX),
-                account: AccountRef {
-                    id: stored.account_id.clone(),
-                    name: stored.name.clone(),
-                },
-                rating: RatingOut::of(stored),
-            })
+            .map(|(rank, stored, _)| entry(*rank, stored))
             .collect(),
         next: players.next.clone(),
     };

@@ -145,6 +145,11 @@ const REQUIRED: &[(&str, &str, Scope)] = &[
     ("GET", "/v1/me/blocks", Scope::AccountManage),
     ("PUT", "/v1/me/blocks/{name}", Scope::AccountManage),
     ("DELETE", "/v1/me/blocks/{name}", Scope::AccountManage),
+    ("GET", "/v1/me/following", Scope::AccountManage),
+    ("PUT", "/v1/me/following/{name}", Scope::AccountManage),
+    ("DELETE", "/v1/me/following/{name}", Scope::AccountManage),
+    ("GET", "/v1/me/profile", Scope::AccountManage),
+    ("PUT", "/v1/me/profile", Scope::AccountManage),
     ("POST", "/v1/me/push-subscriptions", Scope::AccountManage),
     ("GET", "/v1/me/push-subscriptions", Scope::AccountManage),
     (

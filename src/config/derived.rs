@@ -263,6 +263,17 @@ impl Config {
                 "mail confirmations from your address",
             ),
             open_games_per_account: self.open_games_per_account,
+            follows_per_account: SharedLimiter::new(
+                "follows_per_account",
+                Rate::per_hour(self.follows_per_hour_per_account),
+                "follows and unfollows",
+            ),
+            follows_per_account_quota: self.follows_per_account,
+            profile_changes_per_account: SharedLimiter::new(
+                "profile_changes_per_account",
+                Rate::per_hour(self.profile_changes_per_hour_per_account),
+                "changes of your profile",
+            ),
             bot_games_per_account: self.bot_games_per_account,
             trusted_proxies: self.trusted_proxy_networks(),
         }

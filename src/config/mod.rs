@@ -226,6 +226,26 @@ pub struct Config {
     #[arg(long, env = "TURNPOST_OPEN_GAMES_PER_ACCOUNT", default_value_t = 20)]
     pub open_games_per_account: u32,
 
+    /// Accounts one account may follow at once.
+    #[arg(long, env = "TURNPOST_FOLLOWS_PER_ACCOUNT", default_value_t = 500)]
+    pub follows_per_account: u32,
+
+    /// Follows and unfollows one account may make per hour.
+    #[arg(
+        long,
+        env = "TURNPOST_FOLLOWS_PER_HOUR_PER_ACCOUNT",
+        default_value_t = 300
+    )]
+    pub follows_per_hour_per_account: u32,
+
+    /// Changes of its public page one account may make per hour.
+    #[arg(
+        long,
+        env = "TURNPOST_PROFILE_CHANGES_PER_HOUR_PER_ACCOUNT",
+        default_value_t = 30
+    )]
+    pub profile_changes_per_hour_per_account: u32,
+
     /// Proxies (addresses or ranges, comma-separated) whose `X-Forwarded-For` is believed:
     /// a request from one counts against the rightmost entry that is not such a proxy.
     #[arg(
@@ -592,6 +612,9 @@ impl Config {
             email_confirmations_per_hour_per_address: 20,
             bulk_exports_per_hour_per_account: 30,
             open_games_per_account: 20,
+            follows_per_account: 500,
+            follows_per_hour_per_account: 300,
+            profile_changes_per_hour_per_account: 30,
             trusted_proxies: Vec::new(),
             behind_proxy: false,
             token_recheck_ms: 1000,

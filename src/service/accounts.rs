@@ -56,12 +56,30 @@ pub fn authenticate(db: &Db, signed: SignedToken) -> Result<AuthUser, ApiError> 
         Some(account) if account.token_generation != signed.generation => Err(
             ApiError::unauthorized("token_revoked", "this token was revoked; sign in again"),
         ),
-        Some(account) => Ok(AuthUser {
-            account_id: account.id,
-            name: account.name,
-            token_generation: account.token_generation,
-            credential: Credential::SignIn,
-        }),
+        Some(account) => {
+            note_seen(db, &account.id, account.last_seen_day);
+            Ok(AuthUser {
+                account_id: account.id,
+                name: account.name,
+                token_generation: account.token_generation,
+                credential: Credential::SignIn,
+            })
+        }
+    }
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+/// Notes the day an account's token was checked, for its page's "last seen": written once
+/// a day at most, and only when the check went to the database (not on reused checks).
+pub fn note_seen(db: &Db, account_id: &str, last_seen_day: Option<i64>) {
+    let today = now_millis().div_euclid(DAY_MS);
+    if last_seen_day.is_some_and(|day| day >= today) {
+        return;
+    }
+    // Bookkeeping only: a busy database must not refuse the request for it.
+    if let Err(error) = db.write(|conn| store::profiles::seen_on(conn, account_id, today)) {
+        tracing::warn!(%error, account = %account_id, "could not note the day an account was seen");
     }
 }
 
@@ -141,6 +159,7 @@ pub async fn register(
         password_hash: passwords.hash(client, password).await?,
         created_at: now_millis(),
         token_generation: 0,
+        last_seen_day: None,
     };
     let account = actix_web::web::block(move || {
         db.write(|conn| store::insert_account(conn, &account))

@@ -2,6 +2,8 @@
 //! invitation, rematch offer, chat message or mention), and neither joins the other's
 //! invitation-only games. Blocking is silent towards the blocked account except where it
 //! would otherwise wonder: inviting someone who blocks you, or whom you block, is refused.
+//! A block also ends following between the two, and neither may follow the other while it
+//! stands.
 
 use super::account_names::find_account;
 use crate::auth::user::AuthUser;
@@ -20,6 +22,9 @@ pub fn block(db: &Db, user: &AuthUser, name: &str, now: i64) -> Result<(Blocked,
             ));
         }
         let new = moderation::block(conn, &user.account_id, &blocked.id, now)?;
+        // A block ends following either way: the blocked account no longer sees the
+        // blocker's games through it, and the blocker no longer lists the blocked.
+        crate::store::follows::unfollow_both_ways(conn, &user.account_id, &blocked.id)?;
         let entry = moderation::blocked_by(conn, &user.account_id, None, i64::MAX)?
             .into_iter()
             .find(|entry| entry.account_id == blocked.id)

@@ -18,15 +18,6 @@ pub struct KindRecord {
     pub abandoned: u32,
 }
 
-/// An account's public record.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlayerRecord {
-    pub name: String,
-    pub created_at: i64,
-    /// By game kind, in kind order.
-    pub kinds: BTreeMap<String, KindRecord>,
-}
-
 fn won(game: &PlayedGame) -> bool {
     game.outcome
         .as_ref()
@@ -40,34 +31,31 @@ fn listed_for(game: &PlayedGame, account: &store::Account, viewer: &str) -> bool
     game.public || account.id == viewer
 }
 
-/// The record of the account called `name` (any case) as `viewer` (an account id) sees it.
-pub fn player_record(db: &Db, name: &str, viewer: &str) -> Result<PlayerRecord, ApiError> {
-    db.read(|conn| {
-        let account = find_account(conn, name)?;
-        let mut kinds: BTreeMap<String, KindRecord> = BTreeMap::new();
-        for game in store::games_played_by(conn, &account.id)?
-            .into_iter()
-            .filter(|game| listed_for(game, &account, viewer))
-        {
-            let record = kinds.entry(game.kind.clone()).or_default();
-            match game.status {
-                GameStatus::Open => record.open += 1,
-                GameStatus::Running => record.running += 1,
-                GameStatus::Finished => {
-                    record.finished += 1;
-                    record.won += u32::from(won(&game));
-                }
-                GameStatus::Abandoned => record.abandoned += 1,
-                // A game that never started is no part of anyone's record.
-                GameStatus::Cancelled => {}
+/// `account`'s record by kind, in kind order, as `viewer` (an account id) sees it.
+pub fn record_of(
+    conn: &mut store::DbConnection,
+    account: &store::Account,
+    viewer: &str,
+) -> Result<BTreeMap<String, KindRecord>, ApiError> {
+    let mut kinds: BTreeMap<String, KindRecord> = BTreeMap::new();
+    for game in store::games_played_by(conn, &account.id)?
+        .into_iter()
+        .filter(|game| listed_for(game, account, viewer))
+    {
+        let record = kinds.entry(game.kind.clone()).or_default();
+        match game.status {
+            GameStatus::Open => record.open += 1,
+            GameStatus::Running => record.running += 1,
+            GameStatus::Finished => {
+                record.finished += 1;
+                record.won += u32::from(won(&game));
             }
+            GameStatus::Abandoned => record.abandoned += 1,
+            // A game that never started is no part of anyone's record.
+            GameStatus::Cancelled => {}
         }
-        Ok(PlayerRecord {
-            name: account.name,
-            created_at: account.created_at,
-            kinds,
-        })
-    })
+    }
+    Ok(kinds)
 }
 
 /// A player's result in a finished game.

@@ -243,7 +243,7 @@ pub fn pending(
         let pending = store::pending_invitations(conn, &user.account_id, limit, after)?;
         let ids: Vec<String> = pending.iter().map(|found| found.game.id.clone()).collect();
         let originals = store::rematched_games(conn, &ids)?;
-        pending
+        let mut invitations = pending
             .into_iter()
             .map(
                 |PendingInvitation {
@@ -262,7 +262,9 @@ pub fn pending(
                     })
                 },
             )
-            .collect()
+            .collect::<Result<Vec<Invitation>, ApiError>>()?;
+        super::people::add_people(conn, invitations.iter_mut().map(|found| &mut found.game))?;
+        Ok(invitations)
     })
 }
 
@@ -299,6 +301,6 @@ pub fn decline(db: &Db, game_id: &str, user: &AuthUser, now: i64) -> Result<Load
             ..Notice::default()
         };
         notify_account(conn, &game.game.created_by, &game.game, &notice, now)?;
-        LoadedGame::load(conn, game_id)
+        LoadedGame::load_shown(conn, game_id)
     })
 }

@@ -31,7 +31,12 @@ pub struct NewGame {
     pub spectator_chat: bool,
     /// The game counts for its players' ratings.
     pub rated: bool,
+    /// The game's name, as its creator gave it (checked as a free text of one line).
+    pub title: Option<String>,
 }
+
+/// The longest title a game may have, in characters.
+pub const MOST_TITLE_CHARACTERS: usize = 80;
 
 impl NewGame {
     /// The seat asked for, or the lowest one no bot takes.
@@ -229,6 +234,17 @@ pub(super) fn insert_new_game(
         time_control: request.time_control.normalised(),
         visibility: request.visibility,
         cancel_reason: None,
+        title: match &request.title {
+            Some(title) => Some(
+                super::free_text::checked(
+                    title,
+                    super::free_text::Lines::One,
+                    MOST_TITLE_CHARACTERS,
+                )
+                .map_err(|refusal| refusal.problem("invalid_title", "a game's title"))?,
+            ),
+            None => None,
+        },
         settings: GameSettings {
             spectators_may_write: request.spectator_chat,
             rated: request.rated,
@@ -288,19 +304,28 @@ pub(super) fn insert_new_game(
         ));
     }
     store::insert_game(conn, &game, &seats)?;
-    store::settings::insert(conn, &game.id, game.settings, game.visibility)?;
+    store::settings::insert(
+        conn,
+        &game.id,
+        game.settings,
+        game.visibility,
+        game.title.as_deref(),
+    )?;
     if let Some(original) = rematch_of.as_deref() {
         store::link_rematch(conn, original, &game.id)?;
     }
     let invited = store::invite(conn, &game.id, &invited, now)?;
     invitations::notify_invited(conn, &game, &invited, creator, rematch_of.as_deref(), now)?;
     start_if_full(conn, &game.id, now)?;
-    LoadedGame::load(conn, &game.id)
+    LoadedGame::load_shown(conn, &game.id)
 }
 
 /// One game with its seats, if `user` may see it.
 pub fn get_game(db: &Db, game_id: &str, user: &AuthUser) -> Result<LoadedGame, ApiError> {
-    db.read(|conn| LoadedGame::load_for(conn, game_id, user))
+    db.read(|conn| {
+        let game = LoadedGame::load_for(conn, game_id, user)?;
+        Ok(super::people::with_people(conn, game)?)
+    })
 }
 
 /// Which games to list.
@@ -315,6 +340,18 @@ pub struct GameQuery {
     pub invited: bool,
     pub status: Option<GameStatus>,
     pub kind: Option<String>,
+    /// Only public games, whoever lists (the archive, the games to watch).
+    pub public_only: bool,
+    /// Only games an account the caller follows sits in.
+    pub following: bool,
+    /// Only games all these accounts (names, any case) sit in.
+    pub players: Vec<String>,
+    pub options: Vec<store::OptionFilter>,
+    pub time_control: Option<&'static str>,
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+    pub min_rating: Option<f64>,
+    pub max_rating: Option<f64>,
     pub limit: i64,
     pub start: store::GameListStart,
 }
@@ -337,14 +374,31 @@ pub fn list_games(
             query.status
         },
         kind: query.kind.clone(),
+        public_only: query.public_only,
+        followed_by: query.following.then(|| caller.account_id.clone()),
+        players: Vec::new(),
+        options: query.options.clone(),
+        time_control: query.time_control,
+        since: query.since,
+        until: query.until,
+        min_rating: query.min_rating,
+        max_rating: query.max_rating,
         limit: query.limit,
         start: query.start.clone(),
     };
     db.read(|conn| {
-        store::list_games(conn, &filter)?
+        let mut filter = filter;
+        for name in &query.players {
+            filter
+                .players
+                .push(super::account_names::find_account(conn, name)?.id);
+        }
+        let mut games = store::list_games(conn, &filter)?
             .into_iter()
             .map(|(game, seats)| LoadedGame::with_seats(game, seats))
-            .collect()
+            .collect::<Result<Vec<LoadedGame>, ApiError>>()?;
+        super::people::add_people(conn, &mut games)?;
+        Ok(games)
     })
 }
 
@@ -360,7 +414,7 @@ pub fn join_game(
     db.write(|conn| {
         take_seat(conn, game_id, user, requested_seat, now)?;
         start_if_full(conn, game_id, now)?;
-        LoadedGame::load(conn, game_id)
+        LoadedGame::load_shown(conn, game_id)
     })
 }
 
@@ -499,7 +553,7 @@ pub fn cancel_game(
             return Err(not_open(&game));
         }
         notify_cancelled(conn, game_id, Some(&user.account_id), now)?;
-        LoadedGame::load(conn, game_id)
+        LoadedGame::load_shown(conn, game_id)
     })
 }
 
@@ -528,7 +582,7 @@ pub fn leave_game(
                 "you have no seat in this game",
             ));
         }
-        LoadedGame::load(conn, game_id)
+        LoadedGame::load_shown(conn, game_id)
     })
 }
 

@@ -10,6 +10,7 @@ pub mod blocks;
 pub mod chat;
 pub mod email;
 pub mod fold_cache;
+pub mod follows;
 pub mod free_text;
 pub mod histories;
 pub mod invitations;
@@ -17,9 +18,11 @@ pub mod lobby;
 pub mod moderation;
 pub mod notices;
 pub mod notification_text;
+pub mod people;
 pub mod personal_tokens;
 pub mod play;
 pub mod play_on_worker;
+pub mod profiles;
 pub mod ratings;
 pub mod referee;
 pub mod rematches;
@@ -61,6 +64,9 @@ pub struct LoadedGame {
     pub game: Game,
     pub seats: Vec<SeatWithName>,
     pub rules: &'static dyn GameRules,
+    /// The players' ratings, read for the answers that show them (see
+    /// [`people::add_people`]); empty elsewhere.
+    pub people: people::People,
 }
 
 impl LoadedGame {
@@ -70,6 +76,12 @@ impl LoadedGame {
         let (game, seats) =
             store::find_game_with_seats(conn, id)?.ok_or_else(|| ApiError::game_not_found(id))?;
         LoadedGame::with_seats(game, seats)
+    }
+
+    /// The game and its seats with [`people::People`], for an answer that shows the game.
+    fn load_shown(conn: &mut DbConnection, id: &str) -> Result<LoadedGame, ApiError> {
+        let game = LoadedGame::load(conn, id)?;
+        Ok(people::with_people(conn, game)?)
     }
 
     /// The game `user` asks for by its id: a private game they have no part in is not
@@ -127,7 +139,12 @@ impl LoadedGame {
         let rules = find_game_rules(&game.kind).ok_or_else(|| {
             ApiError::Internal(format!("game {} has unknown kind {:?}", game.id, game.kind))
         })?;
-        Ok(LoadedGame { game, seats, rules })
+        Ok(LoadedGame {
+            game,
+            seats,
+            rules,
+            people: people::People::default(),
+        })
     }
 
     pub fn seat_of(&self, user: &AuthUser) -> Option<Seat> {

@@ -168,6 +168,7 @@ pub fn authenticate(db: &Db, presented: &PresentedToken) -> Result<AuthUser, Api
             tracing::warn!(%error, token = %token.id, "could not note a personal token's use");
         }
     }
+    super::accounts::note_seen(db, &token.account_id, found.last_seen_day);
     Ok(AuthUser {
         account_id: token.account_id,
         name: found.account_name,

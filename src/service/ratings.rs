@@ -15,6 +15,15 @@ pub fn leaderboard(
     Ok(db.read(|conn| ratings::leaderboard(conn, kind, limit, offset, after))?)
 }
 
+/// The caller's rating in `kind` with its rank on the kind's leaderboard, if it is on it.
+pub fn rank_of(
+    db: &Db,
+    kind: &str,
+    account_id: &str,
+) -> Result<Option<(StoredRating, i64)>, ApiError> {
+    Ok(db.read(|conn| ratings::rank_of(conn, kind, account_id))?)
+}
+
 /// An account's ratings by kind and what its latest rated games did to them.
 pub struct AccountRatings {
     pub name: String,

@@ -48,7 +48,7 @@ pub fn rematch(
         store::lock_game(conn, game_id)?;
         if let Some(existing) = store::rematch_of(conn, game_id)? {
             return Ok(Rematch {
-                game: LoadedGame::load(conn, &existing)?,
+                game: LoadedGame::load_shown(conn, &existing)?,
                 created: false,
             });
         }
@@ -78,6 +78,7 @@ pub fn rematch(
                 .collect(),
             spectator_chat: old.game.settings.spectators_may_write,
             rated: old.game.settings.rated,
+            title: old.game.title.clone(),
         };
         let creation = Creation {
             id: random_id(10),
@@ -106,7 +107,7 @@ pub fn find_rematch(
         let Some(rematch) = store::rematch_of(conn, game_id)? else {
             return Ok(None);
         };
-        let rematch = LoadedGame::load(conn, &rematch)?;
+        let rematch = LoadedGame::load_shown(conn, &rematch)?;
         Ok(rematch.visible_to(conn, user)?.then_some(rematch))
     })
 }

@@ -14,6 +14,8 @@ pub struct Account {
     /// Tokens issued before the last password change or "sign out everywhere" carry an
     /// older generation and are refused.
     pub token_generation: i32,
+    /// The day (since 1970-01-01, UTC) a token of the account was last checked.
+    pub last_seen_day: Option<i64>,
 }
 
 /// Inserts a new account; [`StoreError::Duplicate`] when the name is taken (in any case).

@@ -4,11 +4,13 @@
 use diesel::prelude::*;
 
 use super::games::{corrupt, seats_of, Game, GameRow, GameStatus, GameWithSettings, SeatWithName};
-use super::schema::{game_invitations, game_settings, games, seats};
+use super::schema::{follows, game_invitations, game_settings, games, rating_changes, seats};
 use super::settings::settings_columns;
 use super::{DbConnection, StoreError};
 use crate::games::engine::Seat;
 use crate::games::server_events::Standing;
+use diesel::dsl::sql;
+use diesel::sql_types::Bool;
 
 /// Which games to list; all filters apply at once, paging happens in SQL.
 #[derive(Debug, Clone, Default)]
@@ -24,8 +26,37 @@ pub struct GameFilter {
     pub to_act: Option<String>,
     pub status: Option<GameStatus>,
     pub kind: Option<String>,
+    /// Only public games (the archive and the games to watch), whoever lists.
+    pub public_only: bool,
+    /// Only games one of the accounts this account follows sits in.
+    pub followed_by: Option<String>,
+    /// Only games every one of these accounts sits in.
+    pub players: Vec<String>,
+    /// Only games with each of these options chosen.
+    pub options: Vec<OptionFilter>,
+    /// Only games with this kind of time control (`none`, `days_per_move`, `time_bank`).
+    pub time_control: Option<&'static str>,
+    /// Only games whose last activity (for a finished game: its end) is at or after this.
+    pub since: Option<i64>,
+    /// Only games whose last activity is before this.
+    pub until: Option<i64>,
+    /// Only rated games whose every player was rated at least this before the game.
+    pub min_rating: Option<f64>,
+    /// Only rated games whose every player was rated at most this before the game.
+    pub max_rating: Option<f64>,
     pub limit: i64,
     pub start: GameListStart,
+}
+
+/// A filter on a game's options, as its kind's options schema names them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OptionFilter {
+    /// The yes/no option is yes.
+    On(String),
+    /// The list option holds at least one choice.
+    AnyOf(String),
+    /// The list option holds this choice.
+    Holds(String, String),
 }
 
 /// Where a page of games starts.
@@ -55,7 +86,6 @@ pub fn list_games(
     conn: &mut DbConnection,
     filter: &GameFilter,
 ) -> Result<Vec<(Game, Vec<SeatWithName>)>, StoreError> {
-    use diesel::dsl::sql;
     use diesel::sql_types::BigInt;
     let member_games = |account: &str| {
         seats::table
@@ -107,6 +137,56 @@ pub fn list_games(
     if let Some(kind) = &filter.kind {
         query = query.filter(games::kind.eq(kind.clone()));
     }
+    if filter.public_only {
+        query = query.filter(games::private.eq(false));
+    }
+    if let Some(follower) = &filter.followed_by {
+        let followed = follows::table
+            .filter(follows::follower_id.eq(follower.clone()))
+            .select(follows::followed_id.nullable());
+        let games_of_followed = seats::table
+            .filter(seats::account_id.eq_any(followed))
+            .select(seats::game_id);
+        query = query.filter(games::id.eq_any(games_of_followed));
+    }
+    for player in &filter.players {
+        query = query.filter(games::id.eq_any(member_games(player)));
+    }
+    let postgres = matches!(conn, DbConnection::Postgresql(_));
+    for option in &filter.options {
+        query = query.filter(option_condition(option, postgres));
+    }
+    if let Some(time_control) = filter.time_control {
+        query = query.filter(games::time_control.like(format!("{{\"type\":\"{time_control}\"%")));
+    }
+    if let Some(since) = filter.since {
+        query = query.filter(games::updated_at.ge(since));
+    }
+    if let Some(until) = filter.until {
+        query = query.filter(games::updated_at.lt(until));
+    }
+    if filter.min_rating.is_some() || filter.max_rating.is_some() {
+        query =
+            query.filter(games::id.eq_any(rating_changes::table.select(rating_changes::game_id)));
+    }
+    if let Some(least) = filter.min_rating {
+        query = query.filter(
+            games::id.ne_all(
+                rating_changes::table
+                    .filter(rating_changes::rating_before.lt(least))
+                    .select(rating_changes::game_id),
+            ),
+        );
+    }
+    if let Some(most) = filter.max_rating {
+        query = query.filter(
+            games::id.ne_all(
+                rating_changes::table
+                    .filter(rating_changes::rating_before.gt(most))
+                    .select(rating_changes::game_id),
+            ),
+        );
+    }
     let mut offset = 0;
     match &filter.start {
         GameListStart::First => {}
@@ -149,6 +229,50 @@ pub fn list_games(
             (game, seats)
         })
         .collect())
+}
+
+/// The SQL condition of an option filter on `games.options` (JSON text), in the backend's
+/// own JSON functions. Names and choices are written into the SQL text, so only those made
+/// of lowercase letters, digits and `_` are (the API takes them from the kind's options
+/// schema, which has no others); any other filter matches no game.
+fn option_condition(option: &OptionFilter, postgres: bool) -> diesel::expression::SqlLiteral<Bool> {
+    let plain = |text: &str| {
+        !text.is_empty()
+            && text
+                .bytes()
+                .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'_')
+    };
+    let condition = match (option, postgres) {
+        (OptionFilter::On(name), _) if !plain(name) => None,
+        (OptionFilter::AnyOf(name), _) if !plain(name) => None,
+        (OptionFilter::Holds(name, choice), _) if !plain(name) || !plain(choice) => None,
+        (OptionFilter::On(name), true) => {
+            Some(format!("(games.options::jsonb -> '{name}') = 'true'::jsonb"))
+        }
+        (OptionFilter::On(name), false) => {
+            Some(format!("json_type(games.options, '$.{name}') = 'true'"))
+        }
+        (OptionFilter::AnyOf(name), true) => Some(format!(
+            "jsonb_typeof(games.options::jsonb -> '{name}') = 'array' \
+             AND jsonb_array_length(games.options::jsonb -> '{name}') > 0"
+        )),
+        (OptionFilter::AnyOf(name), false) => Some(format!(
+            "json_type(games.options, '$.{name}') = 'array' \
+             AND json_array_length(games.options, '$.{name}') > 0"
+        )),
+        (OptionFilter::Holds(name, choice), true) => Some(format!(
+            "jsonb_typeof(games.options::jsonb -> '{name}') = 'array' \
+             AND (games.options::jsonb -> '{name}') @> '[\"{choice}\"]'::jsonb"
+        )),
+        (OptionFilter::Holds(name, choice), false) => Some(format!(
+            "json_type(games.options, '$.{name}') = 'array' AND EXISTS \
+             (SELECT 1 FROM json_each(games.options, '$.{name}') WHERE json_each.value = '{choice}')"
+        )),
+    };
+    sql::<Bool>(&format!(
+        "({})",
+        condition.unwrap_or_else(|| "1 = 0".to_owned())
+    ))
 }
 
 /// One game an account sits in, for its record: kind, status, outcome and seat.

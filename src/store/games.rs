@@ -91,6 +91,8 @@ pub struct Game {
     pub cancel_reason: Option<CancelReason>,
     /// What it was created with beside its columns: chat, ratings.
     pub settings: GameSettings,
+    /// The name its creator gave it, if any.
+    pub title: Option<String>,
 }
 
 /// Why a game was cancelled before it started.
@@ -180,6 +182,7 @@ impl TryFrom<GameWithSettings> for Game {
                 Some(other) => return Err(corrupt(&id, "cancel_reason", other)),
             },
 
+            title: GameSettings::title_of(&settings),
             kind: row.kind,
             created_by: row.created_by,
             created_at: row.created_at,

@@ -9,6 +9,7 @@ pub mod chat;
 mod compact_log;
 pub mod email;
 mod events;
+pub mod follows;
 mod game_lists;
 mod games;
 mod invitations;
@@ -19,6 +20,7 @@ mod notice;
 pub mod notifications;
 pub mod personal_tokens;
 mod prepared_updates;
+pub mod profiles;
 pub mod ratings;
 pub mod reminders;
 pub mod schema;
@@ -54,7 +56,7 @@ pub use events::{
 };
 pub use game_lists::{
     finished_game_ids, games_played_by, list_games, GameFilter, GameListPosition, GameListStart,
-    PlayedGame,
+    OptionFilter, PlayedGame,
 };
 pub use games::{
     cancel_open_game, count_open_games_created_by, find_game, find_game_with_seats, insert_game,
@@ -963,6 +965,7 @@ mod tests {
                 password_hash: "h".repeat(4_000),
                 created_at: 0,
                 token_generation: 0,
+                last_seen_day: None,
             };
             db.write(|conn| insert_account(conn, &account)).unwrap();
         }

@@ -28,6 +28,8 @@ pub struct TokenWithAccount {
     pub token: PersonalToken,
     pub account_name: String,
     pub token_generation: i32,
+    /// The day the account was last seen (see [`super::profiles::seen_on`]).
+    pub last_seen_day: Option<i64>,
 }
 
 pub fn insert_personal_token(
@@ -74,16 +76,18 @@ pub fn find_personal_token_by_secret(
             PersonalToken::as_select(),
             accounts::name,
             accounts::token_generation,
+            accounts::last_seen_day,
         ))
-        .first::<(PersonalToken, String, i32)>(conn)
+        .first::<(PersonalToken, String, i32, Option<i64>)>(conn)
         .optional()?;
-    Ok(
-        found.map(|(token, account_name, token_generation)| TokenWithAccount {
+    Ok(found.map(
+        |(token, account_name, token_generation, last_seen_day)| TokenWithAccount {
             token,
             account_name,
             token_generation,
-        }),
-    )
+            last_seen_day,
+        },
+    ))
 }
 
 pub fn personal_token_exists(conn: &mut DbConnection, id: &str) -> Result<bool, StoreError> {

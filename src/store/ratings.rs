@@ -486,3 +486,79 @@ pub fn changes_of(
         ))
         .load(conn)?)
 }
+
+/// The current ratings of these accounts, in every kind they have one: `(account id, kind,
+/// rating, games)`.
+pub fn current_ratings_of(
+    conn: &mut DbConnection,
+    account_ids: &[String],
+) -> Result<Vec<(String, String, Rating, i32)>, StoreError> {
+    if account_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<(String, String, f64, f64, i32)> = ratings::table
+        .filter(ratings::account_id.eq_any(account_ids))
+        .select((
+            ratings::account_id,
+            ratings::kind,
+            ratings::rating,
+            ratings::uncertainty,
+            ratings::games,
+        ))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(account, kind, rating, uncertainty, games)| {
+            (
+                account,
+                kind,
+                Rating {
+                    rating,
+                    uncertainty,
+                },
+                games,
+            )
+        })
+        .collect())
+}
+
+/// The rank on its kind's leaderboard of the account with this rating: one more than the
+/// players ranked before it (`None` while it has fewer rated games than the board needs).
+pub fn rank_of(
+    conn: &mut DbConnection,
+    kind: &str,
+    account_id: &str,
+) -> Result<Option<(StoredRating, i64)>, StoreError> {
+    let Some(mine) = ratings_of(conn, account_id)?
+        .into_iter()
+        .find(|rating| rating.kind == kind)
+    else {
+        return Ok(None);
+    };
+    if mine.games < LEADERBOARD_MIN_GAMES {
+        return Ok(None);
+    }
+    // Compared as stored, not as computed again here.
+    let (name_key, conservative): (String, f64) = ratings::table
+        .inner_join(accounts::table)
+        .filter(ratings::account_id.eq(account_id))
+        .filter(ratings::kind.eq(kind))
+        .select((accounts::name_key, ratings::conservative))
+        .first(conn)?;
+    let before: i64 = ratings::table
+        .inner_join(accounts::table)
+        .filter(ratings::kind.eq(kind))
+        .filter(ratings::games.ge(LEADERBOARD_MIN_GAMES))
+        .filter(
+            ratings::conservative
+                .gt(conservative)
+                .or(ratings::conservative.eq(conservative).and(
+                    ratings::games.gt(mine.games).or(ratings::games
+                        .eq(mine.games)
+                        .and(accounts::name_key.lt(name_key))),
+                )),
+        )
+        .count()
+        .get_result(conn)?;
+    Ok(Some((mine, before + 1)))
+}

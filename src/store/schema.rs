@@ -16,6 +16,8 @@ diesel::table! {
         chat_muted_until -> Nullable<BigInt>,
         suspended_at -> Nullable<BigInt>,
         push_subscription_count -> Integer,
+        last_seen_day -> Nullable<BigInt>,
+        follow_count -> Integer,
     }
 }
 
@@ -249,6 +251,7 @@ diesel::table! {
         rating_order -> Nullable<BigInt>,
         visibility -> Text,
         clock_version -> Integer,
+        title -> Nullable<Text>,
     }
 }
 
@@ -419,3 +422,33 @@ diesel::allow_tables_to_appear_in_same_query!(moderation_log, accounts);
 
 diesel::joinable!(push_messages -> push_subscriptions (subscription_id));
 diesel::allow_tables_to_appear_in_same_query!(push_messages, push_subscriptions);
+
+diesel::table! {
+    follows (follower_id, followed_id) {
+        follower_id -> Text,
+        followed_id -> Text,
+        created_at -> BigInt,
+    }
+}
+diesel::allow_tables_to_appear_in_same_query!(follows, accounts);
+diesel::allow_tables_to_appear_in_same_query!(follows, games);
+diesel::allow_tables_to_appear_in_same_query!(follows, seats);
+diesel::allow_tables_to_appear_in_same_query!(ratings, games);
+diesel::allow_tables_to_appear_in_same_query!(ratings, seats);
+diesel::allow_tables_to_appear_in_same_query!(rating_changes, seats);
+diesel::allow_tables_to_appear_in_same_query!(blocks, follows);
+
+diesel::table! {
+    profiles (account_id) {
+        account_id -> Text,
+        about -> Text,
+        country -> Nullable<Text>,
+        language -> Nullable<Text>,
+        show_last_seen -> Bool,
+    }
+}
+
+diesel::joinable!(profiles -> accounts (account_id));
+diesel::allow_tables_to_appear_in_same_query!(profiles, accounts);
+diesel::allow_tables_to_appear_in_same_query!(follows, game_settings);
+diesel::allow_tables_to_appear_in_same_query!(rating_changes, game_settings);

@@ -74,7 +74,7 @@ impl Default for GameSettings {
 
 /// [`GameSettings`] and the game's visibility as a left join reads them: none when the game
 /// has no row.
-pub type SettingsColumns = Option<(bool, bool, String, i32)>;
+pub type SettingsColumns = Option<(bool, bool, String, i32, Option<String>)>;
 
 impl GameSettings {
     /// The settings as read with a left join: none stored means the defaults. A clock
@@ -83,7 +83,7 @@ impl GameSettings {
     pub fn from_columns(columns: SettingsColumns) -> GameSettings {
         columns.map_or_else(
             GameSettings::default,
-            |(spectators_may_write, rated, _, clock_version)| GameSettings {
+            |(spectators_may_write, rated, _, clock_version, _)| GameSettings {
                 spectators_may_write,
                 rated,
                 clock_version: u32::try_from(clock_version)
@@ -99,12 +99,19 @@ impl GameSettings {
     /// says whether it is public at all for every game, so lists filter on it alone.
     pub fn visibility_of(columns: &SettingsColumns, private: bool) -> Result<Visibility, String> {
         match columns {
-            Some((_, _, visibility, _)) => {
+            Some((_, _, visibility, _, _)) => {
                 Visibility::parse(visibility).ok_or_else(|| visibility.clone())
             }
             None if private => Ok(Visibility::Private),
             None => Ok(Visibility::Public),
         }
+    }
+
+    /// The title the game was created with, if any.
+    pub fn title_of(columns: &SettingsColumns) -> Option<String> {
+        columns
+            .as_ref()
+            .and_then(|(_, _, _, _, title)| title.clone())
     }
 }
 
@@ -116,6 +123,7 @@ macro_rules! settings_columns {
             $crate::store::schema::game_settings::rated,
             $crate::store::schema::game_settings::visibility,
             $crate::store::schema::game_settings::clock_version,
+            $crate::store::schema::game_settings::title,
         )
     };
 }
@@ -127,6 +135,7 @@ pub fn insert(
     game_id: &str,
     settings: GameSettings,
     visibility: Visibility,
+    title: Option<&str>,
 ) -> Result<(), StoreError> {
     diesel::insert_into(game_settings::table)
         .values((
@@ -135,6 +144,7 @@ pub fn insert(
             game_settings::rated.eq(settings.rated),
             game_settings::visibility.eq(visibility.as_str()),
             game_settings::clock_version.eq(settings.clock_version.number() as i32),
+            game_settings::title.eq(title),
         ))
         .execute(conn)?;
     Ok(())

@@ -9,6 +9,7 @@ mod choices;
 mod client;
 mod clocks;
 mod cluster;
+mod community;
 mod compact_log;
 mod connection_caps;
 mod contract;

@@ -727,6 +727,7 @@ fn every_list_pages_with_limit_cursor_next_and_link() {
         "/v1/me/webhooks/{webhook_id}/deliveries",
         "/v1/me/push-subscriptions",
         "/v1/me/blocks",
+        "/v1/me/following",
         "/v1/accounts/{name}/ratings",
         "/v1/leaderboards/{kind}",
         "/v1/moderation/reports",
@@ -816,6 +817,7 @@ fn request_bodies_are_named_one_way() {
         "MailToken",
         "PushTopics",
         "ModerationReason",
+        "Profile",
     ];
     let mut names = std::collections::BTreeSet::new();
     for item in spec["paths"].as_object().unwrap().values() {

@@ -13,7 +13,7 @@ on_both_backends!(rated_games_move_ratings_and_a_rebuild_agrees);
 /// actions until each of them made `actions_each` actions of their own, and has the players
 /// in `resigning` resign in that order (bots may move in between: a stale seq is tried
 /// again). Returns the game's summary after.
-async fn played(
+pub(crate) async fn played(
     app: &TestApp,
     mut settings: Value,
     players: &[&Player],
@@ -202,6 +202,18 @@ async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
     assert_eq!(names, ["alice"], "{tikal_board}");
     assert_eq!(tikal_board["players"][0]["rank"], 1);
     assert_eq!(tikal_board["players"][0]["rating"]["games"], 5);
+    assert_eq!(tikal_board["players"][0]["rating"]["provisional"], false);
+    assert_eq!(tikal_board["minimum_games"], 5);
+    assert_eq!(
+        tikal_board["you"],
+        Value::Null,
+        "Carol has 2 games: not on the board"
+    );
+    let alices_board = board(app, &alice, "tikal").await;
+    assert_eq!(
+        alices_board["you"], alices_board["players"][0],
+        "{alices_board}"
+    );
     let java_board = board(app, &alice, "java").await;
     assert_eq!(java_board["players"], json!([]), "one game is too few");
 
@@ -214,6 +226,11 @@ async fn rated_games_move_ratings_and_a_rebuild_agrees(app: &TestApp) {
         .map(|rating| rating["kind"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, ["java", "tikal"]);
+    assert_eq!(alices["ratings"][0]["provisional"], true, "one Java game");
+    assert_eq!(
+        alices["ratings"][1]["provisional"], false,
+        "five Tikal games"
+    );
     let history: Vec<Value> = alices["history"]
         .as_array()
         .unwrap()

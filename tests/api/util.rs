@@ -635,6 +635,7 @@ pub fn account(db: &turnpost::store::Db, name: &str) -> turnpost::auth::AuthUser
         password_hash: "unused".to_owned(),
         created_at: 0,
         token_generation: 0,
+        last_seen_day: None,
     };
     db.write(|conn| turnpost::store::insert_account(conn, &account))
         .expect("a new account");

@@ -235,4 +235,20 @@ const FREE_TEXTS: &[(&str, &str, crate::service::free_text::Lines)] = &[
         "name",
         crate::service::free_text::Lines::One,
     ),
+    (
+        "TikalNewGame",
+        "title",
+        crate::service::free_text::Lines::One,
+    ),
+    (
+        "JavaNewGame",
+        "title",
+        crate::service::free_text::Lines::One,
+    ),
+    (
+        "EternalPalaceNewGame",
+        "title",
+        crate::service::free_text::Lines::One,
+    ),
+    ("Profile", "about", crate::service::free_text::Lines::Many),
 ];

@@ -247,6 +247,9 @@ pub struct GameListQuery {
     /// Only games all of these accounts sat at: names (any case), separated by commas.
     #[param(example = "alice,bob")]
     pub players: Option<String>,
+    /// Only finished games this account (a name, any case) won: first place, shared or not.
+    #[param(example = "alice")]
+    pub winner: Option<String>,
     /// Only games with all of these options (needs `kind`), separated by commas: a yes/no
     /// option's name for yes, a list option's name for any choice of it, `name:choice` for
     /// one choice (`river_market`, `location_tiles:academy`). Names are those of the kind's
@@ -359,7 +362,7 @@ fn option_filters(kind: Option<&str>, text: Option<&str>) -> Result<Vec<OptionFi
         (status = 200, body = GameList),
         (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`cursor_not_found`; `account_not_found`: a name of `players`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`cursor_not_found`; `account_not_found`: a name of `players` or `winner`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/games", method = "GET", method = "HEAD")]
@@ -411,6 +414,7 @@ pub async fn list_games(
                     .collect()
             })
             .unwrap_or_default(),
+        winner: query.winner.clone(),
         options: option_filters(query.kind.as_deref(), query.options.as_deref())?,
         time_control: query.time_control.map(TimeControlKind::as_str),
         since: moment(query.since.as_deref(), "since")?,

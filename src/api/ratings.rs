@@ -92,7 +92,8 @@ pub struct LeaderboardQuery {
 pub const LEADERBOARD: Pager = Pager::new("leaderboard", 50, 200);
 
 /// The kind's rated players with at least 5 rated games, best first by their conservative
-/// rating (ties: more games, then name). Only persons are rated, and a rated game counts
+/// rating (ties: more games, then name), without the accounts you block or that block you
+/// (ranks count the players shown), and your own place. Only persons are rated, and a rated game counts
 /// only when two or more persons sat at it, each of them made the kind's
 /// `rated_after_actions` themselves (a game resigned before that is no rated game), and no
 /// two of them already finished 3 counted games together in the 24 hours before it.
@@ -141,6 +142,7 @@ pub async fn get_leaderboard(
             ratings::leaderboard(
                 &db,
                 &board_kind,
+                &user.account_id,
                 rows,
                 if after.is_some() { 0 } else { offset },
                 after.as_ref(),

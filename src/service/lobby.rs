@@ -346,6 +346,8 @@ pub struct GameQuery {
     pub following: bool,
     /// Only games all these accounts (names, any case) sit in.
     pub players: Vec<String>,
+    /// Only finished games this account (a name, any case) placed first in.
+    pub winner: Option<String>,
     pub options: Vec<store::OptionFilter>,
     pub time_control: Option<&'static str>,
     pub since: Option<i64>,
@@ -377,6 +379,7 @@ pub fn list_games(
         public_only: query.public_only,
         followed_by: query.following.then(|| caller.account_id.clone()),
         players: Vec::new(),
+        won_by: None,
         options: query.options.clone(),
         time_control: query.time_control,
         since: query.since,
@@ -392,6 +395,9 @@ pub fn list_games(
             filter
                 .players
                 .push(super::account_names::find_account(conn, name)?.id);
+        }
+        if let Some(name) = &query.winner {
+            filter.won_by = Some(super::account_names::find_account(conn, name)?.id);
         }
         let mut games = store::list_games(conn, &filter)?
             .into_iter()

@@ -4,15 +4,17 @@ use crate::error::ApiError;
 use crate::store::ratings::{self, LeaderboardPosition, RatingChange, StoredRating};
 use crate::store::Db;
 
-/// A page of the kind's leaderboard, best first, after `after` or skipping `offset`.
+/// A page of the kind's leaderboard as `viewer` sees it (without the accounts it blocks or
+/// that block it), best first, after `after` or skipping `offset`.
 pub fn leaderboard(
     db: &Db,
     kind: &str,
+    viewer: &str,
     limit: i64,
     offset: i64,
     after: Option<&LeaderboardPosition>,
 ) -> Result<Vec<(StoredRating, LeaderboardPosition)>, ApiError> {
-    Ok(db.read(|conn| ratings::leaderboard(conn, kind, limit, offset, after))?)
+    Ok(db.read(|conn| ratings::leaderboard(conn, kind, viewer, limit, offset, after))?)
 }
 
 /// The caller's rating in `kind` with its rank on the kind's leaderboard, if it is on it.

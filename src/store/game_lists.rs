@@ -4,7 +4,9 @@
 use diesel::prelude::*;
 
 use super::games::{corrupt, seats_of, Game, GameRow, GameStatus, GameWithSettings, SeatWithName};
-use super::schema::{follows, game_invitations, game_settings, games, rating_changes, seats};
+use super::schema::{
+    blocks, follows, game_invitations, game_settings, games, rating_changes, seats,
+};
 use super::settings::settings_columns;
 use super::{DbConnection, StoreError};
 use crate::games::engine::Seat;
@@ -40,6 +42,8 @@ pub struct GameFilter {
     pub since: Option<i64>,
     /// Only games whose last activity is before this.
     pub until: Option<i64>,
+    /// Only finished games this account placed first in (shared or not).
+    pub won_by: Option<String>,
     /// Only rated games whose every player was rated at least this before the game.
     pub min_rating: Option<f64>,
     /// Only rated games whose every player was rated at most this before the game.
@@ -140,6 +144,32 @@ pub fn list_games(
     if filter.public_only {
         query = query.filter(games::private.eq(false));
     }
+    // Lists of other people's games (the lobby, watching, the archive) leave out the games
+    // of accounts the viewer blocks or that block the viewer; the viewer's own lists keep
+    // every game it sits in or is invited to.
+    if filter.member.is_none() && filter.invited.is_none() && filter.to_act.is_none() {
+        let blocked_by_viewer = blocks::table
+            .filter(blocks::account_id.eq(filter.viewer.clone()))
+            .select(blocks::blocked_id.nullable());
+        let blocking_viewer = blocks::table
+            .filter(blocks::blocked_id.eq(filter.viewer.clone()))
+            .select(blocks::account_id.nullable());
+        query = query
+            .filter(
+                games::id.ne_all(
+                    seats::table
+                        .filter(seats::account_id.eq_any(blocked_by_viewer))
+                        .select(seats::game_id),
+                ),
+            )
+            .filter(
+                games::id.ne_all(
+                    seats::table
+                        .filter(seats::account_id.eq_any(blocking_viewer))
+                        .select(seats::game_id),
+                ),
+            );
+    }
     if let Some(follower) = &filter.followed_by {
         let followed = follows::table
             .filter(follows::follower_id.eq(follower.clone()))
@@ -155,6 +185,9 @@ pub fn list_games(
     let postgres = matches!(conn, DbConnection::Postgresql(_));
     for option in &filter.options {
         query = query.filter(option_condition(option, postgres));
+    }
+    if let Some(winner) = &filter.won_by {
+        query = query.filter(won_by_condition(winner, postgres));
     }
     if let Some(time_control) = filter.time_control {
         query = query.filter(games::time_control.like(format!("{{\"type\":\"{time_control}\"%")));
@@ -272,6 +305,24 @@ fn option_condition(option: &OptionFilter, postgres: bool) -> diesel::expression
     sql::<Bool>(&format!(
         "({})",
         condition.unwrap_or_else(|| "1 = 0".to_owned())
+    ))
+}
+
+/// The SQL condition "`account` sat at the game and placed first": its seat's place in the
+/// outcome's `places` (JSON text). Account ids are letters and digits, written into the SQL
+/// text; any other id matches no game.
+fn won_by_condition(account: &str, postgres: bool) -> diesel::expression::SqlLiteral<Bool> {
+    if account.is_empty() || !account.bytes().all(|byte| byte.is_ascii_alphanumeric()) {
+        return sql::<Bool>("(1 = 0)");
+    }
+    let place = if postgres {
+        "(games.outcome::jsonb -> 'places' ->> winner.seat) = '1'"
+    } else {
+        "json_extract(games.outcome, '$.places[' || winner.seat || ']') = 1"
+    };
+    sql::<Bool>(&format!(
+        "(games.status = 'finished' AND EXISTS (SELECT 1 FROM seats winner \
+         WHERE winner.game_id = games.id AND winner.account_id = '{account}' AND {place}))"
     ))
 }
 

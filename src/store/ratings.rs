@@ -8,7 +8,7 @@ use diesel::prelude::*;
 use std::collections::HashMap;
 
 use super::schema::{
-    accounts, actions, game_settings, games, rating_changes, rating_counter, ratings, seats,
+    accounts, actions, blocks, game_settings, games, rating_changes, rating_counter, ratings, seats,
 };
 use super::{on_backend, DbConnection, GameStatus, StoreError};
 use crate::games::server_events::{ServerEvent, Standing};
@@ -346,18 +346,29 @@ type LeaderboardRow = (String, String, f64, f64, i32, i64, f64, String);
 
 /// The kind's players with [`LEADERBOARD_MIN_GAMES`] rated games or more, best first by
 /// their conservative rating (ties: more games first, then name); at most `limit` of them
-/// after `after` (or skipping `offset`), each with its position.
+/// after `after` (or skipping `offset`), each with its position, as `viewer` sees the board.
 pub fn leaderboard(
     conn: &mut DbConnection,
     kind: &str,
+    viewer: &str,
     limit: i64,
     offset: i64,
     after: Option<&LeaderboardPosition>,
 ) -> Result<Vec<(StoredRating, LeaderboardPosition)>, StoreError> {
+    // Accounts the viewer blocks, or that block it, are left out, and ranks count the players
+    // shown (as `rank_of` does).
+    let blocked_by_viewer = blocks::table
+        .filter(blocks::account_id.eq(viewer.to_owned()))
+        .select(blocks::blocked_id);
+    let blocking_viewer = blocks::table
+        .filter(blocks::blocked_id.eq(viewer.to_owned()))
+        .select(blocks::account_id);
     let mut query = ratings::table
         .inner_join(accounts::table)
         .filter(ratings::kind.eq(kind))
         .filter(ratings::games.ge(LEADERBOARD_MIN_GAMES))
+        .filter(ratings::account_id.ne_all(blocked_by_viewer))
+        .filter(ratings::account_id.ne_all(blocking_viewer))
         .into_boxed();
     if let Some(after) = after {
         let conservative = f64::from_bits(after.conservative_bits);
@@ -522,8 +533,9 @@ pub fn current_ratings_of(
         .collect())
 }
 
-/// The rank on its kind's leaderboard of the account with this rating: one more than the
-/// players ranked before it (`None` while it has fewer rated games than the board needs).
+/// The account's rating in `kind` and its rank on the kind's leaderboard as it sees the
+/// board (see [`leaderboard`]): one more than the players ranked before it; `None` while it
+/// has fewer rated games than the board needs.
 pub fn rank_of(
     conn: &mut DbConnection,
     kind: &str,
@@ -545,10 +557,18 @@ pub fn rank_of(
         .filter(ratings::kind.eq(kind))
         .select((accounts::name_key, ratings::conservative))
         .first(conn)?;
+    let blocked_by_viewer = blocks::table
+        .filter(blocks::account_id.eq(account_id.to_owned()))
+        .select(blocks::blocked_id);
+    let blocking_viewer = blocks::table
+        .filter(blocks::blocked_id.eq(account_id.to_owned()))
+        .select(blocks::account_id);
     let before: i64 = ratings::table
         .inner_join(accounts::table)
         .filter(ratings::kind.eq(kind))
         .filter(ratings::games.ge(LEADERBOARD_MIN_GAMES))
+        .filter(ratings::account_id.ne_all(blocked_by_viewer))
+        .filter(ratings::account_id.ne_all(blocking_viewer))
         .filter(
             ratings::conservative
                 .gt(conservative)

@@ -452,3 +452,7 @@ diesel::joinable!(profiles -> accounts (account_id));
 diesel::allow_tables_to_appear_in_same_query!(profiles, accounts);
 diesel::allow_tables_to_appear_in_same_query!(follows, game_settings);
 diesel::allow_tables_to_appear_in_same_query!(rating_changes, game_settings);
+diesel::allow_tables_to_appear_in_same_query!(blocks, games);
+diesel::allow_tables_to_appear_in_same_query!(blocks, seats);
+diesel::allow_tables_to_appear_in_same_query!(blocks, game_settings);
+diesel::allow_tables_to_appear_in_same_query!(blocks, ratings);

@@ -230,7 +230,10 @@ function showError(problem) {
 
 function show(page) {
   if (page !== 'game-page') document.documentElement.classList.remove('choosing');
-  for (const id of ['sign-in-page', 'lobby-page', 'game-page']) $(id).hidden = id !== page;
+  for (const id of ['sign-in-page', 'lobby-page', 'game-page', 'player-page', 'leaderboard-page', 'archive-page', 'watch-page']) {
+    $(id).hidden = id !== page;
+  }
+  $('nav').hidden = page === 'sign-in-page';
   const signedIn = Boolean(localStorage.getItem(TOKEN_KEY));
   $('sign-out').hidden = !signedIn;
   $('who').textContent = signedIn ? `signed in as ${localStorage.getItem(NAME_KEY)}` : '';
@@ -264,9 +267,16 @@ function gameItem(game, action) {
   link.href = `/games/${game.id}`;
   link.className = 'game-link';
   link.dataset.gameId = game.id;
-  const players = game.seats.map(seatName).join(', ');
-  link.textContent = `${kindName(game.kind)} ${game.id}: ${players} (${game.status}${game.rated ? ', rated' : ''})`;
+  link.textContent = game.name;
   item.append(link);
+  const details = document.createElement('span');
+  details.className = 'details';
+  const players = game.seats.map((seat) => {
+    const rating = seat.rating ? ` ${seat.rating.rating.toFixed(1)}${seat.rating.provisional ? '?' : ''}` : '';
+    return `${seatName(seat)}${rating}`;
+  }).join(', ');
+  details.textContent = ` ${kindName(game.kind)} · ${players} · ${game.status} · ${gameSetup(game)}`;
+  item.append(details);
   const mine = game.your_seat === null ? null : game.seats[game.your_seat];
   if (game.your_turn && mine && mine.deadline) item.append(` - ${timeLeft(mine.deadline)}`);
   if (game.your_turn) item.className = 'your-turn';
@@ -393,6 +403,7 @@ function newGameRequest() {
     visibility: chosenVisibility(invite),
     invite,
     spectator_chat: $('new-spectator-chat').checked,
+    ...($('new-title').value.trim() ? { title: $('new-title').value.trim() } : {}),
   };
 }
 
@@ -503,16 +514,9 @@ async function showLobby() {
   const mine = await api('GET', '/v1/games?mine=true&limit=100');
   $('games').replaceChildren(...mine.games.filter((game) => !game.your_turn).map((game) => gameItem(game)));
   await showPush().catch(() => {});
-  const open = await api('GET', '/v1/games?status=open&limit=50');
-  const joinable = open.games.filter((game) => game.your_seat === null);
-  $('open-games').replaceChildren(
-    ...joinable.map((game) => {
-      const join = document.createElement('button');
-      join.textContent = 'Join';
-      join.onclick = () => joinGame(game.id);
-      return gameItem(game, join);
-    }),
-  );
+  await showFollowing();
+  await showOpenGames();
+  await applyLikeThis();
 }
 
 async function declineInvitation(id) {
@@ -882,8 +886,10 @@ function showResult(summary) {
   for (const seat of order) {
     const row = document.createElement('li');
     const forfeit = forfeits.find((entry) => entry.seat === seat);
+    const change = summary.seats[seat].rating_change;
     row.textContent = `${places[seat]}. ${seatName(summary.seats[seat])}: ${scores[seat]} points` +
-      (forfeit ? ` (${words(forfeit.reason)})` : '');
+      (forfeit ? ` (${words(forfeit.reason)})` : '') +
+      (change ? `, rating ${change.before.toFixed(1)} → ${change.after.toFixed(1)} (${signed(change.after - change.before)})` : '');
     table.append(row);
   }
   const tied = order.some((seat) => order.some((other) => other !== seat && scores[other] === scores[seat] && places[other] !== places[seat]));
@@ -998,9 +1004,14 @@ async function refreshGame(onlyIfChanged) {
   game.summary = summary;
   if (game.ownResultSeq !== summary.current_seq) $('last-text').textContent = '';
   if (summary.your_turn && summary.status === 'running') document.title = `(Your turn) ${kindName(summary.kind)} - turnpost`;
-  else document.title = `${kindName(summary.kind)} ${summary.id} - turnpost`;
+  else document.title = `${summary.name} - turnpost`;
   const names = summary.seats.map(seatName);
-  $('game-title').textContent = `${kindName(summary.kind)} ${summary.id}: ${names.join(' vs ')}`;
+  $('game-title').textContent = summary.name;
+  $('game-players').replaceChildren(...summary.seats.flatMap((seat, index) => {
+    const who = seat.account ? playerLink(seat.account.name) : seatName(seat);
+    const rating = seat.rating ? ` (${seat.rating.rating.toFixed(1)}${seat.rating.provisional ? ', provisional' : ''})` : '';
+    return [index ? ', ' : '', who, rating];
+  }), ` · ${gameSetup(summary)}`);
   $('rules-link').href = `/rules/${summary.kind.replaceAll('_', '-')}`;
   $('rules-link').textContent = `The rules of ${kindName(summary.kind)}`;
   const others = summary.to_act.filter((seat) => seat !== summary.your_seat);
@@ -1033,6 +1044,7 @@ async function refreshGame(onlyIfChanged) {
     ? 'Take back my vote to abandon'
     : 'Vote to abandon';
   $('rematch').hidden = !(['finished', 'abandoned'].includes(summary.status) && mySeat !== null);
+  $('play-like-this').hidden = !['finished', 'abandoned'].includes(summary.status);
   $('resign').hidden = !(summary.status === 'running' && inPlay);
   $('cancel').hidden = !(summary.status === 'open' && summary.created_by_you);
   $('leave').hidden = !(summary.status === 'open' && mySeat !== null && !summary.created_by_you);
@@ -1546,7 +1558,8 @@ function route() {
   }
   followNotifications();
   const match = location.pathname.match(/^\/games\/([A-Za-z0-9]+)$/);
-  (match ? showGame(match[1]) : showLobby()).catch(showError);
+  const people = match ? false : routePeople(location.pathname);
+  (match ? showGame(match[1]) : people || showLobby()).catch(showError);
 }
 
 window.addEventListener('DOMContentLoaded', () => {

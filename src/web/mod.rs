@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 
 const PAGE: &str = include_str!("index.html");
 const SCRIPT: &str = include_str!("app.js");
+const PEOPLE_SCRIPT: &str = include_str!("people.js");
 const STYLE: &str = include_str!("app.css");
 const SERVICE_WORKER: &str = include_str!("sw.js");
 const MANIFEST: &str = include_str!("manifest.webmanifest");
@@ -28,6 +29,7 @@ fn shell_version() -> &'static str {
         for part in [
             PAGE.as_bytes(),
             SCRIPT.as_bytes(),
+            PEOPLE_SCRIPT.as_bytes(),
             STYLE.as_bytes(),
             SERVICE_WORKER.as_bytes(),
             MANIFEST.as_bytes(),
@@ -69,6 +71,40 @@ pub async fn home() -> HttpResponse {
 #[route("/games/{id}", method = "GET", method = "HEAD")]
 pub async fn game_page() -> HttpResponse {
     page()
+}
+
+/// The people around the games: a player's page, the leaderboards, the archive and the
+/// games to watch (the page shows each from its path).
+#[route("/players/{name}", method = "GET", method = "HEAD")]
+pub async fn player_page() -> HttpResponse {
+    page()
+}
+
+#[route("/leaderboards", method = "GET", method = "HEAD")]
+pub async fn leaderboards_page() -> HttpResponse {
+    page()
+}
+
+#[route("/leaderboards/{kind}", method = "GET", method = "HEAD")]
+pub async fn leaderboard_page() -> HttpResponse {
+    page()
+}
+
+#[route("/archive", method = "GET", method = "HEAD")]
+pub async fn archive_page() -> HttpResponse {
+    page()
+}
+
+#[route("/watch", method = "GET", method = "HEAD")]
+pub async fn watch_page() -> HttpResponse {
+    page()
+}
+
+#[route("/people.js", method = "GET", method = "HEAD")]
+pub async fn people_script() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/javascript; charset=utf-8")
+        .body(PEOPLE_SCRIPT)
 }
 
 #[route("/app.js", method = "GET", method = "HEAD")]

@@ -9,7 +9,7 @@
 
 const VERSION = '__SHELL_VERSION__';
 const CACHE = `turnpost-shell-${VERSION}`;
-const SHELL = ['/', '/app.js', '/app.css', '/manifest.webmanifest', '/icon-192.png', '/icon-512.png'];
+const SHELL = ['/', '/app.js', '/people.js', '/app.css', '/manifest.webmanifest', '/icon-192.png', '/icon-512.png'];
 
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)));
@@ -34,7 +34,8 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   // Every page of the site is the same shell; the API is never cached.
-  const isPage = request.mode === 'navigate' && (url.pathname === '/' || /^\/games\/[A-Za-z0-9]+$/.test(url.pathname));
+  const isPage = request.mode === 'navigate'
+    && /^\/(?:games\/[A-Za-z0-9]+|players\/[^/]+|leaderboards(?:\/[a-z_]+)?|archive|watch)?$/.test(url.pathname);
   const key = isPage ? '/' : url.pathname;
   if (!isPage && !SHELL.includes(key)) return;
   event.respondWith((async () => {

@@ -11,7 +11,7 @@ use turnpost::games::eternal_palace::{EternalPalace, EternalPalaceOptions};
 use turnpost::games::java::{Java, JavaOptions};
 use turnpost::games::tikal::{Tikal, TikalOptions};
 use turnpost_client::{
-    AnyGameSummary, Client, CreateGame, Error, Game, GameStatus, TimeControl, Visibility,
+    AnyGameSummary, Client, CreateGame, Error, Game, GameStatus, Profile, TimeControl, Visibility,
 };
 
 use crate::on_both_backends;
@@ -171,6 +171,82 @@ async fn play_whole_game<G: Game>(
     assert!(listed.iter().any(|game| game.id() == id));
 }
 
+/// A player's page, one's own page, following and the archive, every answer typed.
+async fn pages_profiles_following_and_the_archive(app: &TestApp) {
+    let anonymous = checked_client(app);
+    let alice = anonymous.register("alice", "s3cret-pass").await.unwrap();
+    let bob = anonymous.register("bob", "s3cret-pass").await.unwrap();
+    let profile = Profile {
+        about: Some("Tikal since 1999.".to_owned()),
+        country: Some("AT".to_owned()),
+        language: Some("de".to_owned()),
+        show_last_seen: false,
+    };
+    assert_eq!(alice.set_profile(&profile).await.unwrap(), profile);
+    assert_eq!(alice.profile().await.unwrap(), profile);
+    let refused = alice
+        .set_profile(&Profile {
+            country: Some("Austria".to_owned()),
+            ..profile.clone()
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&refused, Error::Problem(problem) if problem.code == "invalid_profile"),
+        "{refused:?}"
+    );
+
+    let followed = bob.follow("ALICE").await.unwrap();
+    assert_eq!(followed.account.name, "alice");
+    let page = bob.player("alice").await.unwrap();
+    assert_eq!(page.about, "Tikal since 1999.");
+    assert_eq!(page.last_seen, None, "alice hides the day");
+    assert!(page.you_follow);
+    assert_eq!(page.followers, 1);
+    assert_eq!(page.head_to_head.map(|record| record.games), Some(0));
+    let listed = bob.following().all().await.unwrap();
+    assert_eq!(listed.len(), 1);
+
+    // A public game with a title, resigned: the archive has it, named.
+    let game = alice
+        .create_game_with::<Tikal>(CreateGame {
+            kind: Tikal::KIND,
+            seats: 2,
+            options: TikalOptions::default(),
+            seat: None,
+            time_control: TimeControl::None,
+            bots: Vec::new(),
+            visibility: Visibility::Public,
+            invite: Vec::new(),
+            spectator_chat: false,
+            rated: false,
+            title: Some("A quick one".to_owned()),
+        })
+        .await
+        .unwrap();
+    assert_eq!(game.summary().await.unwrap().name, "A quick one");
+    bob.game::<Tikal>(game.id()).join(None).await.unwrap();
+    game.resign().await.unwrap();
+    let archive = bob
+        .games(&[
+            ("status", "finished"),
+            ("public", "true"),
+            ("winner", "bob"),
+        ])
+        .all()
+        .await
+        .unwrap();
+    assert_eq!(archive.len(), 1);
+    assert_eq!(archive[0].id(), game.id());
+    let page = bob.player("alice").await.unwrap();
+    assert_eq!(page.recent_games.len(), 1);
+    assert_eq!(page.head_to_head.map(|record| record.you_ahead), Some(1));
+    let board = bob.leaderboard("tikal", 10).all().await.unwrap();
+    assert!(board.is_empty(), "an unrated game rates nobody");
+    bob.unfollow("alice").await.unwrap();
+    assert!(bob.following().all().await.unwrap().is_empty());
+}
+
 async fn a_whole_tikal_game(app: &TestApp) {
     play_whole_game::<Tikal>(app, 2, TikalOptions::default(), uniform, 7).await;
 }
@@ -201,6 +277,7 @@ async fn invitations_chat_abandoning_and_rematches(app: &TestApp) {
             invite: vec!["bob".to_owned()],
             spectator_chat: false,
             rated: true,
+            title: None,
         })
         .await
         .unwrap();
@@ -251,6 +328,7 @@ async fn invitations_chat_abandoning_and_rematches(app: &TestApp) {
 }
 
 on_both_backends!(
+    pages_profiles_following_and_the_archive,
     invitations_chat_abandoning_and_rematches,
     a_whole_tikal_game,
     a_whole_java_game,

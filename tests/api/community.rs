@@ -311,6 +311,36 @@ async fn following_lists_accounts_and_their_open_games_and_ends_with_a_block(app
     assert_eq!(seen_by_mallory["recent_games"], json!([]));
     assert_eq!(seen_by_mallory["head_to_head"], Value::Null);
     assert_eq!(page(app, &alice, "mallory").await["activity_hidden"], false);
+    // Neither sees the other's games in the lobby's lists; Bob sees both.
+    let mallorys = app
+        .post(&mallory, "/v1/games", &json!({"kind": "tikal", "seats": 2}))
+        .await
+        .expect_status(201)
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let alices = app
+        .post(&alice, "/v1/games", &json!({"kind": "tikal", "seats": 2}))
+        .await
+        .expect_status(201)
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let open_for = |player: &Player| {
+        let player = player.clone();
+        async move { listed(app, &player, "/v1/games?status=open&kind=tikal").await }
+    };
+    assert!(!open_for(&alice).await.contains(&mallorys));
+    assert!(!open_for(&mallory).await.contains(&alices));
+    assert!(open_for(&carol).await.contains(&mallorys) && open_for(&carol).await.contains(&alices));
+    assert!(
+        listed(app, &alice, "/v1/games?mine=true")
+            .await
+            .contains(&alices),
+        "one's own games stay"
+    );
 
     delete(app, &alice, "/v1/me/following/bob")
         .await

@@ -18,6 +18,7 @@
 
 pub mod models;
 pub mod pages;
+pub mod people;
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -28,6 +29,7 @@ use serde::Serialize;
 
 pub use models::*;
 pub use pages::{Paged, Pages};
+pub use people::{Follow, FollowList, HeadToHead, KindRecord, PlayerPage, Profile};
 
 /// What went wrong with a call.
 #[derive(Debug, thiserror::Error)]
@@ -184,6 +186,7 @@ impl Client {
             invite: Vec::new(),
             spectator_chat: false,
             rated: true,
+            title: None,
         })
         .await
     }
@@ -473,7 +476,11 @@ impl Client {
             .await
     }
 
-    /// The games `filters` (`GET /v1/games`'s parameters, as pairs) select, a page at a time.
+    /// The games `filters` (`GET /v1/games`'s parameters, as pairs) select, a page at a time:
+    /// the lobby (`status=open`), the games to watch (`status=running&public=true`,
+    /// `following=true`) and the archive (`status=finished&public=true` with `kind`,
+    /// `players`, `winner`, `options`, `time_control`, `since`, `until`, `min_rating`,
+    /// `max_rating`).
     pub fn games(&self, filters: &[(&'static str, &str)]) -> Pages<GameList> {
         let query = filters
             .iter()

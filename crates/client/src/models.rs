@@ -169,7 +169,7 @@ pub struct BotSeat {
     pub strategy: BotStrategy,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeatInfo {
     pub seat: u8,
@@ -182,6 +182,31 @@ pub struct SeatInfo {
     pub abandon_vote: bool,
     /// RFC 3339: the player here is on vacation until then; the seat's clock stands still.
     pub vacation_until: Option<String>,
+    /// The player's rating in the game's kind now (in lists and game summaries; `None` in
+    /// the answers of moves, for bots, open seats and unrated players).
+    pub rating: Option<SeatRating>,
+    /// What the finished rated game did to the player's rating.
+    pub rating_change: Option<SeatRatingChange>,
+}
+
+/// A seated player's rating in the game's kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatRating {
+    pub rating: f64,
+    pub uncertainty: f64,
+    pub conservative: f64,
+    pub games: u32,
+    /// Fewer rated games than a leaderboard needs.
+    pub provisional: bool,
+}
+
+/// What a finished rated game did to a player's rating.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatRatingChange {
+    pub before: f64,
+    pub after: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -197,6 +222,10 @@ pub struct GameOutcome {
 #[serde(deny_unknown_fields, bound = "")]
 pub struct GameSummary<G: Game> {
     pub id: String,
+    /// The game's name for people: its title, or its kind and players.
+    pub name: String,
+    /// The name its creator gave it.
+    pub title: Option<String>,
     pub kind: String,
     pub rules_version: u32,
     pub seed_commitment: String,
@@ -450,6 +479,9 @@ pub struct CreateGame<G: Game> {
     pub spectator_chat: bool,
     /// Whether the game counts for ratings (the server's default: yes).
     pub rated: bool,
+    /// A name for the game (one line, at most 80 characters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
 }
 
 /// The body of `POST /v1/games/{id}/actions`.
@@ -615,6 +647,8 @@ pub struct Rating {
     /// `rating` minus three times `uncertainty`: what leaderboards rank by.
     pub conservative: f64,
     pub games: u32,
+    /// Fewer rated games than a leaderboard needs: a first guess, not on the board yet.
+    pub provisional: bool,
     pub updated_at: String,
 }
 
@@ -630,6 +664,10 @@ pub struct LeaderboardEntry {
 #[serde(deny_unknown_fields)]
 pub struct Leaderboard {
     pub kind: String,
+    /// Rated games a player needs to be on the board.
+    pub minimum_games: u32,
+    /// The caller's own place, while it is on the board.
+    pub you: Option<LeaderboardEntry>,
     pub players: Vec<LeaderboardEntry>,
     /// The next page's cursor; `None` on the last page.
     #[serde(default)]

@@ -11,6 +11,8 @@ use serde_json::{json, Value};
 
 use crate::util::{Backend, TestApp};
 
+mod people;
+
 /// One browser at a time: two Chromiums rendering at once on a 2-core machine starve the
 /// server under test until it times out a request head (408).
 static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());

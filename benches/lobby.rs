@@ -26,6 +26,7 @@ fn account(index: usize) -> Account {
         password_hash: "not a real hash".into(),
         created_at: 0,
         token_generation: 0,
+        last_seen_day: None,
     }
 }
 
@@ -62,6 +63,7 @@ fn fill(db: &Db) {
                 visibility: turnpost::service::Visibility::Public,
                 cancel_reason: None,
                 settings: Default::default(),
+                title: None,
             };
             let seat = |seat: i32, who: usize| SeatRow {
                 game_id: id.clone(),
@@ -129,10 +131,9 @@ fn bench(backend: &str, db: &Db) -> bool {
         mine,
         my_turn,
         invited: false,
-        status: None,
-        kind: None,
         limit: 50,
         start,
+        ..GameQuery::default()
     };
     let my_turn = time(
         "my_turn=true, first page",

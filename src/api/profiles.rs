@@ -191,13 +191,7 @@ impl Profile {
     ))]
 #[route("/v1/me/profile", method = "GET", method = "HEAD")]
 pub async fn get_profile(db: web::Data<Db>, user: AuthUser) -> Result<HttpResponse, ApiError> {
-    let stored = blocking(move || {
-        Ok::<_, ApiError>(
-            db.read(|conn| crate::store::profiles::profile_of(conn, &user.account_id))?
-                .ok_or_else(|| ApiError::Internal("an account vanished".into()))?,
-        )
-    })
-    .await?;
+    let stored = blocking(move || profiles::own_profile(&db, &user)).await?;
     Ok(HttpResponse::Ok().json(Profile::of(&stored)))
 }
 

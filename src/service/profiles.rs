@@ -56,8 +56,12 @@ pub fn profile(db: &Db, name: &str, viewer: &AuthUser) -> Result<Profile, ApiErr
             .ok_or_else(|| ApiError::Internal("an account vanished".into()))?;
         let own = account.id == viewer.account_id;
         let activity_hidden = !own
-            && !moderation::blocked_among(conn, &account.id, &[viewer.account_id.clone()])?
-                .is_empty();
+            && !moderation::blocked_among(
+                conn,
+                &account.id,
+                std::slice::from_ref(&viewer.account_id),
+            )?
+            .is_empty();
         let (followers, following) = follows::counts(conn, &account.id)?;
         let ratings = ratings::ratings_of(conn, &account.id)?;
         if activity_hidden {
@@ -111,6 +115,14 @@ pub fn profile(db: &Db, name: &str, viewer: &AuthUser) -> Result<Profile, ApiErr
             activity_hidden,
             stored,
         })
+    })
+}
+
+/// What the caller's page says.
+pub fn own_profile(db: &Db, user: &AuthUser) -> Result<StoredProfile, ApiError> {
+    db.read(|conn| {
+        profiles::profile_of(conn, &user.account_id)?
+            .ok_or_else(|| ApiError::Internal("an account vanished".into()))
     })
 }
 

@@ -549,7 +549,7 @@ async fn the_archive_filters_finished_public_games(app: &TestApp) {
     );
     assert_eq!(
         listed(app, &carol, &format!("{open}&options=location_tiles")).await,
-        [academy.clone()]
+        std::slice::from_ref(&academy)
     );
     assert_eq!(
         listed(

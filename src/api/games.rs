@@ -237,8 +237,9 @@ pub struct GameListQuery {
     pub invited: bool,
     /// Only games of this kind.
     pub kind: Option<String>,
-    /// Only public games, also where you sit at unlisted or private ones: the archive
-    /// (`status=finished&public=true`) and the games to watch (`status=running&public=true`).
+    /// Only public games, leaving out the unlisted and private ones you have a part in: the
+    /// archive (`status=finished&public=true`) and the games to watch
+    /// (`status=running&public=true`).
     #[serde(default)]
     pub public: bool,
     /// Only games an account you follow (`PUT /v1/me/following/{name}`) sits at.

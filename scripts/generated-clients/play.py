@@ -14,8 +14,14 @@ import sys
 import turnpost_client.models as models
 from turnpost_client import AuthenticatedClient, Client
 from turnpost_client.types import UNSET
-from turnpost_client.api.accounts import create_account, create_token
-from turnpost_client.api.games import create_game, get_game, join_game, list_game_kinds
+from turnpost_client.api.accounts import (
+    create_account,
+    create_token,
+    follow_account,
+    get_player,
+    set_profile,
+)
+from turnpost_client.api.games import create_game, get_game, join_game, list_game_kinds, list_games
 from turnpost_client.api.notifications import stream_notifications
 from turnpost_client.api.play import (
     export_game,
@@ -99,13 +105,33 @@ def check_problem(player):
     assert problem.code == models.ProblemCode.GAME_NOT_FOUND, problem.code
 
 
+def check_people(players, names, game_id, prefix):
+    """A page, following and the archive, each answer its named type: the finished game is in
+    the first player's latest games and in the archive filtered by its players."""
+    profile = models.Profile(about="Plays from a generated client.", country="DE", language="de",
+                             show_last_seen=True)
+    stored = parsed(set_profile.sync_detailed(client=players[0], body=profile), 200, "Profile")
+    assert stored.country == "DE" and stored.about == profile.about, stored
+    followed = parsed(follow_account.sync_detailed(name=names[0], client=players[1]), 201, "FollowOut")
+    assert followed.account.name == names[0]
+    page = parsed(get_player.sync_detailed(name=names[0], client=players[1]), 200, "PlayerPage")
+    assert page.you_follow and page.about == profile.about and page.followers == 1
+    assert [type(game).__name__ for game in page.recent_games] == [f"{prefix}GameSummary"]
+    assert page.recent_games[0].id == game_id
+    archive = parsed(list_games.sync_detailed(client=players[1], status=models.GameStatus.FINISHED,
+                                              public=True, players=",".join(names)), 200, "GameList")
+    assert [game.id for game in archive.games] == [game_id], archive.games
+    assert type(archive.games[0]).__name__ == f"{prefix}GameSummary"
+
+
 def play(base, kind, seed):
     prefix, seats = KINDS[kind]
     rng = random.Random(seed)
     anonymous = Client(base_url=base)
-    players = []
+    players, names = [], []
     for seat in range(seats):
         name = f"py-{kind.replace('_', '-')}-{seed}-{seat}"
+        names.append(name)
         credentials = models.Credentials(name=name, password="s3cret-pass")
         parsed(create_account.sync_detailed(client=anonymous, body=credentials), 201, "AccountCreated")
         token = parsed(create_token.sync_detailed(client=anonymous, body=credentials), 200, "TokenIssued")
@@ -155,6 +181,7 @@ def play(base, kind, seed):
     assert isinstance(summary.created_at, datetime.datetime), type(summary.created_at)
     streamed, notified = follow_streams(players, game.id, prefix, events)
     check_problem(players[0])
+    check_people(players, names, game.id, prefix)
     export = parsed(export_game.sync_detailed(id=game.id, client=players[0]), 200, f"{prefix}GameExport")
     assert export.complete and len(export.actions) == actions
     for recorded in export.actions:
@@ -162,7 +189,7 @@ def play(base, kind, seed):
     print(f"python client: a whole {kind} game, {actions} actions ({len(action_types)} action types), "
           f"{len(events)} events ({pages} pages), every answer parsed into its named type; the game's stream "
           f"({streamed} events) and the account stream ({notified} notifications) followed; dates "
-          f"read as dates, problem codes as enums")
+          f"read as dates, problem codes as enums; a player's page, following and the archive read")
 
 
 if __name__ == "__main__":

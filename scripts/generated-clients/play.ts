@@ -95,12 +95,32 @@ async function checkProblem(player: Client): Promise<void> {
   if (code !== 'game_not_found') throw new Error(`a missing game is ${code}`);
 }
 
+/** A page, following and the archive through the generated methods, each answer validated:
+ * the finished game is in the first player's latest games and in the archive. */
+async function checkPeople(players: Client[], names: string[], id: string, kind: Kind): Promise<void> {
+  const profile = { about: 'Plays from a generated client.', country: 'AT', language: 'de', show_last_seen: true };
+  const stored = must(await sdk.setProfile({ client: players[0], body: profile }), 'set profile');
+  if (stored.country !== 'AT') throw new Error(`profile stored as ${JSON.stringify(stored)}`);
+  must(await sdk.followAccount({ client: players[1], path: { name: names[0] } }), 'follow');
+  const page = must(await sdk.getPlayer({ client: players[1], path: { name: names[0] } }), 'player page');
+  if (!page.you_follow || page.recent_games.length !== 1 || page.recent_games[0].id !== id || page.recent_games[0].kind !== kind) {
+    throw new Error(`player page: ${JSON.stringify(page).slice(0, 300)}`);
+  }
+  const archive = must(
+    await sdk.listGames({ client: players[1], query: { status: 'finished', public: true, players: names.join(',') } }),
+    'archive',
+  );
+  if (archive.games.length !== 1 || archive.games[0].id !== id) throw new Error('the archive misses the game');
+}
+
 async function play(base: string, kind: Kind, seats: number, seed: number): Promise<void> {
   const next = random(seed);
   const anonymous = createClient({ baseUrl: base });
   const players = [];
+  const names: string[] = [];
   for (let seat = 0; seat < seats; seat++) {
     const body = { name: `ts-${kind.replace('_', '-')}-${seed}-${seat}`, password: 's3cret-pass' };
+    names.push(body.name);
     must(await sdk.createAccount({ client: anonymous, body }), 'register');
     const issued = must(await sdk.createToken({ client: anonymous, body }), 'sign in');
     players.push(createClient({ baseUrl: base, auth: () => issued.token }));
@@ -160,12 +180,14 @@ async function play(base: string, kind: Kind, seats: number, seed: number): Prom
   }
   const [streamed, notified] = await followStreams(players[0], created.id, kind, seqs);
   await checkProblem(players[0]);
+  await checkPeople(players, names, created.id, kind);
   const exported = must(await sdk.exportGame({ client: players[0], path: { id: created.id } }), 'export');
   if (!exported.complete || exported.actions?.length !== actions) throw new Error('export incomplete');
   console.log(
     `typescript client: a whole ${kind} game, ${actions} actions (${types.size} action types), ` +
       `${seqs.length} events (${pages} pages), every answer validated by the generated zod schemas; the game's ` +
-      `stream (${streamed} events) and the account stream (${notified} notifications) followed`,
+      `stream (${streamed} events) and the account stream (${notified} notifications) followed; a player's page, ` +
+      'following and the archive read',
   );
 }
 

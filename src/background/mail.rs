@@ -18,6 +18,7 @@ use tokio::sync::{Notify, Semaphore};
 
 use super::{blocking, Workers};
 use crate::service::email::{compose, Mail, MailLinks};
+use crate::service::people::name_games_in;
 use crate::store::email::{self, ClaimedMail, MailResult};
 
 /// How long an instance holds a claimed account's mail before another may send it.
@@ -74,7 +75,25 @@ pub async fn run(workers: Workers, settings: MailSettings) {
         );
         let claimed = blocking(move || {
             let now = clock.now_millis();
-            db.write(|conn| email::claim_next(conn, now, now + LEASE_MILLIS, spacing))
+            let claimed =
+                db.write(|conn| email::claim_next(conn, now, now + LEASE_MILLIS, spacing));
+            claimed.map(|claimed| {
+                claimed.map(|mut claimed| {
+                    let games: Vec<String> = claimed
+                        .items
+                        .iter()
+                        .map(|item| game_of(&item.payload))
+                        .collect();
+                    name_games_in(
+                        &db,
+                        games
+                            .iter()
+                            .map(String::as_str)
+                            .zip(claimed.items.iter_mut().map(|item| &mut item.payload)),
+                    );
+                    claimed
+                })
+            })
         })
         .await;
         match claimed {
@@ -105,6 +124,14 @@ pub async fn run(workers: Workers, settings: MailSettings) {
             }
         }
     }
+}
+
+/// The game a mail item's payload is about (`game_id`; none for a confirmation).
+fn game_of(payload: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(payload)
+        .ok()
+        .and_then(|payload| payload["game_id"].as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 async fn send_and_record(

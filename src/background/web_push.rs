@@ -15,6 +15,7 @@ use tokio::sync::{Notify, Semaphore};
 use super::{blocking, Workers};
 use crate::outbound::Outbound;
 use crate::service::now_millis;
+use crate::service::people::name_games_in;
 use crate::store::web_push::{self as stored, Message, Outcome, Subscription, TEST_KIND};
 use crate::web_push::encryption::{self, Recipient};
 use crate::web_push::VapidKey;
@@ -104,8 +105,15 @@ pub async fn run(workers: Workers, settings: PushSettings) {
             if !matches!(due, Ok(count) if count > 0) {
                 return Ok(None);
             }
-            db.write(|conn| {
+            let claimed = db.write(|conn| {
                 stored::claim_next(conn, now, now + LEASE_MILLIS, per_account, per_service)
+            });
+            claimed.map(|claimed| {
+                claimed.map(|(mut message, subscription)| {
+                    let game_id = message.game_id.clone();
+                    name_games_in(&db, [(game_id.as_str(), &mut message.payload)]);
+                    (message, subscription)
+                })
             })
         })
         .await;
@@ -287,7 +295,21 @@ mod tests {
             serde_json::json!({"game_id": "g7k2", "game_kind": "java"}),
         ));
         let read: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(read["title"], "Your turn in Java game g7k2");
+        assert_eq!(
+            read["title"], "Your turn in Java game g7k2",
+            "without a name read"
+        );
+        let named = crate::service::people::with_game_name(
+            r#"{"game_id": "g7k2", "game_kind": "java"}"#,
+            "Java with ada and bo",
+        );
+        let text = message_text(&Message {
+            payload: named,
+            ..message("your_turn", "g7k2", serde_json::json!({}))
+        });
+        let read: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(read["title"], "Your turn in Java with ada and bo");
+        assert_eq!(read["body"], "It is your turn in Java with ada and bo.");
         assert_eq!(read["url"], "/games/g7k2");
         assert_eq!(read["tag"], "game-g7k2");
         assert_eq!(read["type"], "your_turn");

@@ -1,12 +1,19 @@
 //! The words a notification is told in beyond its feed: a mail's subject and paragraph, a
 //! push message's title and text.
 
-/// A title and a sentence for a notification of `kind` with its feed's `payload`.
+/// A title and a sentence for a notification of `kind` with its feed's `payload` (and the
+/// game's spoken name in `game_name`, when the sender added it).
 pub fn describe(kind: &str, payload: &serde_json::Value) -> (String, String) {
     let game_id = payload["game_id"].as_str().unwrap_or_default();
-    let game = format!(
-        "{} game {game_id}",
-        kind_name(payload["game_kind"].as_str().unwrap_or_default())
+    // The game's name as the sender read it (`people::name_games_in`); else kind and id.
+    let game = payload["game_name"].as_str().map_or_else(
+        || {
+            format!(
+                "{} game {game_id}",
+                kind_name(payload["game_kind"].as_str().unwrap_or_default())
+            )
+        },
+        str::to_owned,
     );
     let by = payload["by"].as_str().unwrap_or("someone");
     match kind {

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::LoadedGame;
+use crate::error::ApiError;
 use crate::ratings::Rating;
 use crate::store::ratings::LEADERBOARD_MIN_GAMES;
 use crate::store::{profiles, ratings, DbConnection, GameStatus, StoreError};
@@ -105,25 +106,100 @@ pub fn with_people(conn: &mut DbConnection, game: LoadedGame) -> Result<LoadedGa
 }
 
 impl LoadedGame {
-    /// The game's name for people: its title, or its kind and who sits at it.
-    pub fn display_name(&self) -> String {
-        if let Some(title) = &self.game.title {
-            return title.clone();
-        }
-        let kind = self.rules.name();
-        let players: Vec<String> = self
-            .seats
+    /// Who sits at the game, in seat order: names, and "a bot" for a bot seated at creation.
+    fn sitting(&self) -> Vec<String> {
+        self.seats
             .iter()
             .filter_map(|seat| match (&seat.account_name, seat.bot) {
                 (Some(name), _) => Some(name.clone()),
                 (None, Some(_)) => Some("a bot".to_owned()),
                 (None, None) => None,
             })
-            .collect();
-        match players.as_slice() {
+            .collect()
+    }
+
+    /// The game's name for people: its title, or its kind and who sits at it.
+    pub fn display_name(&self) -> String {
+        if let Some(title) = &self.game.title {
+            return title.clone();
+        }
+        let kind = self.rules.name();
+        match self.sitting().as_slice() {
             [] => format!("{kind}, open game"),
             [creator] => format!("{kind}, open game by {creator}"),
             [first @ .., last] => format!("{kind}: {} and {last}", first.join(", ")),
+        }
+    }
+
+    /// The game's name inside a sentence of a push or a mail ("Your turn in ..."): its
+    /// title with its kind, its kind with its players, or while it waits for players "a
+    /// game of" its kind.
+    pub fn spoken_name(&self) -> String {
+        let kind = self.rules.name();
+        if let Some(title) = &self.game.title {
+            return format!("\u{201c}{title}\u{201d} ({kind})");
+        }
+        match self.sitting().as_slice() {
+            [first @ .., last] if !first.is_empty() && self.game.status != GameStatus::Open => {
+                format!("{kind} with {} and {last}", first.join(", "))
+            }
+            _ => format!("a game of {kind}"),
+        }
+    }
+}
+
+/// The spoken names of these games (see [`LoadedGame::spoken_name`]), by id; ids of no game
+/// are left out.
+pub fn spoken_names(
+    conn: &mut DbConnection,
+    ids: &[&str],
+) -> Result<HashMap<String, String>, ApiError> {
+    let mut names = HashMap::new();
+    for id in ids {
+        if id.is_empty() || names.contains_key(*id) {
+            continue;
+        }
+        if let Some((game, seats)) = crate::store::find_game_with_seats(conn, id)? {
+            names.insert(
+                (*id).to_owned(),
+                LoadedGame::with_seats(game, seats)?.spoken_name(),
+            );
+        }
+    }
+    Ok(names)
+}
+
+/// A notification's payload (JSON text) with its game's spoken name added as `game_name`,
+/// which the words of a push or a mail use; as it was when it is no JSON object.
+pub fn with_game_name(payload: &str, name: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(payload) {
+        Ok(serde_json::Value::Object(mut fields)) => {
+            fields.insert("game_name".to_owned(), name.into());
+            serde_json::Value::Object(fields).to_string()
+        }
+        _ => payload.to_owned(),
+    }
+}
+
+/// Gives each payload of `items` (a game id and its payload) its game's spoken name: the
+/// words of the pushes and mails about to be sent. A name that cannot be read leaves the
+/// payload as it is (the words then name the game by its kind and id).
+pub fn name_games_in<'a>(
+    db: &crate::store::Db,
+    items: impl IntoIterator<Item = (&'a str, &'a mut String)>,
+) {
+    let items: Vec<(&str, &mut String)> = items.into_iter().collect();
+    let ids: Vec<&str> = items.iter().map(|(id, _)| *id).collect();
+    let names = match db.read(|conn| spoken_names(conn, &ids)) {
+        Ok(names) => names,
+        Err(error) => {
+            tracing::warn!(%error, "could not read the names of games to notify about");
+            return;
+        }
+    };
+    for (id, payload) in items {
+        if let Some(name) = names.get(id) {
+            *payload = with_game_name(payload, name);
         }
     }
 }

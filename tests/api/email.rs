@@ -205,10 +205,7 @@ async fn an_address_is_confirmed_chosen_and_unsubscribed_in_one_click(backend: B
     let game = invite(&app, &bo, "ada").await;
     let mails = sink.wait_for("ada@example.org", 2).await;
     let invitation = &mails[1];
-    assert_eq!(
-        invitation.subject(),
-        format!("bo invites you to Tikal game {game}")
-    );
+    assert_eq!(invitation.subject(), "bo invites you to a game of Tikal");
     // The links point at --public-url (here the default from --bind, without the port the
     // test server really got).
     assert!(invitation.body.contains(&format!("/games/{game}\n")));
@@ -249,7 +246,7 @@ async fn an_address_is_confirmed_chosen_and_unsubscribed_in_one_click(backend: B
         "the mention was not mailed: {mails_now:#?}"
     );
     let texts: String = mails[2..].iter().map(|mail| mail.body.clone()).collect();
-    assert!(texts.contains(&format!("Tikal game {second}")), "{texts}");
+    assert!(texts.contains(&format!("/games/{second}\n")), "{texts}");
     assert!(!texts.contains("mentioned"), "{texts}");
 
     // One click, as a mail program makes it: nothing more is mailed.
@@ -336,10 +333,17 @@ async fn a_digest_carries_a_day_in_one_mail(backend: Backend) {
     assert_eq!(sink.mails_to(&address).len(), 2, "one digest");
     let digest = &mails[1];
     assert_eq!(digest.subject(), "Your turnpost digest: 3 updates");
-    for game in &games {
-        assert!(digest
+    assert_eq!(
+        digest
             .body
-            .contains(&format!("bo invites you to Tikal game {game}.")));
+            .matches("bo invites you to a game of Tikal.\n")
+            .count(),
+        3,
+        "{}",
+        digest.body
+    );
+    for game in &games {
+        assert!(digest.body.contains(&format!("/games/{game}\n")));
     }
     assert!(digest.header("list-unsubscribe").is_some());
     sink.assert_each_mail_once();
@@ -382,10 +386,8 @@ async fn mail_waits_out_a_down_smtp_server_and_arrives_once(backend: Backend) {
     );
     clock.advance(61 * SECOND_MS);
     let mails = sink.wait_for(&address, 2).await;
-    assert_eq!(
-        mails[1].subject(),
-        format!("bo invites you to Tikal game {game}")
-    );
+    assert_eq!(mails[1].subject(), "bo invites you to a game of Tikal");
+    assert!(mails[1].body.contains(&format!("/games/{game}\n")));
     clock.advance(3_600 * SECOND_MS);
     settle().await;
     assert_eq!(sink.mails_to(&address).len(), 2, "sent once");
@@ -422,10 +424,8 @@ async fn mail_claimed_by_an_instance_that_died_is_sent_once_its_lease_lapses(bac
     assert_eq!(sink.mails_to(&address).len(), 1, "held by the dead claim");
     clock.advance(5 * 60 * SECOND_MS + 1);
     let mails = sink.wait_for(&address, 2).await;
-    assert_eq!(
-        mails[1].subject(),
-        format!("bo invites you to Tikal game {game}")
-    );
+    assert_eq!(mails[1].subject(), "bo invites you to a game of Tikal");
+    assert!(mails[1].body.contains(&format!("/games/{game}\n")));
     settle().await;
     assert_eq!(sink.mails_to(&address).len(), 2);
     sink.assert_each_mail_once();
@@ -462,7 +462,7 @@ async fn one_accounts_flood_waits_its_turn_and_holds_back_no_one(backend: Backen
     let cy_mails = sink.wait_for(&cy_address, 2).await;
     assert!(cy_mails[1]
         .subject()
-        .starts_with("bo invites you to Tikal game"));
+        .starts_with("bo invites you to a game of Tikal"));
     // Ada's first mail carries what had come when it was claimed; the rest waits out her
     // minute and comes in one more mail.
     sink.wait_for(&ada_address, 2).await;
@@ -597,7 +597,12 @@ async fn a_move_that_passes_the_turn_mails_the_next_player(backend: Backend) {
         assert!(moves < 40, "the turn never passed");
     }
     let mails = sink.wait_for(next, 2).await;
-    assert_eq!(mails[1].subject(), format!("Your turn in Tikal game {id}"));
+    assert_eq!(
+        mails[1].subject(),
+        "Your turn in Tikal with ada and bo",
+        "the game named by its kind and players, not its id"
+    );
+    assert!(mails[1].body.contains(&format!("/games/{id}\n")));
     settle().await;
     assert_eq!(sink.mails_to(next).len(), 2, "one mail for the turn");
     assert_eq!(

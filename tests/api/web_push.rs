@@ -432,7 +432,7 @@ async fn a_turn_is_pushed_once_until_the_player_looks(app: &TestApp) {
     assert!(message["title"]
         .as_str()
         .unwrap()
-        .starts_with("Your turn in Java"));
+        .starts_with("Your turn in Java with "));
     assert_eq!(pushed[0].headers["urgency"], "high");
     assert!(pushed[0].headers["topic"].len() <= 32);
 

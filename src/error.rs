@@ -419,6 +419,7 @@ pub const PROBLEM_CODES: &[(&str, &[u16], &str)] = &[
     ("message_not_found", &[404], "the game's chat has no message with that id"),
     ("not_blocked", &[404], "the caller does not block that account"),
     ("not_following", &[404], "the caller does not follow that account"),
+    ("option_not_found", &[404], "no game kind (or not the one asked for) has that option or choice"),
     ("report_not_found", &[404], "no open report has that id"),
     ("cursor_not_found", &[404], "no page of this list has that `cursor`: pass a page's `next` back as given"),
     ("confirmation_not_found", &[404], "no confirmation waits for that token (it expired, was replaced, or was used)"),

@@ -251,10 +251,10 @@ pub struct GameListQuery {
     /// Only finished games this account (a name, any case) won: first place, shared or not.
     #[param(example = "alice")]
     pub winner: Option<String>,
-    /// Only games with all of these options (needs `kind`), separated by commas: a yes/no
-    /// option's name for yes, a list option's name for any choice of it, `name:choice` for
-    /// one choice (`river_market`, `location_tiles:academy`). Names are those of the kind's
-    /// options schema (`GET /v1/game-kinds`).
+    /// Only games with all of these options, separated by commas: a yes/no option's name for
+    /// yes, a list option's name for any choice of it, `name:choice` for one choice
+    /// (`river_market`, `location_tiles:academy`). Names are those of the options schemas in
+    /// `GET /v1/game-kinds` (of `kind`'s, when given); another is 404 `option_not_found`.
     #[param(example = "river_market,location_tiles:academy")]
     pub options: Option<String>,
     /// Only games with this kind of time control.
@@ -311,45 +311,43 @@ impl TimeControlKind {
     }
 }
 
-/// The option filters of `options`, checked against the kind's options: a name alone is a
-/// yes/no option that is yes, else a list option with any choice; `name:choice` a choice.
+/// The option filters of `options`, checked against the options of `kind` (of any kind
+/// without one): a name alone is a yes/no option that is yes, else a list option with any
+/// choice; `name:choice` a choice. One no kind has is 404 `option_not_found`.
 fn option_filters(kind: Option<&str>, text: Option<&str>) -> Result<Vec<OptionFilter>, ApiError> {
     let Some(text) = text.filter(|text| !text.is_empty()) else {
         return Ok(Vec::new());
     };
-    let rules = kind
-        .and_then(crate::games::find_game_rules)
-        .ok_or_else(|| {
-            ApiError::bad_request(
-                "invalid_query",
-                "`options` needs `kind`: options are a kind's",
-            )
-        })?;
-    let accepts = |options: serde_json::Value| rules.normalize_options(&options).is_ok();
+    let kinds: Vec<&'static dyn crate::games::GameRules> = match kind {
+        Some(kind) => crate::games::find_game_rules(kind).into_iter().collect(),
+        None => crate::games::all_games().to_vec(),
+    };
+    let accepts = |options: serde_json::Value| {
+        kinds
+            .iter()
+            .any(|rules| rules.normalize_options(&options).is_ok())
+    };
     text.split(',')
-        .map(|item| {
-            let unknown = || {
-                ApiError::bad_request(
-                    "invalid_query",
-                    format!(
-                        "{} has no option {item:?}; see its options schema in GET \
-                         /v1/game-kinds",
-                        rules.name()
-                    ),
-                )
-            };
-            match item.split_once(':') {
-                None if accepts(serde_json::json!({ item: true })) => {
-                    Ok(OptionFilter::On(item.to_owned()))
-                }
-                None if accepts(serde_json::json!({ item: [] })) => {
-                    Ok(OptionFilter::AnyOf(item.to_owned()))
-                }
-                Some((name, choice)) if accepts(serde_json::json!({ name: [choice] })) => {
-                    Ok(OptionFilter::Holds(name.to_owned(), choice.to_owned()))
-                }
-                _ => Err(unknown()),
+        .map(|item| match item.split_once(':') {
+            None if accepts(serde_json::json!({ item: true })) => {
+                Ok(OptionFilter::On(item.to_owned()))
             }
+            None if accepts(serde_json::json!({ item: [] })) => {
+                Ok(OptionFilter::AnyOf(item.to_owned()))
+            }
+            Some((name, choice)) if accepts(serde_json::json!({ name: [choice] })) => {
+                Ok(OptionFilter::Holds(name.to_owned(), choice.to_owned()))
+            }
+            _ => Err(ApiError::not_found(
+                "option_not_found",
+                format!(
+                    "{} no option {item:?}; see the options schemas in GET /v1/game-kinds",
+                    kind.and_then(crate::games::find_game_rules).map_or_else(
+                        || "no game kind has".to_owned(),
+                        |rules| format!("{} has", rules.name())
+                    )
+                ),
+            )),
         })
         .collect()
 }
@@ -363,7 +361,7 @@ fn option_filters(kind: Option<&str>, text: Option<&str>) -> Result<Vec<OptionFi
         (status = 200, body = GameList),
         (status = 400, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`cursor_not_found`; `account_not_found`: a name of `players` or `winner`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`cursor_not_found`; `account_not_found`: a name of `players` or `winner`; `option_not_found`: a name of `options`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[route("/v1/games", method = "GET", method = "HEAD")]

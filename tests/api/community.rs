@@ -545,7 +545,7 @@ async fn the_archive_filters_finished_public_games(app: &TestApp) {
     );
     assert_eq!(
         listed(app, &carol, &format!("{open}&options=river_market")).await,
-        [river]
+        std::slice::from_ref(&river)
     );
     assert_eq!(
         listed(app, &carol, &format!("{open}&options=location_tiles")).await,
@@ -571,10 +571,16 @@ async fn the_archive_filters_finished_public_games(app: &TestApp) {
         format!("{open}&options=privileges,volcano"),
         format!("{open}&options=location_tiles:atlantis"),
         format!("{open}&options=river_market'--"),
-        "/v1/games?options=river_market".to_owned(),
+        "/v1/games?kind=tikal&options=river_market".to_owned(),
+        "/v1/games?options=volcano".to_owned(),
     ] {
         app.get(&carol, &bad)
             .await
-            .expect_problem(400, "invalid_query");
+            .expect_problem(404, "option_not_found");
     }
+    // Without `kind`, an option of any kind: only games that have it match.
+    assert_eq!(
+        listed(app, &carol, "/v1/games?status=open&options=river_market").await,
+        [river]
+    );
 }

@@ -21,13 +21,27 @@ pub const RECENT_GAMES: i64 = 10;
 const COUNTRIES: &str = include_str!("../../data/places/countries.txt");
 const LANGUAGES: &str = include_str!("../../data/places/languages.txt");
 
-/// Whether `code` is a code of the data file `table` (its first column).
-fn listed(table: &str, code: &str) -> bool {
+/// The codes of the data file `table` (its first column).
+fn codes(table: &'static str) -> impl Iterator<Item = &'static str> {
     table
         .lines()
         .filter(|line| !line.starts_with('#'))
         .filter_map(|line| line.split('\t').next())
-        .any(|listed| listed == code)
+}
+
+/// Whether `code` is a code of the data file `table`.
+fn listed(table: &'static str, code: &str) -> bool {
+    codes(table).any(|listed| listed == code)
+}
+
+/// The country codes a profile takes (ISO 3166-1 alpha-2), for the schema's `enum`.
+pub fn country_codes() -> impl Iterator<Item = &'static str> {
+    codes(COUNTRIES)
+}
+
+/// The language codes a profile takes (ISO 639-1), for the schema's `enum`.
+pub fn language_codes() -> impl Iterator<Item = &'static str> {
+    codes(LANGUAGES)
 }
 
 /// An account's page as one reader sees it.

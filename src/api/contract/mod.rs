@@ -89,6 +89,7 @@ pub fn shape(doc: &mut Value, kinds: &[KindContract]) {
     requests::kind_parameters(doc, kinds);
     requests::header_parameters(doc);
     requests::clean_texts(doc);
+    requests::list_profile_codes(doc);
     requests::times(doc);
     responses::typed_streams(doc, kinds);
     responses::type_problem_fields(doc, kinds);

@@ -223,6 +223,27 @@ pub(super) fn clean_texts(doc: &mut Value) {
     }
 }
 
+/// A profile's country and language are codes of the server's lists: the schema says
+/// which, so that a client validating against it refuses exactly what the server refuses.
+pub(super) fn list_profile_codes(doc: &mut Value) {
+    use crate::service::profiles::{country_codes, language_codes};
+    let schemas = schemas(doc);
+    for (property, codes) in [
+        ("country", country_codes().collect::<Vec<_>>()),
+        ("language", language_codes().collect::<Vec<_>>()),
+    ] {
+        let Some(field) = schemas
+            .get_mut("Profile")
+            .and_then(|schema| schema.pointer_mut(&format!("/properties/{property}")))
+        else {
+            panic!("Profile.{property} is not in the document");
+        };
+        let mut values: Vec<Value> = codes.into_iter().map(|code| json!(code)).collect();
+        values.push(Value::Null);
+        field["enum"] = Value::Array(values);
+    }
+}
+
 /// The request fields that are free texts, and whether they may span lines.
 const FREE_TEXTS: &[(&str, &str, crate::service::free_text::Lines)] = &[
     (

@@ -98,7 +98,7 @@ async function checkProblem(player: Client): Promise<void> {
 /** A page, following and the archive through the generated methods, each answer validated:
  * the finished game is in the first player's latest games and in the archive. */
 async function checkPeople(players: Client[], names: string[], id: string, kind: Kind): Promise<void> {
-  const profile = { about: 'Plays from a generated client.', country: 'AT', language: 'de', show_last_seen: true };
+  const profile = { about: 'Plays from a generated client.', country: 'AT', language: 'de', show_last_seen: true } as const;
   const stored = must(await sdk.setProfile({ client: players[0], body: profile }), 'set profile');
   if (stored.country !== 'AT') throw new Error(`profile stored as ${JSON.stringify(stored)}`);
   must(await sdk.followAccount({ client: players[1], path: { name: names[0] } }), 'follow');

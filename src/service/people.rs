@@ -99,8 +99,10 @@ pub fn add_people<'a>(
 }
 
 /// One game with its [`People`].
-pub fn with_people(conn: &mut DbConnection, game: LoadedGame) -> Result<LoadedGame, StoreError> {
-    let mut game = game;
+pub fn with_people(
+    conn: &mut DbConnection,
+    mut game: LoadedGame,
+) -> Result<LoadedGame, StoreError> {
     add_people(conn, [&mut game])?;
     Ok(game)
 }

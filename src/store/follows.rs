@@ -39,12 +39,7 @@ pub fn follow(
         ))
         .on_conflict_do_nothing();
     if counted == 0 {
-        let already = follows::table
-            .find((follower, followed))
-            .select(follows::created_at)
-            .first::<i64>(conn)
-            .optional()?;
-        return Ok(if already.is_some() {
+        return Ok(if follows(conn, follower, followed)? {
             Followed::Already
         } else {
             Followed::QuotaFull
@@ -193,12 +188,4 @@ fn entries(
             since,
         })
         .collect())
-}
-
-/// The ids of the accounts `follower` follows (at most the quota's number of them).
-pub fn followed_ids(conn: &mut DbConnection, follower: &str) -> Result<Vec<String>, StoreError> {
-    Ok(follows::table
-        .filter(follows::follower_id.eq(follower))
-        .select(follows::followed_id)
-        .load(conn)?)
 }

@@ -390,42 +390,53 @@ pub fn leaderboard(
         ))
         .limit(limit)
         .offset(offset)
-        .select((
-            ratings::account_id,
-            accounts::name,
-            ratings::rating,
-            ratings::uncertainty,
-            ratings::games,
-            ratings::updated_at,
-            ratings::conservative,
-            accounts::name_key,
-        ))
+        .select(LEADERBOARD_COLUMNS)
         .load(conn)?;
-    Ok(rows
-        .into_iter()
-        .map(
-            |(account_id, name, rating, uncertainty, games, updated_at, conservative, name_key)| {
-                (
-                    StoredRating {
-                        account_id,
-                        name,
-                        kind: kind.to_owned(),
-                        rating: Rating {
-                            rating,
-                            uncertainty,
-                        },
-                        games,
-                        updated_at,
-                    },
-                    LeaderboardPosition {
-                        conservative_bits: conservative.to_bits(),
-                        games,
-                        name_key,
-                    },
-                )
+    Ok(rows.into_iter().map(|row| board_entry(kind, row)).collect())
+}
+
+/// The columns of a [`LeaderboardRow`].
+const LEADERBOARD_COLUMNS: (
+    ratings::account_id,
+    accounts::name,
+    ratings::rating,
+    ratings::uncertainty,
+    ratings::games,
+    ratings::updated_at,
+    ratings::conservative,
+    accounts::name_key,
+) = (
+    ratings::account_id,
+    accounts::name,
+    ratings::rating,
+    ratings::uncertainty,
+    ratings::games,
+    ratings::updated_at,
+    ratings::conservative,
+    accounts::name_key,
+);
+
+/// A leaderboard row as a rating and its place in the board's order.
+fn board_entry(kind: &str, row: LeaderboardRow) -> (StoredRating, LeaderboardPosition) {
+    let (account_id, name, rating, uncertainty, games, updated_at, conservative, name_key) = row;
+    (
+        StoredRating {
+            account_id,
+            name,
+            kind: kind.to_owned(),
+            rating: Rating {
+                rating,
+                uncertainty,
             },
-        )
-        .collect())
+            games,
+            updated_at,
+        },
+        LeaderboardPosition {
+            conservative_bits: conservative.to_bits(),
+            games,
+            name_key,
+        },
+    )
 }
 
 /// The account's ratings, by kind.
@@ -541,22 +552,20 @@ pub fn rank_of(
     kind: &str,
     account_id: &str,
 ) -> Result<Option<(StoredRating, i64)>, StoreError> {
-    let Some(mine) = ratings_of(conn, account_id)?
-        .into_iter()
-        .find(|rating| rating.kind == kind)
-    else {
-        return Ok(None);
-    };
-    if mine.games < LEADERBOARD_MIN_GAMES {
-        return Ok(None);
-    }
-    // Compared as stored, not as computed again here.
-    let (name_key, conservative): (String, f64) = ratings::table
+    let row: Option<LeaderboardRow> = ratings::table
         .inner_join(accounts::table)
         .filter(ratings::account_id.eq(account_id))
         .filter(ratings::kind.eq(kind))
-        .select((accounts::name_key, ratings::conservative))
-        .first(conn)?;
+        .filter(ratings::games.ge(LEADERBOARD_MIN_GAMES))
+        .select(LEADERBOARD_COLUMNS)
+        .first(conn)
+        .optional()?;
+    let Some((mine, position)) = row.map(|row| board_entry(kind, row)) else {
+        return Ok(None);
+    };
+    // Compared as stored, not as computed again here.
+    let conservative = f64::from_bits(position.conservative_bits);
+    let name_key = position.name_key;
     let blocked_by_viewer = blocks::table
         .filter(blocks::account_id.eq(account_id.to_owned()))
         .select(blocks::blocked_id);
